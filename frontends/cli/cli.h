@@ -1,0 +1,25 @@
+/* cli.h: the icost command's subcommands and shared helpers.
+ *
+ * main.c dispatches on the first argument; each subcommand lives in its own
+ * cmd_*.c file, parses its own options and returns the process exit code:
+ * 0 success, 1 a failed run, 2 bad usage or bad input (DESIGN.md, Outputs). */
+#ifndef IC_CLI_H
+#define IC_CLI_H
+
+#include <stdio.h>
+
+#include "ic_err.h"
+
+int cmd_emu(int argc, char **argv);      /* icost emu: run a program functionally */
+int cmd_sim(int argc, char **argv);      /* icost sim: timing model statistics */
+int cmd_icost(int argc, char **argv);    /* icost [options]: cost/icost breakdown */
+int cmd_critical(int argc, char **argv); /* icost critical: slack and criticality */
+int cmd_graph(int argc, char **argv);    /* icost graph: export a graph window */
+
+/* Prints "icost: <msg>" on stderr and returns `code`. */
+int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints the ic_err message of a failed library call; returns the exit code
+ * that matches the status. */
+int cli_fail_err(ic_status st, const ic_err *err);
+
+#endif

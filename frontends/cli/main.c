@@ -1,0 +1,55 @@
+/* main.c: the icost command's entry point; dispatches to subcommands. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_fail(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("icost: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return code;
+}
+
+int cli_fail_err(ic_status st, const ic_err *err) {
+  return cli_fail(st == IC_EINPUT ? 2 : 1, "%s", err->msg);
+}
+
+static void usage(FILE *f) {
+  fputs("usage: icost [options] [-- PROGRAM ARGS]   cost and interaction-cost breakdown\n"
+        "       icost emu [--stats] [--skip N] [--max N] -- PROGRAM [ARGS]\n"
+        "       icost sim [options] [-- PROGRAM ARGS]       timing-model statistics\n"
+        "       icost critical [options] [-- PROGRAM ARGS]  slack and criticality\n"
+        "       icost graph --from N --count M [options]    export a graph window\n"
+        "\n"
+        "Run `icost COMMAND --help` for the options and the meaning of every number.\n",
+        f);
+}
+
+struct subcommand {
+  const char *name;
+  int (*fn)(int, char **);
+};
+
+static const struct subcommand subcommands[] = {
+    {"emu", cmd_emu},         {"sim", cmd_sim},     {"critical", cmd_critical},
+    {"graph", cmd_graph},
+};
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    usage(stdout);
+    return 0;
+  }
+  if (argc >= 2 && argv[1][0] != '-') {
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+      if (strcmp(argv[1], subcommands[i].name) == 0) return subcommands[i].fn(argc - 1, argv + 1);
+    usage(stderr);
+    return cli_fail(2, "unknown command '%s'", argv[1]);
+  }
+  return cmd_icost(argc, argv);
+}

@@ -1,0 +1,121 @@
+/* graph_rec.h: the graph hook, the contract between model/ and engine/.
+ *
+ * For each committed instruction the model emits one ic_graph_rec: the cycle
+ * stamp of its five nodes (paper Table II: D dispatch, R operands ready,
+ * E execute start, P complete, C commit) and every edge INTO those nodes,
+ * each with its source instruction (by distance back in sequence numbers),
+ * and its latency as a sum of parts, each part tagged with the category that
+ * owns it (or IC_CAT_NONE).
+ *
+ * Edge kinds and the nodes they join (src -> dst), Table II:
+ *   DD  D(i-1) -> D(i)   in-order dispatch; parts: front-end gaps (imiss for
+ *                        I-cache/ITLB miss cycles, bw for taken-branch fetch
+ *                        breaks), and the residual of any stall no other
+ *                        edge explains, tagged with its cause
+ *   FBW D(i-fbw) -> D(i) fetch bandwidth, latency 1            (bw: dropped)
+ *   CD  C(i-w) -> D(i)   finite ROB, dist = w      (win: dist becomes 20*w)
+ *   PD  P(i-1) -> D(i)   after a mispredicted branch: recovery latency plus
+ *                        front-end refill                   (bmisp: dropped)
+ *   DR  D(i) -> R(i)     dispatch to ready
+ *   PR  P(j) -> R(i)     data dependence; IC_EDGE_MEM marks a memory one
+ *   RE  R(i) -> E(i)     waiting for issue; parts: issue-width (bw), FU
+ *                        contention (none), issue-queue/other residual
+ *   EP  E(i) -> P(i)     execution; parts: dl1 (L1 hit latency of loads),
+ *                        dmiss (miss and DTLB parts), shalu, lgalu
+ *   PP  P(j) -> P(i)     cache-line sharing with an earlier miss (dmiss: dropped)
+ *   PC  P(i) -> C(i)     completion to commit
+ *   CC  C(i-1) -> C(i)   in-order commit; parts: store bandwidth, residual
+ *   CBW C(i-cbw) -> C(i) commit bandwidth, latency 1            (bw: dropped)
+ *
+ * Graph semantics: a node's time is the maximum over its incoming edges of
+ * source time plus the sum of the edge's parts; an edge whose source lies
+ * before the first recorded instruction has source time 0. Idealizing a set
+ * S zeroes every part tagged with a category of S and applies the edge rules
+ * in parentheses above.
+ *
+ * Invariant the model guarantees: evaluating the records with S = {} gives
+ * back exactly the stamps t[], and the last record's t[C] is the simulated
+ * cycle count. No edge demands a later time than the stamp of its
+ * destination; where the model delayed a node beyond every modelled edge,
+ * the residual is a part of that node's in-order edge (DD, RE, CC) tagged
+ * with its cause. Attribution, not fitting. */
+#ifndef IC_GRAPH_REC_H
+#define IC_GRAPH_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "categories.h"
+#include "ic_err.h"
+
+enum { IC_NODE_D, IC_NODE_R, IC_NODE_E, IC_NODE_P, IC_NODE_C, IC_NODE_COUNT };
+
+/* X(name, source node, destination node) */
+#define IC_EDGE_LIST(X) \
+  X(DD, IC_NODE_D, IC_NODE_D) \
+  X(FBW, IC_NODE_D, IC_NODE_D) \
+  X(CD, IC_NODE_C, IC_NODE_D) \
+  X(PD, IC_NODE_P, IC_NODE_D) \
+  X(DR, IC_NODE_D, IC_NODE_R) \
+  X(PR, IC_NODE_P, IC_NODE_R) \
+  X(RE, IC_NODE_R, IC_NODE_E) \
+  X(EP, IC_NODE_E, IC_NODE_P) \
+  X(PP, IC_NODE_P, IC_NODE_P) \
+  X(PC, IC_NODE_P, IC_NODE_C) \
+  X(CC, IC_NODE_C, IC_NODE_C) \
+  X(CBW, IC_NODE_C, IC_NODE_C)
+
+typedef enum ic_edge_kind {
+#define IC_X(e, s, d) IC_EDGE_##e,
+  IC_EDGE_LIST(IC_X)
+#undef IC_X
+  IC_EDGE_KIND_COUNT
+} ic_edge_kind;
+
+extern const char *const ic_edge_names[IC_EDGE_KIND_COUNT];
+extern const uint8_t ic_edge_src_node[IC_EDGE_KIND_COUNT];
+extern const uint8_t ic_edge_dst_node[IC_EDGE_KIND_COUNT];
+extern const char ic_node_names[IC_NODE_COUNT]; /* "DREPC" */
+
+#define IC_MAX_PARTS 4
+#define IC_MAX_EDGES 16
+#define IC_EDGE_MEM 0x1 /* PR edge through memory (store -> load) */
+
+typedef struct ic_lat_part {
+  uint32_t cycles;
+  uint8_t cat; /* ic_category or IC_CAT_NONE */
+} ic_lat_part;
+
+typedef struct ic_edge {
+  uint8_t kind;   /* ic_edge_kind: fixes the source and destination node */
+  uint8_t nparts;
+  uint8_t flags;  /* IC_EDGE_MEM */
+  uint32_t dist;  /* source instruction = seq - dist (0: this instruction) */
+  ic_lat_part part[IC_MAX_PARTS];
+} ic_edge;
+
+typedef struct ic_graph_rec {
+  uint64_t seq; /* 0 for the first timed instruction */
+  uint64_t pc;
+  uint8_t opclass;
+  uint8_t nedges;
+  uint64_t t[IC_NODE_COUNT]; /* the model's cycle stamp of each node */
+  ic_edge edge[IC_MAX_EDGES];
+} ic_graph_rec;
+
+/* Where the model sends records: consume() gets them in batches, in commit
+ * order; a non-OK return stops the run with that error. */
+typedef struct ic_graph_sink {
+  void *ctx;
+  ic_status (*consume)(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err);
+} ic_graph_sink;
+
+/* Sum of an edge's parts, with the parts of categories in `ideal` zeroed. */
+static inline uint64_t ic_edge_latency(const ic_edge *e, uint32_t ideal) {
+  uint64_t s = 0;
+  for (int k = 0; k < e->nparts; k++)
+    if (e->part[k].cat == 0xff || !(ideal & (1u << e->part[k].cat))) s += e->part[k].cycles;
+  return s;
+}
+
+#endif
