@@ -6,15 +6,3 @@ int cmd_icost(int argc, char **argv) {
   (void)argv;
   return cli_fail(1, "breakdown: not implemented yet");
 }
-
-int cmd_critical(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  return cli_fail(1, "critical: not implemented yet");
-}
-
-int cmd_graph(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  return cli_fail(1, "graph: not implemented yet");
-}
