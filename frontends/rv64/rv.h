@@ -1,0 +1,82 @@
+/* rv.h: the RV64GC user-mode emulator (static Linux programs).
+ *
+ * An rv_proc is one guest process: an ELF image loaded into a private guest
+ * address space, one hart (RV64IMAFDC + Zicsr + Zifencei) and a table of
+ * guest file descriptors that map onto host ones. It runs deterministically:
+ * the same binary, arguments, options and input give the same instruction
+ * stream (time, randomness and ids are virtual and seeded).
+ *
+ * Two ways to run it: rv_proc_skip fast-forwards without records, and
+ * rv_proc_source hands the timing model an ic_inst_source that executes and
+ * describes each instruction (model/inst.h). A guest fault (bad address,
+ * illegal instruction, ebreak, unsupported system call) is emulator state,
+ * queried with rv_proc_state after the run; it is not a host error.
+ *
+ * Records, register lists: x0 is never listed. An FP instruction lists
+ * IC_REG_FCSR as a source when it reads frm dynamically (rm field 7) and as
+ * its destination only when it has no register destination of its own and
+ * writes fcsr (csr instructions on fflags/frm/fcsr); the accrued fflags
+ * updates of arithmetic ops are not listed, so FP ops do not serialize on
+ * fcsr. A csr read of fflags/frm/fcsr lists IC_REG_FCSR as a source. */
+#ifndef RV_H
+#define RV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ic_err.h"
+#include "inst.h"
+
+typedef struct rv_proc rv_proc;
+
+typedef struct rv_options {
+  int stdin_fd, stdout_fd, stderr_fd; /* host fds for guest 0,1,2 (default 0,1,2) */
+  uint64_t seed;                      /* AT_RANDOM, getrandom (default 0) */
+  char *const *envp;                  /* guest environment (NULL: a minimal fixed one) */
+} rv_options;
+
+/* Fills *o with the defaults above. */
+void rv_options_default(rv_options *o);
+
+/* Loads the static RISC-V ELF executable at path with argv[0..argc-1] as
+   the guest's arguments. IC_EINPUT with a one-line reason for a file that is
+   not a loadable static RV64 executable; *out is NULL on failure.
+   Time complexity: O(size of the loaded segments). */
+ic_status rv_proc_load(rv_proc **out, const char *path, int argc, char *const argv[],
+                       const rv_options *opt, ic_err *err);
+
+/* Releases everything the process owns (not the host fds). NULL is fine. */
+void rv_proc_destroy(rv_proc *p);
+
+/* Fast-forward up to n instructions without producing records; returns how
+   many ran (fewer when the program exited or stopped). */
+uint64_t rv_proc_skip(rv_proc *p, uint64_t n);
+
+/* Record-producing source: fill() executes and writes one ic_inst per
+   instruction (model/inst.h); returns 0 once the program exited or stopped.
+   The source stays valid as long as p. */
+ic_inst_source rv_proc_source(rv_proc *p);
+
+typedef enum { RV_RUNNING, RV_EXITED, RV_FAULT } rv_state;
+
+/* State after a run. exit_code (may be NULL): the guest's exit status when
+   RV_EXITED. why (may be NULL): for RV_FAULT one line, "fault at pc 0x...:
+   <reason> (bytes ...)"; "" otherwise. The string lives as long as p. */
+rv_state rv_proc_state(const rv_proc *p, int *exit_code, const char **why);
+
+/* Instructions executed so far (retired, including the ecall that exited). */
+uint64_t rv_proc_icount(const rv_proc *p);
+
+/* pc -> static instruction, decoded from the guest's executable memory.
+   Valid as long as p. */
+ic_program_image rv_proc_image(rv_proc *p);
+
+/* Deep copy (checkpoint for multisim); the host fds are shared, not
+   duplicated. NULL on out of memory. Time complexity: O(guest memory). */
+rv_proc *rv_proc_clone(const rv_proc *p);
+
+/* Disassembly of one instruction (for reports): writes e.g. "addi a0,a0,1".
+   raw holds a 16-bit compressed instruction in its low half. */
+void rv_disasm(uint32_t raw, uint64_t pc, char *buf, size_t cap);
+
+#endif
