@@ -1,0 +1,60 @@
+/* graph.h: the dependence graph of model/graph_rec.h as the engine reads it.
+ *
+ * One place for the idealization rules of the edges (graph_rec.h, DESIGN.md):
+ * for a set S of categories (a mask over ic_category ids),
+ *   - every latency part tagged with a category of S is zeroed;
+ *   - bw in S drops FBW and CBW edges, bmisp drops PD, dmiss drops PP;
+ *   - win in S moves a CD edge's source from i-w to i-IC_WIN_FACTOR*w;
+ *   - a source before the first record has time 0.
+ * The streaming solver (solver.h) applies the same rules to all subsets at
+ * once; ic_graph_eval below is the plain one-subset forward pass, kept simple
+ * on purpose: it is the reference the solver is tested against and the
+ * baseline the solver is benchmarked against. */
+#ifndef IC_GRAPH_H
+#define IC_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "categories.h"
+#include "graph_rec.h"
+#include "ic_err.h"
+
+/* Largest latency of one edge (sum of its parts) the engine accepts, in
+ * cycles; larger edges are rejected as bad input. It keeps every sum the
+ * solver forms inside its 32-bit relative times (solver.c). */
+#define IC_GRAPH_MAX_EDGE_LAT (1u << 20)
+
+/* The category whose idealization removes an edge of this kind, or
+ * IC_CAT_NONE when no idealization removes it. */
+uint8_t dg_edge_drop_cat(uint8_t kind);
+
+/* Does idealizing `ideal` remove edge e? */
+static inline int dg_edge_dropped(const ic_edge *e, ic_catmask ideal) {
+  uint8_t c = dg_edge_drop_cat(e->kind);
+  return c != IC_CAT_NONE && (ideal & IC_CATBIT(c));
+}
+
+/* Source distance of edge e under idealization `ideal` (the win rule). */
+static inline uint64_t dg_edge_dist(const ic_edge *e, ic_catmask ideal) {
+  if (e->kind == IC_EDGE_CD && (ideal & IC_CATBIT(IC_CAT_WIN)))
+    return (uint64_t)e->dist * IC_WIN_FACTOR;
+  return e->dist;
+}
+
+/* Checks one record against the contract: known edge kinds and categories,
+ * at most IC_MAX_EDGES edges and IC_MAX_PARTS parts, an edge with dist 0
+ * joins an earlier node of the same instruction to a later one, latencies at
+ * most IC_GRAPH_MAX_EDGE_LAT. Returns IC_EINPUT with a message naming the
+ * record's seq and the edge on failure. Time complexity: O(edges). */
+ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err);
+
+/* Forward pass over n consecutive records (recs[k].seq = recs[0].seq + k)
+ * with the categories in `ideal` idealized. Writes the critical-path length
+ * (the last record's C time; 0 if n == 0) to *t_out and, if node_t is not
+ * NULL, every node time to node_t[5*k + node]. Every source inside the array
+ * is visible (no window). Time complexity: O(n * edges); memory O(n). */
+ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,
+                        uint64_t *t_out, ic_err *err);
+
+#endif

@@ -1,0 +1,86 @@
+/* solver.h: the streaming powerset solver.
+ *
+ * For a chosen list of n <= IC_SOLVER_MAX_CATS categories, one forward pass
+ * over graph records (graph_rec.h, rules in graph.h) computes the
+ * critical-path length t(S) of all 2^n idealized graphs at once: every live
+ * node holds a vector of 2^n arrival times, one per subset. Subset masks are
+ * over positions in the caller's list: bit k of a mask stands for cats[k].
+ *
+ * Memory is bounded by the live window, never by run length: node vectors
+ * live in ring buffers indexed by sequence number. The window grows on demand
+ * to cover the largest source distance seen (a win-idealized CD edge reaches
+ * IC_WIN_FACTOR times the ROB back), up to IC_SOLVER_MAX_WINDOW_BYTES of ring
+ * memory; an edge whose source is older than the window is evaluated with
+ * source time 0 and counted (ic_solver_stats.out_of_window).
+ *
+ * Feeding: either hand ic_solver_sink() to the model (records arrive in
+ * commit order, in batches) or call ic_solver_feed() on arrays of records
+ * (windows, fragments). Sequence numbers must be consecutive from the first
+ * record after create/reset; sources before that first record have time 0.
+ *
+ * Baseline check: for S = {} the solver's node times must equal the records'
+ * stamps t[] (the model's promise, graph_rec.h); every node that does not is
+ * counted in ic_solver_stats.violations. On a window that does not start at
+ * the program's first instruction the count is meaningless (its sources
+ * before the window are time 0). */
+#ifndef IC_SOLVER_H
+#define IC_SOLVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph_rec.h"
+#include "ic_err.h"
+
+#define IC_SOLVER_MAX_CATS 12
+/* Cap on the ring-buffer memory; the window is the largest power of two of
+ * instructions that fits (at least 1024) once distances ask for more. */
+#define IC_SOLVER_MAX_WINDOW_BYTES ((size_t)256 << 20)
+
+typedef struct ic_solver ic_solver;
+
+typedef struct ic_solver_stats {
+  uint64_t instructions;  /* records consumed since create/reset */
+  uint64_t edges;         /* edges consumed */
+  uint64_t out_of_window; /* edges whose source had left the window (time 0 used) */
+  uint64_t violations;    /* baseline (S = {}) node times != the records' stamps */
+  uint64_t first_violation_seq; /* seq of the first such record (valid if violations) */
+  uint64_t window;        /* current window, instructions */
+  uint64_t clamped;       /* node times older than 2^29 cycles clamped at rebase */
+} ic_solver_stats;
+
+/* Creates a solver for categories cats[0..ncat) (distinct ic_category ids,
+ * 0 <= ncat <= IC_SOLVER_MAX_CATS). IC_EINPUT on a bad list. */
+ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_err *err);
+void ic_solver_destroy(ic_solver *s);
+
+/* A sink feeding this solver (ctx = s); valid while s lives. */
+ic_graph_sink ic_solver_sink(ic_solver *s);
+
+/* Consumes n records in order. IC_EINPUT on a malformed record or a gap in
+ * sequence numbers (the solver state is then unspecified: reset it).
+ * Time complexity: O(n * edges * 2^ncat). */
+ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_err *err);
+
+/* t(S) for every subset mask (2^ncat values): the C time of the last record
+ * consumed (0 before any). Valid until the next feed/reset/destroy. */
+const uint64_t *ic_solver_times(const ic_solver *s);
+
+int ic_solver_ncat(const ic_solver *s);
+uint64_t ic_solver_instructions(const ic_solver *s);
+uint64_t ic_solver_invariant_violations(const ic_solver *s);
+void ic_solver_get_stats(const ic_solver *s, ic_solver_stats *out);
+
+/* Starts a new independent graph (next record may have any seq). Keeps the
+ * categories and the allocated window. */
+void ic_solver_reset(ic_solver *s);
+
+/* Mask over ic_category ids of subset mask `subset` (bit k -> cats[k]). */
+ic_catmask ic_solver_subset_catmask(const ic_solver *s, uint32_t subset);
+
+/* Parses a comma-separated category list ("dl1,win,bmisp") into cats[],
+ * in the given order. IC_EINPUT for an empty list or item, an unknown name,
+ * a duplicate, or more than IC_SOLVER_MAX_CATS names. */
+ic_status ic_parse_categories(const char *list, uint8_t *cats, int *ncat, ic_err *err);
+
+#endif
