@@ -1,0 +1,135 @@
+/* ooo.h: the cycle-level out-of-order timing model and its machine config.
+ *
+ * A machine is an ooo_config: a flat table of named integer parameters
+ * (OOO_CONFIG_LIST in ooo_config.c, keys like "core.rob" or "l1d.latency"),
+ * loaded from YAML (configs/*.yaml, nested sections or dotted flat keys, an
+ * optional `base:` file it overrides) and overridable one key at a time.
+ *
+ * An ooo_core is one simulated processor driven by an ic_inst_source. It
+ * models fetch (width, taken-branch limit, fetch queue, L1I/ITLB), branch
+ * prediction (bimodal/gshare/meta, BTB, RAS), dispatch into ROB/IQ/LSQ,
+ * oldest-first issue to FU pools and load/store ports, L1D/L2/memory with
+ * DTLB and MSHRs, perfect disambiguation with store-to-load forwarding, and
+ * in-order commit. No wrong-path execution: after a misprediction fetch
+ * stops until the branch completes plus the recovery latency.
+ *
+ * Cycle conventions (the graph records use the same stamps): D is the
+ * dispatch cycle, R the first cycle the instruction could issue, E its issue
+ * cycle, P = E + execution latency the first cycle a dependent can issue
+ * (plus the extra issue-wakeup cycles of core.wakeup > 1), C its commit
+ * cycle (>= P + 1). The run's cycle count is the last C.
+ *
+ * Two cores (and two configs) in one process are independent: there is no
+ * global mutable state. */
+#ifndef IC_OOO_H
+#define IC_OOO_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "categories.h"
+#include "graph_rec.h"
+#include "ic_err.h"
+#include "inst.h"
+
+/* ---- machine configuration ---------------------------------------------- */
+
+typedef struct ooo_config ooo_config;
+
+/* Loads a config file (NULL: the baseline machine, configs/baseline.yaml of
+ * the source tree, see ooo_config.c). Errors name file:line:column. */
+ic_status ooo_config_load(ooo_config **out, const char *path, ic_err *err);
+/* Overrides one key: "core.rob=128". */
+ic_status ooo_config_set(ooo_config *c, const char *key_eq_value, ic_err *err);
+/* Writes the resolved config as YAML that ooo_config_load reads back. */
+ic_status ooo_config_write(const ooo_config *c, FILE *f);
+ooo_config *ooo_config_clone(const ooo_config *c);
+void ooo_config_destroy(ooo_config *c);
+/* Generic getter: value of a key ("core.rob"); IC_EINPUT for an unknown key. */
+ic_status ooo_config_get(const ooo_config *c, const char *key, int64_t *value, ic_err *err);
+/* The source of the config (path of the file loaded, or "baseline"). */
+const char *ooo_config_name(const ooo_config *c);
+
+uint32_t ooo_config_rob(const ooo_config *c);          /* ROB entries (CD distance) */
+uint32_t ooo_config_fetch_width(const ooo_config *c);  /* fetch = dispatch width (FBW) */
+uint32_t ooo_config_issue_width(const ooo_config *c);
+uint32_t ooo_config_commit_width(const ooo_config *c); /* CBW distance */
+
+/* ---- statistics ---------------------------------------------------------- */
+
+/* X(field, "name", "meaning") */
+#define OOO_STATS_LIST(X) \
+  X(cycles, "cycles", "simulated cycles: commit cycle of the last instruction") \
+  X(instructions, "instructions", "committed instructions") \
+  X(branches, "branches", "conditional branches, jumps, calls and returns") \
+  X(branch_mispredictions, "branch_mispredictions", "wrong direction, or wrong/missing target of a taken control transfer") \
+  X(loads, "loads", "loads (incl. AMO/LR)") \
+  X(stores, "stores", "stores (incl. SC)") \
+  X(forwarded_loads, "forwarded_loads", "loads that got their data from an in-flight store") \
+  X(l1d_accesses, "l1d_accesses", "L1D lookups by loads at issue and stores at commit") \
+  X(l1d_misses, "l1d_misses", "L1D lookups that missed (a hit on a line still in flight counts as a hit)") \
+  X(l2_accesses, "l2_accesses", "L2 lookups (L1D and L1I misses)") \
+  X(l2_misses, "l2_misses", "L2 lookups that went to memory") \
+  X(l1i_accesses, "l1i_accesses", "L1I lookups (one per fetched cache line)") \
+  X(l1i_misses, "l1i_misses", "L1I lookups that missed") \
+  X(dtlb_misses, "dtlb_misses", "DTLB misses (loads and stores)") \
+  X(itlb_misses, "itlb_misses", "ITLB misses") \
+  X(mshr_full_stalls, "mshr_full_stalls", "cycles a missing load could not issue because every MSHR was busy") \
+  X(stall_rob_full, "stall_rob_full", "cycles dispatch stopped because the ROB was full") \
+  X(stall_iq_full, "stall_iq_full", "cycles dispatch stopped because the issue queue was full") \
+  X(stall_lsq_full, "stall_lsq_full", "cycles dispatch stopped because the load/store queue was full") \
+  X(stall_frontend, "stall_frontend", "cycles dispatch had nothing to dispatch (front end empty)") \
+  X(stall_mispredict, "stall_mispredict", "cycles fetch waited for a mispredicted branch to resolve and recover") \
+  X(stall_icache, "stall_icache", "cycles fetch waited for an L1I or ITLB miss") \
+  X(stall_fetch_queue, "stall_fetch_queue", "cycles fetch stopped because the fetch queue was full") \
+  X(stall_store_bw, "stall_store_bw", "cycles commit stopped at the store-bandwidth limit") \
+  X(skipped_cycles, "skipped_cycles", "idle cycles skipped without simulating them (included in cycles)")
+
+typedef struct ooo_stats {
+#define OOO_X(f, n, d) uint64_t f;
+  OOO_STATS_LIST(OOO_X)
+#undef OOO_X
+} ooo_stats;
+
+extern const char *const ooo_stats_names[];
+extern const char *const ooo_stats_help[];
+/* Number of fields of ooo_stats; field k is ((const uint64_t *)s)[k]. */
+extern const int ooo_stats_count;
+
+/* ---- the core ------------------------------------------------------------ */
+
+typedef struct ooo_core ooo_core;
+
+/* Creates a core for machine c (copied) with the categories in `ideal`
+ * idealized (DESIGN.md table). Time: O(sizes of the configured tables). */
+ic_status ooo_create(ooo_core **out, const ooo_config *c, ic_catmask ideal, ic_err *err);
+/* Optional graph hook: one ic_graph_rec per committed timed instruction. */
+void ooo_set_graph_sink(ooo_core *core, ic_graph_sink sink);
+/* Optional progress callback, called about every `every` committed
+ * instructions with the count so far (library never prints). */
+void ooo_set_progress(ooo_core *core, void (*fn)(void *ctx, uint64_t committed), void *ctx,
+                      uint64_t every);
+/* Functional warming: consumes up to n records, updating only caches, TLBs
+ * and branch predictors; *done gets how many were consumed. */
+ic_status ooo_warm(ooo_core *core, ic_inst_source src, uint64_t n, uint64_t *done, ic_err *err);
+/* Timed simulation of up to max records (0: until the source ends), starting
+ * and ending with an empty pipeline. A second call continues the clock. */
+ic_status ooo_run(ooo_core *core, ic_inst_source src, uint64_t max, ic_err *err);
+const ooo_stats *ooo_get_stats(const ooo_core *core);
+void ooo_destroy(ooo_core *core);
+
+/* ---- graph record checker (graph_check.c) -------------------------------- */
+
+/* Replays records in commit order: every node time must equal the max over
+ * its in-edges (source time + latency, sources before the first record at
+ * time 0), equal the model's stamp, and no edge may exceed its destination.
+ * Feed it as an ic_graph_sink (ctx = the checker). */
+typedef struct ooo_graph_check ooo_graph_check;
+ooo_graph_check *ooo_graph_check_create(void);
+void ooo_graph_check_destroy(ooo_graph_check *g);
+ic_graph_sink ooo_graph_check_sink(ooo_graph_check *g);
+/* Records checked so far and the last commit time replayed. */
+uint64_t ooo_graph_check_count(const ooo_graph_check *g);
+uint64_t ooo_graph_check_last_commit(const ooo_graph_check *g);
+
+#endif
