@@ -2,7 +2,7 @@
  *
  * A machine is an ooo_config: a flat table of named integer parameters
  * (OOO_CONFIG_LIST in ooo_config.c, keys like "core.rob" or "l1d.latency"),
- * loaded from YAML (configs/*.yaml, nested sections or dotted flat keys, an
+ * loaded from YAML (the files in configs/, nested sections or dotted flat keys, an
  * optional `base:` file it overrides) and overridable one key at a time.
  *
  * An ooo_core is one simulated processor driven by an ic_inst_source. It
