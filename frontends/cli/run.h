@@ -1,0 +1,94 @@
+/* run.h: shared set-up of the commands that run a program on the timing model
+ * (sim, icost, critical, graph, later validate/multisim).
+ *
+ * Two steps. cli_run_parse reads the common options
+ *
+ *   --config F        machine file (default: configs/baseline.yaml)
+ *   --set KEY=VALUE   override one config key (repeatable)
+ *   --skip N          instructions to fast-forward before the timed part;
+ *                     the last min(N, --warm) of them warm caches, TLBs and
+ *                     branch predictors (functional warming)
+ *   --warm N          warming length (default 1000000)
+ *   --max N           timed instructions (0 or absent: to the end)
+ *   --seed S          guest seed (AT_RANDOM, getrandom)
+ *   --workload NAME   manifest workload instead of the default one
+ *   --guest-output    let the guest write to our stdout/stderr
+ *   -- PROGRAM ARGS   the program to run (else the default workload)
+ *
+ * and hands every other option to the command's callback. cli_run_setup then
+ * loads the config, resolves the workload, loads the program and
+ * fast-forwards it to the start of the warming part; the result is a
+ * checkpoint. cli_run_execute clones that checkpoint, warms and runs a fresh
+ * core with the given idealizations and optional graph sink, so a command can
+ * run the same interval many times (multisim). A guest fault or an
+ * unsupported system call ends the run with IC_ERUN and the emulator's
+ * reason; numbers are never reported for a run that did not complete. */
+#ifndef IC_CLI_RUN_H
+#define IC_CLI_RUN_H
+
+#include <stdint.h>
+
+#include "categories.h"
+#include "graph_rec.h"
+#include "ic_err.h"
+#include "ooo.h"
+#include "workload.h"
+
+#define CLI_RUN_MAX_SETS 64
+
+typedef struct cli_run_opts {
+  const char *config_path;               /* NULL: baseline */
+  const char *sets[CLI_RUN_MAX_SETS];    /* --set arguments, in order */
+  int nsets;
+  uint64_t skip, warm, max, seed;
+  const char *workload;                  /* --workload NAME or NULL */
+  int guest_output;
+  int help;                              /* --help or -h was given */
+  int prog_argc;                         /* after `--` */
+  char **prog_argv;
+} cli_run_opts;
+
+/* Callback for a command's own options. argv[i] is an option the common
+ * parser does not know. Returns how many arguments it consumed (>= 1), 0 if
+ * it does not know the option either (an error), or -1 with *err filled for a
+ * bad value. */
+typedef int (*cli_run_option_fn)(void *ctx, int argc, char **argv, int i, ic_err *err);
+
+/* Parses argv[1..argc-1] (argv[0] is the command name). extra may be NULL.
+ * IC_EINPUT with a one-line message for bad usage. */
+ic_status cli_run_parse(int argc, char **argv, cli_run_opts *opts, cli_run_option_fn extra,
+                        void *ctx, ic_err *err);
+
+/* Parses a decimal count with optional k/M/G suffix ("10M"); 0 on success. */
+int cli_parse_count(const char *s, uint64_t *out);
+
+/* A set-up run: the config, the workload and the checkpoint at the start of
+ * the warming part. */
+typedef struct cli_run {
+  ooo_config *config;
+  cli_workload workload;
+  void *checkpoint;        /* rv_proc *, positioned at the warming start */
+  uint64_t warm;           /* instructions to warm before timing */
+  uint64_t max;            /* timed instructions (0: to the end) */
+  int guest_fd;            /* /dev/null fd for guest output, or -1 */
+  uint64_t skipped;        /* instructions actually fast-forwarded */
+} cli_run;
+
+/* Loads the config (applying every --set), resolves the workload, loads the
+ * program and fast-forwards it. On failure *r is released. */
+ic_status cli_run_setup(const cli_run_opts *o, cli_run *r, ic_err *err);
+
+/* Progress callback for cli_run_execute (may be NULL). */
+typedef void (*cli_run_progress_fn)(void *ctx, uint64_t committed);
+
+/* One timed run from the checkpoint: clone, warm, run with `ideal` and the
+ * optional sink; copies the statistics to *stats. IC_ERUN if the guest
+ * faulted or the emulator stopped on an unsupported system call. */
+ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sink *sink,
+                          cli_run_progress_fn progress, void *pctx, ooo_stats *stats,
+                          ic_err *err);
+
+/* Releases what cli_run_setup built (safe on a zeroed struct). */
+void cli_run_free(cli_run *r);
+
+#endif
