@@ -1,0 +1,44 @@
+/* graphfrag.h: the graphfrag breakdown, from random windows of the full
+ * run's dependence graph (the method itself is described in multisim.h,
+ * which also declares ic_graphfrag_run, the one-call version driven by a
+ * model run). This is the streaming window sampler: a graph sink that
+ * chooses K windows of L instructions by reservoir sampling and keeps only
+ * their t(S) vectors, then the breakdown with its bootstrap interval. */
+#ifndef IC_GRAPHFRAG_H
+#define IC_GRAPHFRAG_H
+
+#include <stdint.h>
+
+#include "breakdown.h"
+#include "graph_rec.h"
+#include "ic_err.h"
+
+#define IC_GRAPHFRAG_DEFAULT_LEN 2000       /* the profiler's fragment length */
+#define IC_GRAPHFRAG_DEFAULT_FRAGMENTS 200
+#define IC_GRAPHFRAG_BOOTSTRAP 1000
+
+typedef struct ic_graphfrag_opts {
+  const uint8_t *cats;
+  int ncat;
+  uint64_t length;    /* L, instructions per window (0: IC_GRAPHFRAG_DEFAULT_LEN) */
+  uint64_t fragments; /* K, windows (0: IC_GRAPHFRAG_DEFAULT_FRAGMENTS) */
+  uint64_t seed;      /* window offset, reservoir and bootstrap */
+  int bootstrap;      /* resamples (0: IC_GRAPHFRAG_BOOTSTRAP; < 0: no interval) */
+} ic_graphfrag_opts;
+
+/* The streaming window sampler: a graph sink that keeps K windows' t(S). */
+typedef struct ic_graphfrag ic_graphfrag;
+
+ic_status ic_graphfrag_create(ic_graphfrag **out, const ic_graphfrag_opts *o, ic_err *err);
+void ic_graphfrag_destroy(ic_graphfrag *g);
+/* The sink to hand the model (ctx = g); records must start at seq 0. */
+ic_graph_sink ic_graphfrag_sink(ic_graphfrag *g);
+/* Windows chosen so far (complete ones) and instructions seen. */
+uint64_t ic_graphfrag_windows(const ic_graphfrag *g);
+uint64_t ic_graphfrag_instructions(const ic_graphfrag *g);
+/* The breakdown over the chosen windows (layout in multisim.h) with lo/hi filled
+ * unless bootstrap < 0. IC_ERUN when the run had no complete window (fewer
+ * than L instructions): the message says so. */
+ic_status ic_graphfrag_result(const ic_graphfrag *g, ic_breakdown *out, ic_err *err);
+
+#endif

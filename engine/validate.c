@@ -1,0 +1,550 @@
+/* validate.c: the arithmetic and the report of `icost validate`
+ * (validate.h): per-entry errors against multisim, the paper's Table IX
+ * mean-error metric, interaction sign agreement, and the text/CSV/YAML
+ * writers. */
+#include "validate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ic_validate_score_entries(const double *ref, const double *val, const uint32_t *sets,
+                               size_t n, double threshold, ic_validate_score *out) {
+  double sum = 0;
+  int counted = 0, inter = 0, mism = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (sets[i] == 0) continue; /* base */
+    if (fabs(ref[i]) > threshold) {
+      sum += fabs(val[i] - ref[i]) / fabs(ref[i]);
+      counted++;
+    }
+    if (__builtin_popcount(sets[i]) >= 2) {
+      inter++;
+      if ((ref[i] >= IC_VALIDATE_SIGN_EPS && val[i] <= -IC_VALIDATE_SIGN_EPS) ||
+          (ref[i] <= -IC_VALIDATE_SIGN_EPS && val[i] >= IC_VALIDATE_SIGN_EPS))
+        mism++;
+    }
+  }
+  out->mean_error_percent = counted ? 100.0 * sum / counted : NAN;
+  out->counted = counted;
+  out->interactions = inter;
+  out->sign_mismatches = mism;
+}
+
+void ic_validate_score_pct(const double *ref_pct, const double *val_pct, int ncat,
+                           double threshold, ic_validate_score *out) {
+  size_t n = (size_t)1 << ncat;
+  uint32_t sets[1u << IC_VALIDATE_MAX_CATS];
+  for (size_t m = 0; m < n; m++) sets[m] = (uint32_t)m;
+  ic_validate_score_entries(ref_pct, val_pct, sets, n, threshold, out);
+}
+
+ic_status ic_validate_pct_from_times(const double *t_subset, int ncat, double *pct,
+                                     ic_err *err) {
+  if (ncat < 1 || ncat > IC_VALIDATE_MAX_CATS)
+    return ic_fail(err, IC_EINPUT, "validate: %d categories (1 to %d allowed)", ncat,
+                   IC_VALIDATE_MAX_CATS);
+  double t = t_subset[0];
+  if (!(t > 0)) return ic_fail(err, IC_EINPUT, "validate: execution time %g is not positive", t);
+  size_t n = (size_t)1 << ncat;
+  for (size_t m = 0; m < n; m++) pct[m] = t - t_subset[m]; /* cost(m) */
+  /* Moebius inversion over the subset lattice, one category at a time:
+     afterwards pct[U] = sum over V subset of U of (-1)^{|U|-|V|} cost(V). */
+  for (int b = 0; b < ncat; b++)
+    for (size_t m = 0; m < n; m++)
+      if (m & ((size_t)1 << b)) pct[m] -= pct[m ^ ((size_t)1 << b)];
+  for (size_t m = 1; m < n; m++) pct[m] = 100.0 * pct[m] / t;
+  pct[0] = 100.0 * t_subset[n - 1] / t;
+  return IC_OK;
+}
+
+/* ---- the report ---- */
+
+typedef struct vworkload {
+  char *name;
+  double *pct;     /* [nmethods][nsub] */
+  double *lo, *hi; /* [nmethods][nsub], NAN where a method has no interval */
+  double cycles[IC_VALIDATE_MAX_METHODS];
+  double seconds[IC_VALIDATE_MAX_METHODS];
+  ic_validate_score score[IC_VALIDATE_MAX_METHODS];
+} vworkload;
+
+struct ic_validate_report {
+  int ncat;
+  uint8_t cats[IC_VALIDATE_MAX_CATS];
+  int nmethods;
+  char *methods[IC_VALIDATE_MAX_METHODS];
+  size_t nsub; /* 2^ncat */
+  vworkload *w;
+  int nw, capw;
+};
+
+static char *dupstr(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+ic_status ic_validate_report_create(ic_validate_report **out, const uint8_t *cats, int ncat,
+                                    const char *const *methods, int nmethods, ic_err *err) {
+  *out = NULL;
+  if (ncat < 1 || ncat > IC_VALIDATE_MAX_CATS)
+    return ic_fail(err, IC_EINPUT, "validate: %d categories (1 to %d allowed)", ncat,
+                   IC_VALIDATE_MAX_CATS);
+  if (nmethods < 1 || nmethods > IC_VALIDATE_MAX_METHODS)
+    return ic_fail(err, IC_EINPUT, "validate: %d methods (1 to %d allowed)", nmethods,
+                   IC_VALIDATE_MAX_METHODS);
+  for (int k = 0; k < ncat; k++)
+    if (cats[k] >= IC_CAT_COUNT)
+      return ic_fail(err, IC_EINPUT, "validate: category id %d out of range", cats[k]);
+  ic_validate_report *r = calloc(1, sizeof *r);
+  if (!r) return ic_fail(err, IC_ERUN, "validate: out of memory");
+  r->ncat = ncat;
+  memcpy(r->cats, cats, (size_t)ncat);
+  r->nsub = (size_t)1 << ncat;
+  r->nmethods = nmethods;
+  for (int m = 0; m < nmethods; m++) {
+    r->methods[m] = dupstr(methods[m]);
+    if (!r->methods[m]) {
+      ic_validate_report_destroy(r);
+      return ic_fail(err, IC_ERUN, "validate: out of memory");
+    }
+  }
+  *out = r;
+  return IC_OK;
+}
+
+void ic_validate_report_destroy(ic_validate_report *r) {
+  if (!r) return;
+  for (int i = 0; i < r->nw; i++) {
+    free(r->w[i].name);
+    free(r->w[i].pct);
+    free(r->w[i].lo);
+    free(r->w[i].hi);
+  }
+  free(r->w);
+  for (int m = 0; m < r->nmethods; m++) free(r->methods[m]);
+  free(r);
+}
+
+ic_status ic_validate_report_add(ic_validate_report *r, const char *workload,
+                                 const double *const *pct, const double *const *lo,
+                                 const double *const *hi, const double *cycles, ic_err *err) {
+  if (r->nw == r->capw) {
+    int cap = r->capw ? 2 * r->capw : 8;
+    vworkload *w = realloc(r->w, (size_t)cap * sizeof *w);
+    if (!w) return ic_fail(err, IC_ERUN, "validate: out of memory");
+    r->w = w;
+    r->capw = cap;
+  }
+  vworkload *w = &r->w[r->nw];
+  memset(w, 0, sizeof *w);
+  size_t nv = (size_t)r->nmethods * r->nsub;
+  w->name = dupstr(workload);
+  w->pct = malloc(nv * sizeof(double));
+  w->lo = malloc(nv * sizeof(double));
+  w->hi = malloc(nv * sizeof(double));
+  if (!w->name || !w->pct || !w->lo || !w->hi) {
+    free(w->name);
+    free(w->pct);
+    free(w->lo);
+    free(w->hi);
+    return ic_fail(err, IC_ERUN, "validate: out of memory");
+  }
+  for (int m = 0; m < r->nmethods; m++) {
+    double *p = w->pct + (size_t)m * r->nsub;
+    memcpy(p, pct[m], r->nsub * sizeof(double));
+    for (size_t s = 0; s < r->nsub; s++) {
+      w->lo[(size_t)m * r->nsub + s] = lo && lo[m] ? lo[m][s] : NAN;
+      w->hi[(size_t)m * r->nsub + s] = hi && hi[m] ? hi[m][s] : NAN;
+    }
+    w->cycles[m] = cycles ? cycles[m] : NAN;
+    w->seconds[m] = NAN;
+    if (m > 0)
+      ic_validate_score_pct(w->pct, p, r->ncat, IC_VALIDATE_THRESHOLD, &w->score[m]);
+  }
+  r->nw++;
+  return IC_OK;
+}
+
+void ic_validate_report_time(ic_validate_report *r, int method, double seconds) {
+  if (r->nw > 0 && method >= 0 && method < r->nmethods) r->w[r->nw - 1].seconds[method] = seconds;
+}
+
+const ic_validate_score *ic_validate_report_score(const ic_validate_report *r, int w, int m) {
+  return &r->w[w].score[m];
+}
+
+int ic_validate_report_workloads(const ic_validate_report *r) { return r->nw; }
+
+double ic_validate_report_mean_error(const ic_validate_report *r, int m) {
+  double sum = 0;
+  int k = 0;
+  for (int i = 0; i < r->nw; i++)
+    if (!isnan(r->w[i].score[m].mean_error_percent)) {
+      sum += r->w[i].score[m].mean_error_percent;
+      k++;
+    }
+  return k ? sum / k : NAN;
+}
+
+/* ---- rows shown ---- */
+
+/* A row of the per-workload table: one subset, or (mask 0, other = 1) the
+ * sum of the interactions not shown, or (mask 0, other = 0) base. */
+typedef struct vrow {
+  uint32_t mask;
+  int other;
+} vrow;
+
+static int row_shown(const ic_validate_report *r, uint32_t m, int show_all) {
+  if (show_all || r->ncat <= 4) return 1;
+  return __builtin_popcount(m) == 1 || (__builtin_popcount(m) == 2 && (m & 1u));
+}
+
+/* Rows in the paper's order: singletons, then interactions by size and
+ * mask, then "other" (if anything is folded), then base. */
+static size_t build_rows(const ic_validate_report *r, int show_all, vrow *rows) {
+  size_t n = 0;
+  int folded = 0;
+  for (int size = 1; size <= r->ncat; size++)
+    for (uint32_t m = 1; m < r->nsub; m++) {
+      if (__builtin_popcount(m) != size) continue;
+      if (row_shown(r, m, show_all))
+        rows[n++] = (vrow){m, 0};
+      else
+        folded = 1;
+    }
+  if (folded) rows[n++] = (vrow){0, 1};
+  rows[n++] = (vrow){0, 0};
+  return n;
+}
+
+static double row_value(const ic_validate_report *r, const vworkload *w, int m, vrow row,
+                        int show_all) {
+  const double *p = w->pct + (size_t)m * r->nsub;
+  if (!row.other) return p[row.mask];
+  double s = 0;
+  for (uint32_t k = 1; k < r->nsub; k++)
+    if (!row_shown(r, k, show_all)) s += p[k];
+  return s;
+}
+
+static void row_ci(const ic_validate_report *r, const vworkload *w, int m, vrow row, double *lo,
+                   double *hi) {
+  if (row.other) {
+    *lo = *hi = NAN;
+    return;
+  }
+  *lo = w->lo[(size_t)m * r->nsub + row.mask];
+  *hi = w->hi[(size_t)m * r->nsub + row.mask];
+}
+
+static void row_label(const ic_validate_report *r, vrow row, const char *sep, char *buf,
+                      size_t cap) {
+  if (row.mask == 0) {
+    snprintf(buf, cap, "%s", row.other ? "other" : "base");
+    return;
+  }
+  size_t len = 0;
+  buf[0] = 0;
+  for (int k = 0; k < r->ncat; k++)
+    if (row.mask & (1u << k)) {
+      int wr = snprintf(buf + len, cap - len, "%s%s", len ? sep : "",
+                        ic_category_names[r->cats[k]]);
+      if (wr < 0 || (size_t)wr >= cap - len) return;
+      len += (size_t)wr;
+    }
+}
+
+static int method_has_ci(const ic_validate_report *r, const vworkload *w, int m) {
+  for (size_t s = 0; s < r->nsub; s++)
+    if (!isnan(w->lo[(size_t)m * r->nsub + s])) return 1;
+  return 0;
+}
+
+/* ---- text ---- */
+
+static void write_text_workload(const ic_validate_report *r, const vworkload *w, FILE *f,
+                                int show_all, vrow *rows) {
+  size_t nrows = build_rows(r, show_all, rows);
+  char label[160];
+  int hasci[IC_VALIDATE_MAX_METHODS];
+  fprintf(f, "workload %s: breakdown in percent of execution time; error = method - %s in "
+             "percentage points\n",
+          w->name, r->methods[0]);
+  fprintf(f, "%-22s", "");
+  for (int m = 0; m < r->nmethods; m++) {
+    hasci[m] = method_has_ci(r, w, m);
+    fprintf(f, " %10s", r->methods[m]);
+    if (hasci[m]) fprintf(f, " %15s", "95% CI");
+    if (m > 0) fprintf(f, " %7s", "error");
+  }
+  fputc('\n', f);
+  for (size_t i = 0; i < nrows; i++) {
+    row_label(r, rows[i], "+", label, sizeof label);
+    fprintf(f, "%-22s", label);
+    double ref = row_value(r, w, 0, rows[i], show_all);
+    for (int m = 0; m < r->nmethods; m++) {
+      double v = row_value(r, w, m, rows[i], show_all);
+      fprintf(f, " %10.1f", v);
+      if (hasci[m]) {
+        double lo, hi;
+        row_ci(r, w, m, rows[i], &lo, &hi);
+        if (isnan(lo))
+          fprintf(f, " %15s", "");
+        else
+          fprintf(f, "  [%5.1f, %5.1f]", lo, hi);
+      }
+      if (m > 0) fprintf(f, " %+7.1f", v - ref);
+    }
+    fputc('\n', f);
+  }
+  fprintf(f, "%-22s", "cycles");
+  for (int m = 0; m < r->nmethods; m++) {
+    if (isnan(w->cycles[m]))
+      fprintf(f, " %10s", "-");
+    else
+      fprintf(f, " %10.0f", w->cycles[m]);
+    if (hasci[m]) fprintf(f, " %15s", "");
+    if (m > 0) fprintf(f, " %7s", "");
+  }
+  fputc('\n', f);
+  for (int m = 1; m < r->nmethods; m++) {
+    const ic_validate_score *s = &w->score[m];
+    fprintf(f, "%s->%s: mean error ", r->methods[0], r->methods[m]);
+    if (isnan(s->mean_error_percent))
+      fprintf(f, "n/a (no entry above %.0f%%)", IC_VALIDATE_THRESHOLD);
+    else
+      fprintf(f, "%.1f%% over %d entries above %.0f%%", s->mean_error_percent, s->counted,
+              IC_VALIDATE_THRESHOLD);
+    fprintf(f, "; interaction signs %s (%d of %d differ)\n",
+            s->sign_mismatches ? "DIFFER" : "agree", s->sign_mismatches, s->interactions);
+  }
+  int any_time = 0;
+  for (int m = 0; m < r->nmethods; m++) any_time |= !isnan(w->seconds[m]);
+  if (any_time) {
+    fprintf(f, "wall time:");
+    for (int m = 0; m < r->nmethods; m++)
+      if (!isnan(w->seconds[m])) fprintf(f, " %s %.2f s", r->methods[m], w->seconds[m]);
+    fputc('\n', f);
+  }
+}
+
+static void write_text_summary(const ic_validate_report *r, FILE *f) {
+  int width = 8;
+  for (int i = 0; i < r->nw; i++) {
+    int l = (int)strlen(r->w[i].name) + 1;
+    if (l > width) width = l;
+  }
+  fprintf(f, "mean error against %s in percent (entries above %.0f%% of execution time)\n",
+          r->methods[0], IC_VALIDATE_THRESHOLD);
+  fprintf(f, "%-22s", "");
+  for (int i = 0; i < r->nw; i++) fprintf(f, " %*s", width, r->w[i].name);
+  fprintf(f, " %*s\n", width, "mean");
+  char label[64];
+  for (int m = 1; m < r->nmethods; m++) {
+    snprintf(label, sizeof label, "%s->%s", r->methods[0], r->methods[m]);
+    fprintf(f, "%-22s", label);
+    for (int i = 0; i < r->nw; i++) {
+      double e = r->w[i].score[m].mean_error_percent;
+      if (isnan(e))
+        fprintf(f, " %*s", width, "n/a");
+      else
+        fprintf(f, " %*.1f", width, e);
+    }
+    double mean = ic_validate_report_mean_error(r, m);
+    if (isnan(mean))
+      fprintf(f, " %*s\n", width, "n/a");
+    else
+      fprintf(f, " %*.1f\n", width, mean);
+  }
+  fprintf(f, "interaction signs agree with %s\n", r->methods[0]);
+  for (int m = 1; m < r->nmethods; m++) {
+    snprintf(label, sizeof label, "%s->%s", r->methods[0], r->methods[m]);
+    fprintf(f, "%-22s", label);
+    int agree = 0;
+    for (int i = 0; i < r->nw; i++) {
+      int ok = r->w[i].score[m].sign_mismatches == 0;
+      agree += ok;
+      fprintf(f, " %*s", width, ok ? "yes" : "no");
+    }
+    char all[32];
+    snprintf(all, sizeof all, "%d/%d", agree, r->nw);
+    fprintf(f, " %*s\n", width, all);
+  }
+}
+
+/* ---- CSV and YAML ---- */
+
+static void csv_num(FILE *f, double v) {
+  if (isnan(v))
+    fputs(",", f);
+  else
+    fprintf(f, ",%.6g", v);
+}
+
+/* Workload names come from manifests or paths: quote for CSV when needed. */
+static void csv_str(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void write_csv(const ic_validate_report *r, FILE *f, int show_all, vrow *rows) {
+  char label[160];
+  fputs("workload,item,method,percent,error_pp,ci_lo,ci_hi\n", f);
+  for (int i = 0; i < r->nw; i++) {
+    const vworkload *w = &r->w[i];
+    size_t nrows = build_rows(r, show_all, rows);
+    for (size_t k = 0; k < nrows; k++) {
+      row_label(r, rows[k], "+", label, sizeof label);
+      double ref = row_value(r, w, 0, rows[k], show_all);
+      for (int m = 0; m < r->nmethods; m++) {
+        double v = row_value(r, w, m, rows[k], show_all), lo, hi;
+        row_ci(r, w, m, rows[k], &lo, &hi);
+        csv_str(f, w->name);
+        fprintf(f, ",%s,%s", label, r->methods[m]);
+        csv_num(f, v);
+        csv_num(f, m > 0 ? v - ref : NAN);
+        csv_num(f, lo);
+        csv_num(f, hi);
+        fputc('\n', f);
+      }
+    }
+    for (int m = 1; m < r->nmethods; m++) {
+      csv_str(f, w->name);
+      fprintf(f, ",mean_error_percent,%s", r->methods[m]);
+      csv_num(f, w->score[m].mean_error_percent);
+      fputs(",,,\n", f);
+      csv_str(f, w->name);
+      fprintf(f, ",sign_mismatches,%s,%d,,,\n", r->methods[m], w->score[m].sign_mismatches);
+    }
+  }
+}
+
+static void yaml_num(FILE *f, double v) {
+  if (isnan(v))
+    fputs(".nan", f);
+  else
+    fprintf(f, "%.6g", v);
+}
+
+/* Double-quoted YAML scalar. */
+static void yaml_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      fprintf(f, "\\x%02x", (unsigned char)*s);
+    else
+      fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void write_yaml(const ic_validate_report *r, FILE *f, int show_all, vrow *rows) {
+  fputs("categories: [", f);
+  for (int k = 0; k < r->ncat; k++)
+    fprintf(f, "%s%s", k ? ", " : "", ic_category_names[r->cats[k]]);
+  fprintf(f, "]\nreference: %s\nthreshold_percent: %g\nsign_epsilon_pp: %g\nmethods:\n",
+          r->methods[0], IC_VALIDATE_THRESHOLD, IC_VALIDATE_SIGN_EPS);
+  for (int m = 1; m < r->nmethods; m++) {
+    int agree = 0;
+    for (int i = 0; i < r->nw; i++) agree += r->w[i].score[m].sign_mismatches == 0;
+    fprintf(f, "  %s:\n    mean_error_percent: ", r->methods[m]);
+    yaml_num(f, ic_validate_report_mean_error(r, m));
+    fprintf(f, "\n    sign_agree: %s\n    workloads_sign_agree: %d\n",
+            agree == r->nw ? "true" : "false", agree);
+  }
+  fputs("workloads:\n", f);
+  for (int i = 0; i < r->nw; i++) {
+    const vworkload *w = &r->w[i];
+    fputs("  - name: ", f);
+    yaml_str(f, w->name);
+    fputs("\n    cycles:\n", f);
+    for (int m = 0; m < r->nmethods; m++) {
+      fprintf(f, "      %s: ", r->methods[m]);
+      yaml_num(f, w->cycles[m]);
+      fputc('\n', f);
+    }
+    fputs("    scores:\n", f);
+    for (int m = 1; m < r->nmethods; m++) {
+      const ic_validate_score *s = &w->score[m];
+      fprintf(f, "      %s:\n        mean_error_percent: ", r->methods[m]);
+      yaml_num(f, s->mean_error_percent);
+      fprintf(f, "\n        counted: %d\n        interactions: %d\n        sign_mismatches: %d\n",
+              s->counted, s->interactions, s->sign_mismatches);
+    }
+    fputs("    entries:\n", f);
+    size_t nrows = build_rows(r, show_all, rows);
+    for (size_t k = 0; k < nrows; k++) {
+      vrow row = rows[k];
+      fputs("      - set: [", f);
+      if (row.mask == 0)
+        fputs(row.other ? "other" : "base", f);
+      for (int c = 0, first = 1; c < r->ncat; c++)
+        if (row.mask & (1u << c)) {
+          fprintf(f, "%s%s", first ? "" : ", ", ic_category_names[r->cats[c]]);
+          first = 0;
+        }
+      fputs("]\n", f);
+      double ref = row_value(r, w, 0, row, show_all);
+      for (int m = 0; m < r->nmethods; m++) {
+        double v = row_value(r, w, m, row, show_all), lo, hi;
+        fprintf(f, "        %s: ", r->methods[m]);
+        yaml_num(f, v);
+        fputc('\n', f);
+        if (m > 0) {
+          fprintf(f, "        %s_error_pp: ", r->methods[m]);
+          yaml_num(f, v - ref);
+          fputc('\n', f);
+        }
+        row_ci(r, w, m, row, &lo, &hi);
+        if (!isnan(lo)) {
+          fprintf(f, "        %s_ci: [", r->methods[m]);
+          yaml_num(f, lo);
+          fputs(", ", f);
+          yaml_num(f, hi);
+          fputs("]\n", f);
+        }
+      }
+    }
+  }
+}
+
+ic_status ic_validate_report_write(const ic_validate_report *r, FILE *f,
+                                   ic_validate_format fmt, int show_all, ic_err *err) {
+  vrow *rows = malloc((r->nsub + 2) * sizeof *rows);
+  if (!rows) return ic_fail(err, IC_ERUN, "validate: out of memory");
+  switch (fmt) {
+  case IC_VALIDATE_TEXT:
+    for (int i = 0; i < r->nw; i++) {
+      if (i) fputc('\n', f);
+      write_text_workload(r, &r->w[i], f, show_all, rows);
+    }
+    if (r->nw > 1 && r->nmethods > 1) {
+      fputc('\n', f);
+      write_text_summary(r, f);
+    }
+    break;
+  case IC_VALIDATE_CSV:
+    write_csv(r, f, show_all, rows);
+    break;
+  case IC_VALIDATE_YAML:
+    write_yaml(r, f, show_all, rows);
+    break;
+  }
+  free(rows);
+  if (ferror(f)) return ic_fail(err, IC_ERUN, "validate: write error");
+  return IC_OK;
+}
