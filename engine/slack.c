@@ -1,0 +1,329 @@
+/* slack.c: windowed slack and per-pc criticality over a stream of graph
+ * records. The meaning of every number is in slack.h.
+ *
+ * Layout: rec[] and req[] are rings indexed by seq & (cap - 1) holding the
+ * current window [win_start, next_seq); arr[] is a larger ring of forward-
+ * pass arrival times indexed by seq & (acap - 1), so edges reaching back past
+ * the window still find their source. Static pcs live in an open-addressing
+ * hash table that doubles at half load. */
+#include "slack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pc_slot {
+  ic_slack_pc st;
+  uint8_t used;
+} pc_slot;
+
+struct ic_slack {
+  uint32_t window, half;
+  uint64_t cap, acap; /* powers of two */
+  ic_graph_rec *rec;
+  uint64_t (*req)[IC_NODE_COUNT];
+  uint64_t (*arr)[IC_NODE_COUNT];
+  int started, finished;
+  uint64_t first_seq, next_seq, win_start;
+  pc_slot *pcs;
+  uint64_t pcs_cap;
+  ic_slack_totals tot;
+  ic_slack_observer obs;
+  void *obs_ctx;
+};
+
+static uint64_t pow2_at_least(uint64_t x) {
+  uint64_t p = 1;
+  while (p < x) p <<= 1;
+  return p;
+}
+
+ic_status ic_slack_create(ic_slack **out, uint32_t window, ic_err *err) {
+  *out = NULL;
+  if (window == 0) window = IC_SLACK_DEFAULT_WINDOW;
+  if (window < IC_SLACK_MIN_WINDOW || window > IC_SLACK_MAX_WINDOW)
+    return ic_fail(err, IC_EINPUT, "slack window %u: must be between %u and %u records", window,
+                   IC_SLACK_MIN_WINDOW, IC_SLACK_MAX_WINDOW);
+  ic_slack *s = calloc(1, sizeof *s);
+  if (!s) return ic_fail(err, IC_ERUN, "slack: out of memory");
+  s->window = window;
+  s->half = window / 2;
+  s->cap = pow2_at_least(window);
+  s->acap = pow2_at_least((uint64_t)window * IC_SLACK_REACH_FACTOR);
+  s->pcs_cap = 1024;
+  s->rec = malloc(s->cap * sizeof *s->rec);
+  s->req = malloc(s->cap * sizeof *s->req);
+  s->arr = malloc(s->acap * sizeof *s->arr);
+  s->pcs = calloc(s->pcs_cap, sizeof *s->pcs);
+  if (!s->rec || !s->req || !s->arr || !s->pcs) {
+    ic_slack_destroy(s);
+    return ic_fail(err, IC_ERUN, "slack: out of memory for a window of %u records", window);
+  }
+  *out = s;
+  return IC_OK;
+}
+
+void ic_slack_destroy(ic_slack *s) {
+  if (!s) return;
+  free(s->rec);
+  free(s->req);
+  free(s->arr);
+  free(s->pcs);
+  free(s);
+}
+
+void ic_slack_set_observer(ic_slack *s, ic_slack_observer fn, void *ctx) {
+  s->obs = fn;
+  s->obs_ctx = ctx;
+}
+
+uint32_t ic_slack_window(const ic_slack *s) { return s->window; }
+
+const ic_slack_totals *ic_slack_get_totals(const ic_slack *s) { return &s->tot; }
+
+static uint64_t hash_pc(uint64_t pc) {
+  pc ^= pc >> 33;
+  pc *= 0xff51afd7ed558ccdULL;
+  pc ^= pc >> 33;
+  return pc;
+}
+
+static pc_slot *pc_find(pc_slot *tab, uint64_t cap, uint64_t pc) {
+  uint64_t i = hash_pc(pc) & (cap - 1);
+  while (tab[i].used && tab[i].st.pc != pc) i = (i + 1) & (cap - 1);
+  return &tab[i];
+}
+
+static ic_status pc_get(ic_slack *s, uint64_t pc, ic_slack_pc **out, ic_err *err) {
+  pc_slot *e = pc_find(s->pcs, s->pcs_cap, pc);
+  if (!e->used) {
+    if (2 * (s->tot.static_pcs + 1) > s->pcs_cap) {
+      uint64_t ncap = s->pcs_cap * 2;
+      pc_slot *nt = calloc(ncap, sizeof *nt);
+      if (!nt) return ic_fail(err, IC_ERUN, "slack: out of memory for %llu static pcs",
+                              (unsigned long long)s->tot.static_pcs);
+      for (uint64_t i = 0; i < s->pcs_cap; i++)
+        if (s->pcs[i].used) *pc_find(nt, ncap, s->pcs[i].st.pc) = s->pcs[i];
+      free(s->pcs);
+      s->pcs = nt;
+      s->pcs_cap = ncap;
+      e = pc_find(s->pcs, s->pcs_cap, pc);
+    }
+    e->used = 1;
+    e->st.pc = pc;
+    s->tot.static_pcs++;
+  }
+  *out = &e->st;
+  return IC_OK;
+}
+
+static ic_status check_rec(const ic_slack *s, const ic_graph_rec *r, ic_err *err) {
+  unsigned long long seq = (unsigned long long)r->seq;
+  if (s->started && r->seq != s->next_seq)
+    return ic_fail(err, IC_EINPUT, "graph record seq %llu: expected seq %llu", seq,
+                   (unsigned long long)s->next_seq);
+  if (r->nedges > IC_MAX_EDGES)
+    return ic_fail(err, IC_EINPUT, "graph record seq %llu: %u edges (at most %d)", seq, r->nedges,
+                   IC_MAX_EDGES);
+  for (int j = 0; j < r->nedges; j++) {
+    const ic_edge *e = &r->edge[j];
+    if (e->kind >= IC_EDGE_KIND_COUNT)
+      return ic_fail(err, IC_EINPUT, "graph record seq %llu: edge %d has kind %u", seq, j, e->kind);
+    if (e->nparts > IC_MAX_PARTS)
+      return ic_fail(err, IC_EINPUT, "graph record seq %llu: %s edge has %u parts (at most %d)", seq,
+                     ic_edge_names[e->kind], e->nparts, IC_MAX_PARTS);
+    for (int p = 0; p < e->nparts; p++)
+      if (e->part[p].cat != IC_CAT_NONE && e->part[p].cat >= IC_CAT_COUNT)
+        return ic_fail(err, IC_EINPUT, "graph record seq %llu: %s edge part has category %u", seq,
+                       ic_edge_names[e->kind], e->part[p].cat);
+    if (e->dist == 0 && ic_edge_src_node[e->kind] >= ic_edge_dst_node[e->kind])
+      return ic_fail(err, IC_EINPUT, "graph record seq %llu: %s edge with distance 0 is a cycle", seq,
+                     ic_edge_names[e->kind]);
+  }
+  return IC_OK;
+}
+
+/* Forward pass of one record: its arrival times into the arrival ring. */
+static void forward(ic_slack *s, const ic_graph_rec *r) {
+  uint64_t a[IC_NODE_COUNT];
+  uint64_t oldest = s->next_seq >= s->acap ? s->next_seq - s->acap + 1 : 0;
+  if (oldest < s->first_seq) oldest = s->first_seq;
+  for (int k = 0; k < IC_NODE_COUNT; k++) {
+    uint64_t t = 0;
+    for (int j = 0; j < r->nedges; j++) {
+      const ic_edge *e = &r->edge[j];
+      if (ic_edge_dst_node[e->kind] != k) continue;
+      uint64_t src;
+      int sn = ic_edge_src_node[e->kind];
+      if (e->dist == 0) {
+        src = a[sn];
+      } else if (e->dist > r->seq || r->seq - e->dist < s->first_seq) {
+        src = 0; /* before the first record */
+      } else if (r->seq - e->dist < oldest) {
+        src = 0;
+        s->tot.unreached_edges++;
+      } else {
+        src = s->arr[(r->seq - e->dist) & (s->acap - 1)][sn];
+      }
+      uint64_t v = src + ic_edge_latency(e, 0);
+      if (v > t) t = v;
+    }
+    a[k] = t;
+    if (t != r->t[k]) s->tot.stamp_mismatches++;
+  }
+  memcpy(s->arr[r->seq & (s->acap - 1)], a, sizeof a);
+  s->tot.cycles = a[IC_NODE_C];
+}
+
+static int edge_tight(const uint64_t *as, const uint64_t *ss, int sn, const uint64_t *ad, const uint64_t *sd,
+                      int dn, uint64_t lat) {
+  return ss[sn] == 0 && sd[dn] == 0 && as[sn] + lat == ad[dn];
+}
+
+static uint64_t dmiss_cycles(const ic_edge *e) {
+  uint64_t c = 0;
+  for (int p = 0; p < e->nparts; p++)
+    if (e->part[p].cat == IC_CAT_DMISS) c += e->part[p].cycles;
+  return c;
+}
+
+/* Backward pass over [s->win_start, end); reports the first nrep records. */
+static ic_status backward(ic_slack *s, uint64_t end, uint64_t nrep, ic_err *err) {
+  uint64_t beg = s->win_start, cm = s->cap - 1, am = s->acap - 1;
+  uint64_t T = s->arr[(end - 1) & am][IC_NODE_C];
+  for (uint64_t i = beg; i < end; i++)
+    for (int k = 0; k < IC_NODE_COUNT; k++) s->req[i & cm][k] = T;
+  for (uint64_t i = end; i-- > beg;) {
+    const ic_graph_rec *r = &s->rec[i & cm];
+    for (int k = IC_NODE_COUNT - 1; k >= 0; k--) {
+      uint64_t rq = s->req[i & cm][k];
+      for (int j = 0; j < r->nedges; j++) {
+        const ic_edge *e = &r->edge[j];
+        if (ic_edge_dst_node[e->kind] != k || e->dist > i - beg) continue;
+        uint64_t lat = ic_edge_latency(e, 0);
+        uint64_t *q = &s->req[(i - e->dist) & cm][ic_edge_src_node[e->kind]];
+        /* rq >= arr(dst) >= arr(src) + lat, so this cannot wrap. */
+        if (rq - lat < *q) *q = rq - lat;
+      }
+    }
+  }
+  s->tot.windows++;
+  for (uint64_t i = beg; i < beg + nrep; i++) {
+    const ic_graph_rec *r = &s->rec[i & cm];
+    const uint64_t *a = s->arr[i & am];
+    uint64_t sl[IC_NODE_COUNT];
+    for (int k = 0; k < IC_NODE_COUNT; k++) sl[k] = s->req[i & cm][k] - a[k];
+    ic_slack_pc *st = NULL;
+    ic_status rc = pc_get(s, r->pc, &st, err);
+    if (rc != IC_OK) return rc;
+    st->opclass = r->opclass;
+    st->count++;
+    s->tot.instructions++;
+    for (int k = 0; k < IC_NODE_COUNT; k++)
+      if (sl[k] == 0) {
+        st->crit[k]++;
+        s->tot.crit[k]++;
+      }
+    st->slack_sum += sl[IC_NODE_E];
+    s->tot.slack_sum += sl[IC_NODE_E];
+    for (int j = 0; j < r->nedges; j++) {
+      const ic_edge *e = &r->edge[j];
+      if (e->kind != IC_EDGE_EP || e->dist != 0) continue;
+      uint64_t miss = dmiss_cycles(e);
+      st->miss_cycles += miss;
+      s->tot.miss_cycles += miss;
+      if (miss && edge_tight(a, sl, IC_NODE_E, a, sl, IC_NODE_P, ic_edge_latency(e, 0))) {
+        st->crit_miss_cycles += miss;
+        st->crit_miss_count++;
+        s->tot.crit_miss_cycles += miss;
+      }
+    }
+    if (i + 1 < end) { /* PD edges out of this instruction live in the next record */
+      const ic_graph_rec *n = &s->rec[(i + 1) & cm];
+      const uint64_t *an = s->arr[(i + 1) & am];
+      uint64_t sn[IC_NODE_COUNT];
+      for (int k = 0; k < IC_NODE_COUNT; k++) sn[k] = s->req[(i + 1) & cm][k] - an[k];
+      for (int j = 0; j < n->nedges; j++) {
+        const ic_edge *e = &n->edge[j];
+        if (e->kind != IC_EDGE_PD || e->dist != 1) continue;
+        uint64_t lat = ic_edge_latency(e, 0);
+        st->misp_count++;
+        st->misp_cycles += lat;
+        s->tot.misp_count++;
+        s->tot.misp_cycles += lat;
+        if (edge_tight(a, sl, IC_NODE_P, an, sn, IC_NODE_D, lat)) {
+          st->crit_misp_cycles += lat;
+          st->crit_misp_count++;
+          s->tot.crit_misp_cycles += lat;
+          s->tot.crit_misp_count++;
+        }
+      }
+    }
+    if (s->obs) s->obs(s->obs_ctx, r, a, sl);
+  }
+  s->win_start = beg + nrep;
+  return IC_OK;
+}
+
+ic_status ic_slack_consume(ic_slack *s, const ic_graph_rec *recs, size_t n, ic_err *err) {
+  if (s->finished && n) return ic_fail(err, IC_EINPUT, "slack: records after the end of the stream");
+  for (size_t i = 0; i < n; i++) {
+    const ic_graph_rec *r = &recs[i];
+    ic_status rc = check_rec(s, r, err);
+    if (rc != IC_OK) return rc;
+    if (!s->started) {
+      s->started = 1;
+      s->first_seq = s->next_seq = s->win_start = r->seq;
+    }
+    forward(s, r);
+    s->rec[r->seq & (s->cap - 1)] = *r;
+    s->next_seq = r->seq + 1;
+    if (s->next_seq - s->win_start == s->window) {
+      rc = backward(s, s->next_seq, s->half ? s->half : 1, err);
+      if (rc != IC_OK) return rc;
+    }
+  }
+  return IC_OK;
+}
+
+static ic_status sink_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err) {
+  return ic_slack_consume(ctx, recs, n, err);
+}
+
+ic_graph_sink ic_slack_sink(ic_slack *s) { return (ic_graph_sink){.ctx = s, .consume = sink_consume}; }
+
+ic_status ic_slack_finish(ic_slack *s, ic_err *err) {
+  if (s->finished) return IC_OK;
+  s->finished = 1;
+  if (!s->started || s->next_seq == s->win_start) return IC_OK;
+  return backward(s, s->next_seq, s->next_seq - s->win_start, err);
+}
+
+static uint64_t pc_cost(const ic_slack_pc *p) { return p->crit_miss_cycles + p->crit_misp_cycles; }
+
+static int cmp_cost(const void *a, const void *b) {
+  const ic_slack_pc *x = a, *y = b;
+  uint64_t cx = pc_cost(x), cy = pc_cost(y);
+  if (cx != cy) return cx > cy ? -1 : 1;
+  if (x->crit[IC_NODE_E] != y->crit[IC_NODE_E]) return x->crit[IC_NODE_E] > y->crit[IC_NODE_E] ? -1 : 1;
+  return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+static int cmp_pc(const void *a, const void *b) {
+  const ic_slack_pc *x = a, *y = b;
+  return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+ic_status ic_slack_table(const ic_slack *s, ic_slack_order order, ic_slack_pc **out, size_t *n, ic_err *err) {
+  *out = NULL;
+  *n = 0;
+  size_t np = (size_t)s->tot.static_pcs;
+  ic_slack_pc *t = malloc((np ? np : 1) * sizeof *t);
+  if (!t) return ic_fail(err, IC_ERUN, "slack: out of memory for the table of %zu pcs", np);
+  size_t k = 0;
+  for (uint64_t i = 0; i < s->pcs_cap; i++)
+    if (s->pcs[i].used) t[k++] = s->pcs[i].st;
+  qsort(t, k, sizeof *t, order == IC_SLACK_BY_PC ? cmp_pc : cmp_cost);
+  *out = t;
+  *n = k;
+  return IC_OK;
+}
