@@ -1,0 +1,333 @@
+/* export.c: graph records -> igraph graph -> GraphML or DOT (see export.h). */
+#define _GNU_SOURCE /* open_memstream */
+#include "export.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "inst.h"
+
+void ic_export_igraph_init(void) { igraph_set_attribute_table(&igraph_cattribute_table); }
+
+ic_status ic_export_parse_format(const char *s, ic_export_format *out, ic_err *err) {
+  if (strcmp(s, "graphml") == 0) *out = IC_EXPORT_GRAPHML;
+  else if (strcmp(s, "dot") == 0) *out = IC_EXPORT_DOT;
+  else return ic_fail(err, IC_EINPUT, "graph format '%s': expected graphml or dot", s);
+  return IC_OK;
+}
+
+/* Saves igraph's handlers and silences them for one call. */
+typedef struct quiet {
+  igraph_error_handler_t *err;
+  igraph_warning_handler_t *warn;
+} quiet;
+
+static quiet quiet_begin(void) {
+  ic_export_igraph_init();
+  return (quiet){igraph_set_error_handler(igraph_error_handler_ignore),
+                 igraph_set_warning_handler(igraph_warning_handler_ignore)};
+}
+
+static void quiet_end(quiet q) {
+  igraph_set_error_handler(q.err);
+  igraph_set_warning_handler(q.warn);
+}
+
+/* Source instruction of edge e of record i (window-relative), after the
+ * win idealization; -1 when it precedes the window. */
+static int64_t edge_source(const ic_edge *e, size_t i, ic_catmask ideal) {
+  uint64_t d = e->dist;
+  if (e->kind == IC_EDGE_CD && (ideal & IC_CATBIT(IC_CAT_WIN))) d *= IC_WIN_FACTOR;
+  return d > i ? -1 : (int64_t)(i - d);
+}
+
+static int edge_dropped(const ic_edge *e, ic_catmask ideal) {
+  switch (e->kind) {
+  case IC_EDGE_FBW:
+  case IC_EDGE_CBW: return (ideal & IC_CATBIT(IC_CAT_BW)) != 0;
+  case IC_EDGE_PD: return (ideal & IC_CATBIT(IC_CAT_BMISP)) != 0;
+  case IC_EDGE_PP: return (ideal & IC_CATBIT(IC_CAT_DMISS)) != 0;
+  default: return 0;
+  }
+}
+
+static void parts_text(const ic_edge *e, char *buf, size_t cap) {
+  size_t k = 0;
+  buf[0] = 0;
+  for (int p = 0; p < e->nparts && k < cap; p++) {
+    uint8_t c = e->part[p].cat;
+    int w = snprintf(buf + k, cap - k, "%s%s:%u", p ? "+" : "", c < IC_CAT_COUNT ? ic_category_names[c] : "none",
+                     e->part[p].cycles);
+    if (w < 0) break;
+    k += (size_t)w;
+  }
+}
+
+static ic_status check_window(const ic_graph_rec *recs, size_t n, ic_err *err) {
+  if (n == 0) return ic_fail(err, IC_EINPUT, "graph export: the window holds no instructions");
+  if (n > IC_EXPORT_MAX_COUNT)
+    return ic_fail(err, IC_EINPUT, "graph export: %zu instructions (at most %u)", n, IC_EXPORT_MAX_COUNT);
+  for (size_t i = 0; i < n; i++) {
+    const ic_graph_rec *r = &recs[i];
+    if (r->seq != recs[0].seq + i)
+      return ic_fail(err, IC_EINPUT, "graph record seq %llu: expected seq %llu", (unsigned long long)r->seq,
+                     (unsigned long long)(recs[0].seq + i));
+    if (r->nedges > IC_MAX_EDGES)
+      return ic_fail(err, IC_EINPUT, "graph record seq %llu: %u edges", (unsigned long long)r->seq, r->nedges);
+    for (int j = 0; j < r->nedges; j++) {
+      const ic_edge *e = &r->edge[j];
+      if (e->kind >= IC_EDGE_KIND_COUNT || e->nparts > IC_MAX_PARTS)
+        return ic_fail(err, IC_EINPUT, "graph record seq %llu: malformed edge %d", (unsigned long long)r->seq, j);
+      for (int p = 0; p < e->nparts; p++)
+        if (e->part[p].cat != IC_CAT_NONE && e->part[p].cat >= IC_CAT_COUNT)
+          return ic_fail(err, IC_EINPUT, "graph record seq %llu: part category %u", (unsigned long long)r->seq,
+                         e->part[p].cat);
+    }
+  }
+  return IC_OK;
+}
+
+#define IGC(call)                     \
+  do {                                \
+    if ((irc = (call)) != IGRAPH_SUCCESS) goto fail; \
+  } while (0)
+
+static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_err *err) {
+  igraph_integer_t nv = (igraph_integer_t)(IC_NODE_COUNT * n + 1), start = nv - 1;
+  igraph_error_t irc = IGRAPH_SUCCESS;
+  int have_g = 0;
+  igraph_vector_int_t ev;
+  igraph_vector_t lat, dist, mem, ext, seqv, tv;
+  igraph_strvector_t kind, parts, name, label, node, pcs, opc;
+  /* init everything first so one cleanup path can destroy all */
+  igraph_vector_int_init(&ev, 0);
+  igraph_vector_init(&lat, 0);
+  igraph_vector_init(&dist, 0);
+  igraph_vector_init(&mem, 0);
+  igraph_vector_init(&ext, 0);
+  igraph_vector_init(&seqv, nv);
+  igraph_vector_init(&tv, nv);
+  igraph_strvector_init(&kind, 0);
+  igraph_strvector_init(&parts, 0);
+  igraph_strvector_init(&name, nv);
+  igraph_strvector_init(&label, nv);
+  igraph_strvector_init(&node, nv);
+  igraph_strvector_init(&pcs, nv);
+  igraph_strvector_init(&opc, nv);
+  uint64_t external = 0, dropped = 0;
+  char buf[160];
+  for (size_t i = 0; i < n; i++) {
+    const ic_graph_rec *r = &recs[i];
+    for (int k = 0; k < IC_NODE_COUNT; k++) {
+      igraph_integer_t v = (igraph_integer_t)(IC_NODE_COUNT * i + (size_t)k);
+      VECTOR(seqv)[v] = (igraph_real_t)r->seq;
+      VECTOR(tv)[v] = (igraph_real_t)r->t[k];
+      snprintf(buf, sizeof buf, "%c%llu", ic_node_names[k], (unsigned long long)r->seq);
+      IGC(igraph_strvector_set(&name, v, buf));
+      snprintf(buf, sizeof buf, "%c%llu @%llu", ic_node_names[k], (unsigned long long)r->seq,
+               (unsigned long long)r->t[k]);
+      IGC(igraph_strvector_set(&label, v, buf));
+      snprintf(buf, sizeof buf, "%c", ic_node_names[k]);
+      IGC(igraph_strvector_set(&node, v, buf));
+      snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)r->pc);
+      IGC(igraph_strvector_set(&pcs, v, buf));
+      IGC(igraph_strvector_set(&opc, v, r->opclass < IC_OP_COUNT ? ic_opclass_names[r->opclass] : "?"));
+    }
+    for (int j = 0; j < r->nedges; j++) {
+      const ic_edge *e = &r->edge[j];
+      if (edge_dropped(e, ideal)) {
+        dropped++;
+        continue;
+      }
+      int64_t src = edge_source(e, i, ideal);
+      external += src < 0;
+      IGC(igraph_vector_int_push_back(
+          &ev, src < 0 ? start : (igraph_integer_t)(IC_NODE_COUNT * (size_t)src + ic_edge_src_node[e->kind])));
+      IGC(igraph_vector_int_push_back(&ev, (igraph_integer_t)(IC_NODE_COUNT * i + ic_edge_dst_node[e->kind])));
+      IGC(igraph_vector_push_back(&lat, (igraph_real_t)ic_edge_latency(e, ideal)));
+      uint64_t d = e->dist;
+      if (e->kind == IC_EDGE_CD && (ideal & IC_CATBIT(IC_CAT_WIN))) d *= IC_WIN_FACTOR;
+      IGC(igraph_vector_push_back(&dist, (igraph_real_t)d));
+      IGC(igraph_vector_push_back(&mem, (e->flags & IC_EDGE_MEM) ? 1 : 0));
+      IGC(igraph_vector_push_back(&ext, src < 0));
+      IGC(igraph_strvector_push_back(&kind, ic_edge_names[e->kind]));
+      parts_text(e, buf, sizeof buf);
+      IGC(igraph_strvector_push_back(&parts, buf));
+    }
+  }
+  VECTOR(seqv)[start] = -1;
+  VECTOR(tv)[start] = 0;
+  IGC(igraph_strvector_set(&name, start, "start"));
+  IGC(igraph_strvector_set(&label, start, "start @0"));
+  IGC(igraph_strvector_set(&node, start, "S"));
+  IGC(igraph_strvector_set(&pcs, start, ""));
+  IGC(igraph_strvector_set(&opc, start, ""));
+  IGC(igraph_empty(g, nv, IGRAPH_DIRECTED));
+  have_g = 1;
+  IGC(igraph_add_edges(g, &ev, NULL));
+  IGC(igraph_cattribute_VAS_setv(g, "name", &name));
+  IGC(igraph_cattribute_VAS_setv(g, "label", &label));
+  IGC(igraph_cattribute_VAS_setv(g, "node", &node));
+  IGC(igraph_cattribute_VAN_setv(g, "seq", &seqv));
+  IGC(igraph_cattribute_VAN_setv(g, "t", &tv));
+  IGC(igraph_cattribute_VAS_setv(g, "pc", &pcs));
+  IGC(igraph_cattribute_VAS_setv(g, "opclass", &opc));
+  IGC(igraph_cattribute_EAS_setv(g, "kind", &kind));
+  IGC(igraph_cattribute_EAN_setv(g, "latency", &lat));
+  IGC(igraph_cattribute_EAN_setv(g, "dist", &dist));
+  IGC(igraph_cattribute_EAS_setv(g, "parts", &parts));
+  IGC(igraph_cattribute_EAN_setv(g, "mem", &mem));
+  IGC(igraph_cattribute_EAN_setv(g, "external", &ext));
+  IGC(igraph_cattribute_GAN_set(g, "first_seq", (igraph_real_t)recs[0].seq));
+  IGC(igraph_cattribute_GAN_set(g, "instructions", (igraph_real_t)n));
+  IGC(igraph_cattribute_GAN_set(g, "external_edges", (igraph_real_t)external));
+  IGC(igraph_cattribute_GAN_set(g, "dropped_edges", (igraph_real_t)dropped));
+  {
+    size_t k = 0;
+    buf[0] = 0;
+    for (int c = 0; c < IC_CAT_COUNT; c++)
+      if (ideal & IC_CATBIT(c)) {
+        int w = snprintf(buf + k, sizeof buf - k, "%s%s", k ? "," : "", ic_category_names[c]);
+        if (w > 0 && (size_t)w < sizeof buf - k) k += (size_t)w;
+      }
+  }
+  IGC(igraph_cattribute_GAS_set(g, "ideal", buf));
+fail:
+  if (irc != IGRAPH_SUCCESS && have_g) igraph_destroy(g);
+  igraph_vector_int_destroy(&ev);
+  igraph_vector_destroy(&lat);
+  igraph_vector_destroy(&dist);
+  igraph_vector_destroy(&mem);
+  igraph_vector_destroy(&ext);
+  igraph_vector_destroy(&seqv);
+  igraph_vector_destroy(&tv);
+  igraph_strvector_destroy(&kind);
+  igraph_strvector_destroy(&parts);
+  igraph_strvector_destroy(&name);
+  igraph_strvector_destroy(&label);
+  igraph_strvector_destroy(&node);
+  igraph_strvector_destroy(&pcs);
+  igraph_strvector_destroy(&opc);
+  if (irc != IGRAPH_SUCCESS)
+    return ic_fail(err, IC_ERUN, "graph export: igraph: %s", igraph_strerror(irc));
+  return IC_OK;
+}
+
+ic_status ic_export_build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_err *err) {
+  ic_status rc = check_window(recs, n, err);
+  if (rc != IC_OK) return rc;
+  quiet q = quiet_begin();
+  rc = build(g, recs, n, ideal, err);
+  quiet_end(q);
+  return rc;
+}
+
+ic_status ic_export_write(FILE *f, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_export_format fmt,
+                          ic_err *err) {
+  igraph_t g;
+  ic_status rc = ic_export_build(&g, recs, n, ideal, err);
+  if (rc != IC_OK) return rc;
+  quiet q = quiet_begin();
+  igraph_error_t irc = fmt == IC_EXPORT_DOT ? igraph_write_graph_dot(&g, f) : igraph_write_graph_graphml(&g, f, 0);
+  igraph_destroy(&g);
+  quiet_end(q);
+  if (irc != IGRAPH_SUCCESS) return ic_fail(err, IC_ERUN, "graph export: igraph: %s", igraph_strerror(irc));
+  if (ferror(f)) return ic_fail(err, IC_ERUN, "graph export: write error");
+  return IC_OK;
+}
+
+ic_status ic_export_write_path(const char *path, const ic_graph_rec *recs, size_t n, ic_catmask ideal,
+                               ic_export_format fmt, ic_err *err) {
+  if (!path || strcmp(path, "-") == 0) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return ic_fail(err, IC_ERUN, "graph export: out of memory");
+    ic_status rc = ic_export_write(m, recs, n, ideal, fmt, err);
+    if (fclose(m) != 0 && rc == IC_OK) rc = ic_fail(err, IC_ERUN, "graph export: out of memory");
+    if (rc == IC_OK && (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0))
+      rc = ic_fail(err, IC_ERUN, "graph export: stdout: %s", strerror(errno));
+    free(text);
+    return rc;
+  }
+  size_t pl = strlen(path);
+  char *tmp = malloc(pl + 16);
+  if (!tmp) return ic_fail(err, IC_ERUN, "graph export: out of memory");
+  snprintf(tmp, pl + 16, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    ic_status rc = ic_fail(err, IC_EINPUT, "%s: cannot create: %s", path, strerror(errno));
+    free(tmp);
+    return rc;
+  }
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return ic_fail(err, IC_ERUN, "%s: %s", path, strerror(errno));
+  }
+  ic_status rc = ic_export_write(f, recs, n, ideal, fmt, err);
+  if (fclose(f) != 0 && rc == IC_OK) rc = ic_fail(err, IC_ERUN, "%s: write error: %s", path, strerror(errno));
+  if (rc == IC_OK && rename(tmp, path) != 0)
+    rc = ic_fail(err, IC_EINPUT, "%s: cannot write: %s", path, strerror(errno));
+  if (rc != IC_OK) unlink(tmp);
+  free(tmp);
+  return rc;
+}
+
+struct ic_export_recorder {
+  uint64_t from, count, seen;
+  size_t n;
+  ic_graph_rec *recs;
+};
+
+ic_status ic_export_recorder_create(ic_export_recorder **out, uint64_t from, uint64_t count, ic_err *err) {
+  *out = NULL;
+  if (count == 0 || count > IC_EXPORT_MAX_COUNT)
+    return ic_fail(err, IC_EINPUT, "graph window of %llu instructions: must be 1..%u", (unsigned long long)count,
+                   IC_EXPORT_MAX_COUNT);
+  ic_export_recorder *r = calloc(1, sizeof *r);
+  if (r) r->recs = malloc((size_t)count * sizeof *r->recs);
+  if (!r || !r->recs) {
+    ic_export_recorder_destroy(r);
+    return ic_fail(err, IC_ERUN, "graph export: out of memory for %llu records", (unsigned long long)count);
+  }
+  r->from = from;
+  r->count = count;
+  *out = r;
+  return IC_OK;
+}
+
+void ic_export_recorder_destroy(ic_export_recorder *r) {
+  if (!r) return;
+  free(r->recs);
+  free(r);
+}
+
+static ic_status recorder_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err) {
+  ic_export_recorder *r = ctx;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t s = recs[i].seq;
+    r->seen++;
+    if (s < r->from || s - r->from >= r->count) continue;
+    if (s - r->from != r->n)
+      return ic_fail(err, IC_EINPUT, "graph record seq %llu: expected seq %llu", (unsigned long long)s,
+                     (unsigned long long)(r->from + r->n));
+    r->recs[r->n++] = recs[i];
+  }
+  return IC_OK;
+}
+
+ic_graph_sink ic_export_recorder_sink(ic_export_recorder *r) {
+  return (ic_graph_sink){.ctx = r, .consume = recorder_consume};
+}
+
+const ic_graph_rec *ic_export_recorder_records(const ic_export_recorder *r, size_t *n) {
+  *n = r->n;
+  return r->recs;
+}
+
+uint64_t ic_export_recorder_seen(const ic_export_recorder *r) { return r->seen; }

@@ -1,0 +1,76 @@
+/* export.h: a window of graph records as an igraph graph, GraphML or DOT.
+ *
+ * Vertices: five per instruction, in sequence order, id 5*(seq - first) +
+ * node (D R E P C), with attributes
+ *   name  "D12" (node letter and sequence number), label (DOT) "D12 @40",
+ *   node  "D".."C", seq, t (the model's cycle stamp), pc ("0x1014a"),
+ *   opclass (ic_opclass name).
+ * plus one last vertex, id 5*n, named "start" (node "S", seq -1, t 0): the
+ * source of every edge whose source instruction precedes the window, so the
+ * longest path from it evaluates the window exactly as graph_rec.h defines
+ * a graph of these records (sources before the first record are time 0); for
+ * a window starting at seq 0 that is the model's stamps, later it is a lower
+ * bound of them.
+ * Edges: every edge of the records, after applying the idealization mask as
+ * graph_rec.h says (parts of the masked
+ * categories are zeroed; bw drops FBW and CBW, bmisp drops PD, dmiss drops
+ * PP; win moves the CD source from i-w to i-IC_WIN_FACTOR*w), with
+ *   kind "EP", latency (cycles under the mask), dist (instructions back),
+ *   parts ("dl1:2+dmiss:150+none:1", the baseline parts), mem (1 for a PR
+ *   edge through memory), external (1 for an edge from "start").
+ * Graph attributes: first_seq, instructions, ideal (comma list),
+ * external_edges (edges from "start") and dropped_edges (removed by the
+ * mask, not exported).
+ *
+ * igraph keeps its attribute handler and error handler in process-wide
+ * state: these functions install the C attribute table (and leave it, since
+ * a graph must be destroyed under the table that built it) and switch the
+ * error handler to "ignore" for the duration of the call, checking every
+ * return code, so igraph never aborts or prints. Not for hot paths. */
+#ifndef IC_EXPORT_H
+#define IC_EXPORT_H
+
+#include <igraph.h>
+#include <stdio.h>
+
+#include "categories.h"
+#include "graph_rec.h"
+#include "ic_err.h"
+
+typedef enum ic_export_format { IC_EXPORT_GRAPHML, IC_EXPORT_DOT } ic_export_format;
+
+/* Largest window the exporter accepts, instructions (the records are held
+ * in memory: about 0.7 KB each). */
+#define IC_EXPORT_MAX_COUNT 200000u
+
+/* Installs igraph's C attribute table (idempotent). */
+void ic_export_igraph_init(void);
+
+/* "graphml" or "dot"; IC_EINPUT otherwise. */
+ic_status ic_export_parse_format(const char *s, ic_export_format *out, ic_err *err);
+
+/* Builds *g (which the caller destroys with igraph_destroy on success) from
+ * n >= 1 consecutive records. Time: O(n * edges). */
+ic_status ic_export_build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_err *err);
+
+/* Builds the graph and writes it to f in the format. */
+ic_status ic_export_write(FILE *f, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_export_format fmt,
+                          ic_err *err);
+
+/* Writes to `path` completely or not at all (a temporary file beside it,
+ * renamed into place); path NULL or "-" means stdout, written only after the
+ * whole text was built in memory. */
+ic_status ic_export_write_path(const char *path, const ic_graph_rec *recs, size_t n, ic_catmask ideal,
+                               ic_export_format fmt, ic_err *err);
+
+/* A graph sink that keeps the records with seq in [from, from + count). */
+typedef struct ic_export_recorder ic_export_recorder;
+ic_status ic_export_recorder_create(ic_export_recorder **out, uint64_t from, uint64_t count, ic_err *err);
+void ic_export_recorder_destroy(ic_export_recorder *r);
+ic_graph_sink ic_export_recorder_sink(ic_export_recorder *r);
+/* The records kept so far (consecutive, starting at seq `from`). */
+const ic_graph_rec *ic_export_recorder_records(const ic_export_recorder *r, size_t *n);
+/* Records seen in total, kept or not. */
+uint64_t ic_export_recorder_seen(const ic_export_recorder *r);
+
+#endif

@@ -1,0 +1,319 @@
+/* test_export.c: igraph export of graph windows (engine/export.h).
+ *
+ * Counts of vertices and edges, idealization rules (longest path through the
+ * exported graph, computed with igraph's topological order, equals a direct
+ * evaluation of the records under the same mask), GraphML round trip,
+ * DOT output, all-or-nothing file writes, and the recorder sink. */
+#include <criterion/criterion.h>
+#include <igraph.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export.h"
+
+static uint64_t rng(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  return *x;
+}
+
+static void add(ic_graph_rec *r, int kind, uint32_t dist, uint32_t lat, int cat) {
+  ic_edge *e = &r->edge[r->nedges++];
+  memset(e, 0, sizeof *e);
+  e->kind = (uint8_t)kind;
+  e->dist = dist;
+  e->nparts = 1;
+  e->part[0] = (ic_lat_part){lat, (uint8_t)cat};
+}
+
+/* Node times of the records under `ideal` with the graph_rec.h rules,
+ * window-relative: sources before the first record are time 0. */
+static void evaluate(const ic_graph_rec *r, size_t n, ic_catmask ideal, uint64_t (*t)[5]) {
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 5; k++) {
+      uint64_t best = 0;
+      for (int j = 0; j < r[i].nedges; j++) {
+        const ic_edge *e = &r[i].edge[j];
+        if (ic_edge_dst_node[e->kind] != k) continue;
+        if ((ideal & IC_CATBIT(IC_CAT_BW)) && (e->kind == IC_EDGE_FBW || e->kind == IC_EDGE_CBW)) continue;
+        if ((ideal & IC_CATBIT(IC_CAT_BMISP)) && e->kind == IC_EDGE_PD) continue;
+        if ((ideal & IC_CATBIT(IC_CAT_DMISS)) && e->kind == IC_EDGE_PP) continue;
+        uint64_t d = e->dist;
+        if (e->kind == IC_EDGE_CD && (ideal & IC_CATBIT(IC_CAT_WIN))) d *= IC_WIN_FACTOR;
+        uint64_t src = d > i ? 0 : t[i - d][ic_edge_src_node[e->kind]];
+        uint64_t v = src + ic_edge_latency(e, ideal);
+        if (v > best) best = v;
+      }
+      t[i][k] = best;
+    }
+}
+
+static ic_graph_rec *gen(size_t n, uint64_t seed) {
+  ic_graph_rec *r = calloc(n, sizeof *r);
+  cr_assert(r);
+  uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 7;
+  for (size_t i = 0; i < n; i++) {
+    ic_graph_rec *g = &r[i];
+    g->seq = i;
+    g->pc = 0x10000 + 4 * (i % 37);
+    g->opclass = (uint8_t)(i % 3 == 0 ? 6 : 0);
+    add(g, IC_EDGE_DD, 1, (uint32_t)(rng(&x) % 2), IC_CAT_IMISS);
+    add(g, IC_EDGE_FBW, 4, 1, IC_CAT_NONE);
+    add(g, IC_EDGE_CD, 8, 0, IC_CAT_NONE);
+    if (rng(&x) % 6 == 0) add(g, IC_EDGE_PD, 1, 7, IC_CAT_NONE);
+    add(g, IC_EDGE_DR, 0, 1, IC_CAT_NONE);
+    if (rng(&x) % 2) add(g, IC_EDGE_PR, 1 + (uint32_t)(rng(&x) % 12), 0, IC_CAT_NONE);
+    add(g, IC_EDGE_RE, 0, (uint32_t)(rng(&x) % 2), IC_CAT_BW);
+    add(g, IC_EDGE_EP, 0, i % 3 == 0 ? 2 : 1, i % 3 == 0 ? IC_CAT_DL1 : IC_CAT_SHALU);
+    if (i % 3 == 0 && rng(&x) % 4 == 0) {
+      ic_edge *ep = &g->edge[g->nedges - 1];
+      ep->part[ep->nparts++] = (ic_lat_part){40, IC_CAT_DMISS};
+    }
+    if (rng(&x) % 9 == 0) add(g, IC_EDGE_PP, 1 + (uint32_t)(rng(&x) % 5), 0, IC_CAT_NONE);
+    add(g, IC_EDGE_PC, 0, 1, IC_CAT_NONE);
+    add(g, IC_EDGE_CC, 1, 0, IC_CAT_NONE);
+    add(g, IC_EDGE_CBW, 4, 1, IC_CAT_NONE);
+  }
+  uint64_t(*t)[5] = calloc(n, sizeof *t);
+  evaluate(r, n, 0, t);
+  for (size_t i = 0; i < n; i++) memcpy(r[i].t, t[i], sizeof t[i]);
+  free(t);
+  return r;
+}
+
+/* Longest-path arrival of every vertex of g along "latency", in igraph's
+ * topological order. */
+static double *longest(const igraph_t *g) {
+  igraph_integer_t nv = igraph_vcount(g);
+  igraph_vector_int_t order, inc;
+  igraph_vector_t lat;
+  igraph_vector_int_init(&order, 0);
+  igraph_vector_int_init(&inc, 0);
+  igraph_vector_init(&lat, 0);
+  cr_assert_eq(igraph_topological_sorting(g, &order, IGRAPH_OUT), IGRAPH_SUCCESS);
+  cr_assert_eq(igraph_vector_int_size(&order), nv, "exported graph has a cycle");
+  cr_assert_eq(igraph_cattribute_EANV(g, "latency", igraph_ess_all(IGRAPH_EDGEORDER_ID), &lat), IGRAPH_SUCCESS);
+  double *a = calloc((size_t)nv, sizeof *a);
+  for (igraph_integer_t k = 0; k < nv; k++) {
+    igraph_integer_t v = VECTOR(order)[k];
+    igraph_incident(g, &inc, v, IGRAPH_IN);
+    for (igraph_integer_t q = 0; q < igraph_vector_int_size(&inc); q++) {
+      igraph_integer_t e = VECTOR(inc)[q];
+      double c = a[IGRAPH_FROM(g, e)] + VECTOR(lat)[e];
+      if (c > a[v]) a[v] = c;
+    }
+  }
+  igraph_vector_int_destroy(&order);
+  igraph_vector_int_destroy(&inc);
+  igraph_vector_destroy(&lat);
+  return a;
+}
+
+static size_t count_edges(const ic_graph_rec *r, size_t n, int kind) {
+  size_t c = 0;
+  for (size_t i = 0; i < n; i++)
+    for (int j = 0; j < r[i].nedges; j++) c += r[i].edge[j].kind == kind;
+  return c;
+}
+
+Test(export, counts_names_and_attributes) {
+  size_t n = 50;
+  ic_graph_rec *r = gen(n, 3);
+  igraph_t g;
+  ic_err err;
+  cr_assert_eq(ic_export_build(&g, r, n, 0, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(igraph_vcount(&g), 5 * (igraph_integer_t)n + 1);
+  cr_assert_str_eq(VAS(&g, "name", 5 * (igraph_integer_t)n), "start");
+  size_t total = 0, external = 0;
+  for (size_t i = 0; i < n; i++)
+    for (int j = 0; j < r[i].nedges; j++) {
+      total++;
+      external += r[i].edge[j].dist > i;
+    }
+  cr_assert_gt(external, 0);
+  cr_assert_eq((size_t)igraph_ecount(&g), total);
+  cr_assert_eq((size_t)GAN(&g, "external_edges"), external);
+  cr_assert_str_eq(VAS(&g, "name", 5 * 12 + IC_NODE_E), "E12");
+  cr_assert_eq(VAN(&g, "t", 5 * 12 + IC_NODE_E), (double)r[12].t[IC_NODE_E]);
+  cr_assert_str_eq(VAS(&g, "pc", 5 * 12), "0x10030");
+  cr_assert_str_eq(VAS(&g, "opclass", 5 * 12), "load");
+  /* record 0's edges in order: DD, FBW, CD from "start", then DR */
+  cr_assert_str_eq(EAS(&g, "kind", 0), "DD");
+  cr_assert_eq(IGRAPH_FROM(&g, 0), 5 * (igraph_integer_t)n);
+  cr_assert_eq(EAN(&g, "external", 0), 1);
+  cr_assert_str_eq(EAS(&g, "kind", 3), "DR");
+  cr_assert_eq(IGRAPH_FROM(&g, 3), IC_NODE_D);
+  cr_assert_eq(IGRAPH_TO(&g, 3), IC_NODE_R);
+  cr_assert_eq(EAN(&g, "external", 3), 0);
+  igraph_destroy(&g);
+  free(r);
+}
+
+/* The longest path through the exported graph is the records' evaluation:
+ * with no mask, the stamps themselves (window from seq 0); under each mask,
+ * the independent evaluation above. */
+Test(export, longest_path_matches_evaluation_under_masks) {
+  size_t n = 400;
+  ic_graph_rec *r = gen(n, 5);
+  uint64_t(*t)[5] = calloc(n, sizeof *t);
+  ic_catmask masks[] = {0,
+                        IC_CATBIT(IC_CAT_BW),
+                        IC_CATBIT(IC_CAT_BMISP),
+                        IC_CATBIT(IC_CAT_DMISS),
+                        IC_CATBIT(IC_CAT_WIN),
+                        IC_CATBIT(IC_CAT_DMISS) | IC_CATBIT(IC_CAT_DL1) | IC_CATBIT(IC_CAT_IMISS),
+                        (1u << IC_CAT_COUNT) - 1};
+  for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++) {
+    igraph_t g;
+    ic_err err;
+    cr_assert_eq(ic_export_build(&g, r, n, masks[m], &err), IC_OK, "%s", err.msg);
+    evaluate(r, n, masks[m], t);
+    double *a = longest(&g);
+    for (size_t i = 0; i < n; i++)
+      for (int k = 0; k < 5; k++) {
+        cr_assert_eq((uint64_t)a[5 * i + (size_t)k], t[i][k], "mask %#x node %c%zu", masks[m], ic_node_names[k], i);
+        if (masks[m] == 0) cr_assert_eq(t[i][k], r[i].t[k]);
+      }
+    if (masks[m] & IC_CATBIT(IC_CAT_BMISP))
+      cr_assert_geq(GAN(&g, "dropped_edges"), (double)count_edges(r, n, IC_EDGE_PD));
+    free(a);
+    igraph_destroy(&g);
+  }
+  /* the masks really change something on this graph */
+  evaluate(r, n, (1u << IC_CAT_COUNT) - 1, t);
+  cr_assert_lt(t[n - 1][IC_NODE_C], r[n - 1].t[IC_NODE_C]);
+  free(t);
+  free(r);
+}
+
+/* A window that starts later: edges from before it leave "start" (time 0),
+ * so the longest path is a lower bound of the stamps, and equal to the
+ * evaluation of the window on its own. */
+Test(export, later_window_is_a_lower_bound) {
+  size_t n = 300, from = 120, m = 100;
+  ic_graph_rec *r = gen(n, 9);
+  igraph_t g;
+  ic_err err;
+  cr_assert_eq(ic_export_build(&g, r + from, m, 0, &err), IC_OK, "%s", err.msg);
+  cr_assert_gt(GAN(&g, "external_edges"), 0);
+  cr_assert_eq(GAN(&g, "first_seq"), (double)from);
+  double *a = longest(&g);
+  /* evaluate the window with seqs rebased to 0: sources before it are 0 */
+  ic_graph_rec *w = malloc(m * sizeof *w);
+  memcpy(w, r + from, m * sizeof *w);
+  for (size_t i = 0; i < m; i++) w[i].seq = i;
+  uint64_t(*t)[5] = calloc(m, sizeof *t);
+  evaluate(w, m, 0, t);
+  for (size_t i = 0; i < m; i++)
+    for (int k = 0; k < 5; k++) {
+      cr_assert_eq((uint64_t)a[5 * i + (size_t)k], t[i][k]);
+      cr_assert_leq(t[i][k], r[from + i].t[k]);
+    }
+  free(t);
+  free(w);
+  free(a);
+  igraph_destroy(&g);
+  free(r);
+}
+
+Test(export, graphml_round_trip_and_dot) {
+  size_t n = 80;
+  ic_graph_rec *r = gen(n, 4);
+  char dir[] = "/tmp/icost_export_XXXXXX";
+  cr_assert(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/w.graphml", dir);
+  ic_err err;
+  cr_assert_eq(ic_export_write_path(path, r, n, IC_CATBIT(IC_CAT_BW), IC_EXPORT_GRAPHML, &err), IC_OK, "%s",
+               err.msg);
+  igraph_t g, h;
+  cr_assert_eq(ic_export_build(&g, r, n, IC_CATBIT(IC_CAT_BW), &err), IC_OK);
+  ic_export_igraph_init();
+  FILE *f = fopen(path, "r");
+  cr_assert(f);
+  cr_assert_eq(igraph_read_graph_graphml(&h, f, 0), IGRAPH_SUCCESS);
+  fclose(f);
+  cr_assert_eq(igraph_vcount(&h), igraph_vcount(&g));
+  cr_assert_eq(igraph_ecount(&h), igraph_ecount(&g));
+  cr_assert(igraph_is_directed(&h));
+  for (igraph_integer_t e = 0; e < igraph_ecount(&g); e += 17) {
+    cr_assert_str_eq(EAS(&h, "kind", e), EAS(&g, "kind", e));
+    cr_assert_eq(EAN(&h, "latency", e), EAN(&g, "latency", e));
+    cr_assert_eq(IGRAPH_FROM(&h, e), IGRAPH_FROM(&g, e));
+    cr_assert_eq(IGRAPH_TO(&h, e), IGRAPH_TO(&g, e));
+  }
+  cr_assert_str_eq(VAS(&h, "name", 6), "R1");
+  cr_assert_str_eq(GAS(&h, "ideal"), "bw");
+  igraph_destroy(&h);
+  igraph_destroy(&g);
+  /* no temporary file left beside it */
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "test $(ls %s | wc -l) -eq 1", dir);
+  cr_assert_eq(system(cmd), 0);
+
+  snprintf(path, sizeof path, "%s/w.dot", dir);
+  cr_assert_eq(ic_export_write_path(path, r, n, 0, IC_EXPORT_DOT, &err), IC_OK, "%s", err.msg);
+  f = fopen(path, "r");
+  char buf[4096];
+  size_t got = fread(buf, 1, sizeof buf - 1, f);
+  buf[got] = 0;
+  fclose(f);
+  cr_assert(strstr(buf, "digraph"), "%s", buf);
+  char want[64];
+  snprintf(want, sizeof want, "label=\"D0 @%llu\"", (unsigned long long)r[0].t[IC_NODE_D]);
+  cr_assert(strstr(buf, want), "no %s in %s", want, buf);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_assert_eq(system(cmd), 0);
+  free(r);
+}
+
+Test(export, failed_write_leaves_nothing) {
+  size_t n = 10;
+  ic_graph_rec *r = gen(n, 2);
+  ic_err err;
+  cr_assert_eq(ic_export_write_path("/nonexistent_dir_icost/x.graphml", r, n, 0, IC_EXPORT_GRAPHML, &err),
+               IC_EINPUT);
+  cr_assert(strstr(err.msg, "/nonexistent_dir_icost/x.graphml: cannot create"), "%s", err.msg);
+  /* a malformed window fails before anything is written */
+  char dir[] = "/tmp/icost_export_XXXXXX";
+  cr_assert(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/bad.graphml", dir);
+  r[4].seq = 99;
+  cr_assert_eq(ic_export_write_path(path, r, n, 0, IC_EXPORT_GRAPHML, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "seq 99: expected seq 4"), "%s", err.msg);
+  struct stat st;
+  cr_assert_neq(stat(path, &st), 0);
+  cr_assert_eq(rmdir(dir), 0, "temporary file left behind");
+  cr_assert_eq(ic_export_write_path(path, r, 0, 0, IC_EXPORT_GRAPHML, &err), IC_EINPUT);
+  ic_export_format fmt;
+  cr_assert_eq(ic_export_parse_format("svg", &fmt, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "'svg'"));
+  cr_assert_eq(ic_export_parse_format("dot", &fmt, &err), IC_OK);
+  cr_assert_eq(fmt, IC_EXPORT_DOT);
+  free(r);
+}
+
+Test(export, recorder_keeps_the_window) {
+  size_t n = 100;
+  ic_graph_rec *r = gen(n, 6);
+  ic_export_recorder *rec;
+  ic_err err;
+  cr_assert_eq(ic_export_recorder_create(&rec, 30, 25, &err), IC_OK);
+  ic_graph_sink s = ic_export_recorder_sink(rec);
+  for (size_t i = 0; i < n; i += 7)
+    cr_assert_eq(s.consume(s.ctx, r + i, n - i < 7 ? n - i : 7, &err), IC_OK, "%s", err.msg);
+  size_t m;
+  const ic_graph_rec *w = ic_export_recorder_records(rec, &m);
+  cr_assert_eq(m, 25);
+  cr_assert_eq(w[0].seq, 30);
+  cr_assert_eq(w[24].seq, 54);
+  cr_assert_eq(memcmp(&w[3], &r[33], sizeof *w), 0);
+  cr_assert_eq(ic_export_recorder_seen(rec), n);
+  ic_export_recorder_destroy(rec);
+  cr_assert_eq(ic_export_recorder_create(&rec, 0, 0, &err), IC_EINPUT);
+  free(r);
+}
