@@ -34,7 +34,9 @@
 
 #define IC_SOLVER_MAX_CATS 12
 /* Cap on the ring-buffer memory; the window is the largest power of two of
- * instructions that fits (at least 1024) once distances ask for more. */
+ * instructions that fits (at least 1024) once distances ask for more. The
+ * window starts at the power of two that fits 16 MB (at least 1024
+ * instructions) and doubles when an edge with a longer distance appears. */
 #define IC_SOLVER_MAX_WINDOW_BYTES ((size_t)256 << 20)
 
 typedef struct ic_solver ic_solver;
@@ -47,6 +49,7 @@ typedef struct ic_solver_stats {
   uint64_t first_violation_seq; /* seq of the first such record (valid if violations) */
   uint64_t window;        /* current window, instructions */
   uint64_t clamped;       /* node times older than 2^29 cycles clamped at rebase */
+  uint64_t rebases;       /* times the 32-bit relative times were rebased */
 } ic_solver_stats;
 
 /* Creates a solver for categories cats[0..ncat) (distinct ic_category ids,
@@ -74,6 +77,12 @@ void ic_solver_get_stats(const ic_solver *s, ic_solver_stats *out);
 /* Starts a new independent graph (next record may have any seq). Keeps the
  * categories and the allocated window. */
 void ic_solver_reset(ic_solver *s);
+
+/* Sets the window cap (instructions, rounded down to a power of two, at
+ * least 64, at most what IC_SOLVER_MAX_WINDOW_BYTES allows); for tests and
+ * for bounding memory. A current window above the cap shrinks: call it
+ * before feeding or right after a reset. */
+void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions);
 
 /* Mask over ic_category ids of subset mask `subset` (bit k -> cats[k]). */
 ic_catmask ic_solver_subset_catmask(const ic_solver *s, uint32_t subset);

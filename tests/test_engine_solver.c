@@ -1,0 +1,445 @@
+/* test_engine_solver.c: the streaming powerset solver on hand-built graphs
+ * whose answers are known by hand, and against the one-subset reference pass
+ * on random graphs. */
+#include "test_engine_graph_util.h"
+
+static const uint8_t DM = IC_CAT_DMISS, LG = IC_CAT_LGALU, SH = IC_CAT_SHALU;
+
+/* A chain instruction: D from D(i-1), R from D, E from R, P = E + EP, C from
+ * P and C(i-1). Returns the record so callers can add edges. */
+static ic_graph_rec *inst(tg *g, uint32_t ep, uint8_t ep_cat) {
+  ic_graph_rec *r = tg_inst(g);
+  E0(r, IC_EDGE_DD, 1);
+  E0(r, IC_EDGE_DR, 0);
+  E0(r, IC_EDGE_RE, 0);
+  if (ep)
+    E1(r, IC_EDGE_EP, 0, ep, ep_cat);
+  else
+    E0(r, IC_EDGE_EP, 0);
+  E0(r, IC_EDGE_PC, 0);
+  E0(r, IC_EDGE_CC, 1);
+  return r;
+}
+
+/* Paper Fig. 1: critical path 20 through edge A (11 cycles, here a data
+ * miss); idealizing A leaves the path through edge C, 9 cycles: cost(A) =
+ * 20 - 9 = 11. Instruction 0's miss (A) feeds instruction 1 (9 untagged
+ * cycles); instruction 2 is independent, 9 cycles of ALU (edge C). */
+Test(solver, paper_fig1_cost_of_A_is_11) {
+  tg g = {0};
+  inst(&g, 11, DM);
+  ic_graph_rec *r1 = inst(&g, 9, NONE);
+  E0(r1, IC_EDGE_PR, 1);
+  inst(&g, 9, SH);
+  cr_assert_eq(tg_stamp(&g), 20);
+  uint8_t cats[] = {DM, SH};
+  uint64_t t[4];
+  ic_solver_stats st;
+  tg_solve(&g, cats, 2, t, &st);
+  cr_assert_eq(t[0], 20);
+  cr_assert_eq(t[1], 9, "t(A) = %llu", (unsigned long long)t[1]);
+  cr_assert_eq(20 - t[1], 11);
+  cr_assert_eq(t[2], 20); /* idealizing C alone saves nothing */
+  cr_assert_eq(t[3], 9);  /* the untagged 9 cycles remain */
+  cr_assert_eq(st.violations, 0);
+  cr_assert_eq(st.instructions, 3);
+  tg_free(&g);
+}
+
+/* Two independent 100-cycle misses (categories dmiss, lgalu as labels)
+ * both feeding instruction 2: fixing either alone saves nothing, both
+ * together 100: icost = cost(AB) - cost(A) - cost(B) = +100 (parallel). */
+Test(solver, parallel_misses_positive_interaction) {
+  tg g = {0};
+  inst(&g, 100, DM);
+  inst(&g, 100, LG);
+  ic_graph_rec *r = inst(&g, 1, NONE);
+  E0(r, IC_EDGE_PR, 1);
+  E0(r, IC_EDGE_PR, 2);
+  cr_assert_eq(tg_stamp(&g), 101);
+  uint8_t cats[] = {DM, LG};
+  uint64_t t[4];
+  tg_solve(&g, cats, 2, t, NULL);
+  int64_t c1 = 101 - (int64_t)t[1], c2 = 101 - (int64_t)t[2], c12 = 101 - (int64_t)t[3];
+  cr_assert_eq(c1, 0);
+  cr_assert_eq(c2, 0);
+  cr_assert_eq(c12, 100);
+  cr_assert_eq(c12 - c1 - c2, 100);
+  tg_free(&g);
+}
+
+/* Paper Section 2: two dependent 100-cycle misses in parallel with 100
+ * cycles of ALU work: t = 200, fixing either miss saves 100, both also only
+ * 100 (the ALU path remains): icost = 100 - 100 - 100 = -100 (serial). */
+Test(solver, serial_misses_negative_interaction) {
+  tg g = {0};
+  inst(&g, 100, DM);
+  ic_graph_rec *r = inst(&g, 100, LG);
+  E0(r, IC_EDGE_PR, 1);
+  inst(&g, 100, SH); /* independent ALU chain of 100 cycles */
+  cr_assert_eq(tg_stamp(&g), 200);
+  uint8_t cats[] = {DM, LG};
+  uint64_t t[4];
+  tg_solve(&g, cats, 2, t, NULL);
+  int64_t c1 = 200 - (int64_t)t[1], c2 = 200 - (int64_t)t[2], c12 = 200 - (int64_t)t[3];
+  cr_assert_eq(c1, 100);
+  cr_assert_eq(c2, 100);
+  cr_assert_eq(c12, 100);
+  cr_assert_eq(c12 - c1 - c2, -100);
+  tg_free(&g);
+}
+
+/* Two events in series on the only path: independent, icost 0. */
+Test(solver, independent_events_zero_interaction) {
+  tg g = {0};
+  inst(&g, 50, DM);
+  ic_graph_rec *r = inst(&g, 30, LG);
+  E0(r, IC_EDGE_PR, 1);
+  r = inst(&g, 10, NONE);
+  E0(r, IC_EDGE_PR, 1);
+  cr_assert_eq(tg_stamp(&g), 90);
+  uint8_t cats[] = {DM, LG};
+  uint64_t t[4];
+  tg_solve(&g, cats, 2, t, NULL);
+  cr_assert_eq(t[1], 40);
+  cr_assert_eq(t[2], 60);
+  cr_assert_eq(t[3], 10);
+  cr_assert_eq((90 - t[3]) - (90 - t[1]) - (90 - t[2]), 0);
+  tg_free(&g);
+}
+
+/* bmisp drops PD: instruction 1 dispatches 10 cycles after the branch
+ * completes (P0 = 5); perfect prediction lets it dispatch at 0. */
+Test(solver, bmisp_drops_pd) {
+  tg g = {0};
+  inst(&g, 5, NONE);
+  ic_graph_rec *r = inst(&g, 1, NONE);
+  E1(r, IC_EDGE_PD, 1, 10, NONE);
+  cr_assert_eq(tg_stamp(&g), 16); /* D1 = 15, P1 = C1 = 16 */
+  uint8_t cats[] = {IC_CAT_BMISP};
+  uint64_t t[2];
+  tg_solve(&g, cats, 1, t, NULL);
+  cr_assert_eq(t[0], 16);
+  cr_assert_eq(t[1], 5); /* C1 = max(C0 = 5, P1 = 1) */
+  cr_assert_eq(tg_ref(&g, IC_CATBIT(IC_CAT_BMISP)), 5);
+  tg_free(&g);
+}
+
+/* bw drops FBW and CBW and zeroes bw-tagged parts (here a fetch break on
+ * DD). Four instructions of 1 cycle; fetch bandwidth 1 (FBW from D(i-1), 1
+ * cycle), commit bandwidth 1 (CBW from C(i-1)), plus a 3-cycle fetch break
+ * before instruction 3. */
+Test(solver, bw_drops_fbw_cbw_and_zeroes_parts) {
+  tg g = {0};
+  for (int i = 0; i < 4; i++) {
+    ic_graph_rec *r = tg_inst(&g);
+    if (i == 3)
+      E1(r, IC_EDGE_DD, 1, 3, IC_CAT_BW);
+    else
+      E0(r, IC_EDGE_DD, 1);
+    if (i) E1(r, IC_EDGE_FBW, 1, 1, NONE);
+    E0(r, IC_EDGE_DR, 0);
+    E0(r, IC_EDGE_RE, 0);
+    E1(r, IC_EDGE_EP, 0, 1, NONE);
+    E0(r, IC_EDGE_PC, 0);
+    E0(r, IC_EDGE_CC, 1);
+    if (i) E1(r, IC_EDGE_CBW, 1, 1, NONE);
+  }
+  /* D = 0,1,2,5 ; P = 1,2,3,6 ; C = 1,2,3,6 */
+  cr_assert_eq(tg_stamp(&g), 6);
+  uint8_t cats[] = {IC_CAT_BW};
+  uint64_t t[2];
+  tg_solve(&g, cats, 1, t, NULL);
+  cr_assert_eq(t[0], 6);
+  cr_assert_eq(t[1], 1); /* everything dispatches at 0, completes at 1 */
+  tg_free(&g);
+}
+
+/* dmiss drops PP and zeroes dmiss parts; dl1 parts stay. */
+Test(solver, dmiss_drops_pp) {
+  tg g = {0};
+  inst(&g, 0, NONE);
+  ic_graph_rec *r = tg_inst(&g); /* a load missing: 2 dl1 + 50 dmiss */
+  E0(r, IC_EDGE_DD, 1);
+  E0(r, IC_EDGE_DR, 0);
+  E0(r, IC_EDGE_RE, 0);
+  E2(r, IC_EDGE_EP, 0, 2, IC_CAT_DL1, 50, DM);
+  E0(r, IC_EDGE_PC, 0);
+  E0(r, IC_EDGE_CC, 1);
+  r = inst(&g, 2, IC_CAT_DL1); /* a load to the same line: waits for it */
+  E1(r, IC_EDGE_PP, 1, 1, NONE);
+  cr_assert_eq(tg_stamp(&g), 53);
+  uint8_t cats[] = {DM, IC_CAT_DL1};
+  uint64_t t[4];
+  tg_solve(&g, cats, 2, t, NULL);
+  cr_assert_eq(t[1], 2);  /* both loads take their 2 dl1 cycles */
+  cr_assert_eq(t[2], 51); /* 50 + 1 via PP; dl1 parts zeroed */
+  cr_assert_eq(t[3], 0);
+  tg_free(&g);
+}
+
+/* win moves CD from C(i-w) to C(i-20w). A ROB of 2: instruction 0 takes
+ * 100 cycles; instructions 1..41 are 1-cycle and independent. With the
+ * window, instruction 2 cannot dispatch before C0 = 100; with it 20x larger
+ * (40), instruction 40 still waits for C0 but 1..39 do not. */
+Test(solver, win_stretches_cd) {
+  tg g = {0};
+  inst(&g, 100, NONE);
+  for (int i = 1; i <= 41; i++) {
+    ic_graph_rec *r = inst(&g, 1, NONE);
+    if (i >= 2) E0(r, IC_EDGE_CD, 2);
+  }
+  /* baseline: D(i) = C(i-2), so C(i) = max(C(i-1), C(i-2) + 1): C0 = C1 =
+   * 100, C2 = C3 = 101, ..., C(2k) = C(2k+1) = 100 + k: C41 = 120 */
+  uint64_t t0 = tg_stamp(&g);
+  cr_assert_eq(t0, 120);
+  uint8_t cats[] = {IC_CAT_WIN};
+  uint64_t t[2];
+  tg_solve(&g, cats, 1, t, NULL);
+  cr_assert_eq(t[0], 120);
+  /* win: 1..39 dispatch at 0 and commit at 100 behind C0; D40 = C0 = 100
+   * and D41 = C1 = 100, so C40 = C41 = 101 */
+  cr_assert_eq(t[1], 101);
+  cr_assert_eq(tg_ref(&g, IC_CATBIT(IC_CAT_WIN)), 101);
+  tg_free(&g);
+}
+
+/* An edge whose source left the window is evaluated with source time 0 and
+ * counted. Window capped at 64 instructions: instruction 100 depends on
+ * instruction 0 (a 1000-cycle miss) through PR with distance 100. */
+Test(solver, window_overflow_counts_and_uses_time_zero) {
+  tg g = {0};
+  inst(&g, 1000, DM);
+  for (int i = 1; i < 100; i++) inst(&g, 1, NONE);
+  ic_graph_rec *r = tg_inst(&g);
+  E0(r, IC_EDGE_DD, 1);
+  E0(r, IC_EDGE_DR, 0);
+  E1(r, IC_EDGE_PR, 100, 5, NONE);
+  E0(r, IC_EDGE_RE, 0);
+  E1(r, IC_EDGE_EP, 0, 7, NONE);
+  E0(r, IC_EDGE_PC, 0);
+  E0(r, IC_EDGE_CC, 1);
+  tg_stamp(&g);
+  uint8_t cats[] = {DM};
+  ic_solver *s = NULL;
+  ic_err err;
+  cr_assert_eq(ic_solver_create(&s, cats, 1, &err), IC_OK);
+  ic_solver_set_window_cap(s, 64);
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_OK, "%s", err.msg);
+  ic_solver_stats st;
+  ic_solver_get_stats(s, &st);
+  cr_assert_eq(st.window, 64);
+  cr_assert_eq(st.out_of_window, 1);
+  /* Baseline: C0 = 1000 keeps every commit at >= 1000; instruction 100 has
+   * R = max(D100 = 0, 0 + 5) = 5, P = 12, C = max(C99 = 1000, 12) = 1000.
+   * The true R would be 1005 (P0 + 5): the record's stamps disagree there. */
+  cr_assert_eq(ic_solver_times(s)[0], 1000);
+  cr_assert_eq(ic_solver_times(s)[1], 12); /* C0 = 0, C1..C99 = 1, C100 = 5 + 7 */
+  cr_assert_eq(st.violations, 1);
+  cr_assert_eq(st.first_violation_seq, 100);
+  ic_solver_destroy(s);
+  /* The default window (>= 1024 instructions) holds the source. */
+  uint64_t t[2];
+  tg_solve(&g, cats, 1, t, &st);
+  cr_assert_eq(st.out_of_window, 0);
+  cr_assert_eq(st.violations, 0);
+  cr_assert_eq(t[0], 1012);
+  cr_assert_eq(t[1], 12);
+  cr_assert_geq(st.window, 1024);
+  tg_free(&g);
+}
+
+/* The window grows when an edge with a longer distance is first seen, even
+ * one reaching before the first record, and keeps what it held. */
+Test(solver, window_grows_on_first_long_distance) {
+  tg g = {0};
+  ic_graph_rec *r0 = inst(&g, 1000, DM);
+  E0(r0, IC_EDGE_PR, 100); /* before the first record: time 0, window -> 128 */
+  for (int i = 1; i < 100; i++) inst(&g, 1, NONE);
+  ic_graph_rec *r = inst(&g, 7, NONE);
+  E1(r, IC_EDGE_PR, 100, 5, NONE);
+  cr_assert_eq(tg_stamp(&g), 1012);
+  uint8_t cats[] = {DM};
+  ic_solver *s = NULL;
+  ic_err err;
+  cr_assert_eq(ic_solver_create(&s, cats, 1, &err), IC_OK);
+  ic_solver_set_window_cap(s, 64);
+  ic_solver_set_window_cap(s, 4096); /* cap raised, window still 64 */
+  ic_solver_stats st;
+  ic_solver_get_stats(s, &st);
+  cr_assert_eq(st.window, 64);
+  cr_assert_eq(ic_solver_feed(s, g.r, 50, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_solver_feed(s, g.r + 50, g.n - 50, &err), IC_OK, "%s", err.msg);
+  ic_solver_get_stats(s, &st);
+  cr_assert_eq(st.window, 128);
+  cr_assert_eq(st.out_of_window, 0);
+  cr_assert_eq(st.violations, 0);
+  cr_assert_eq(ic_solver_times(s)[0], 1012);
+  cr_assert_eq(ic_solver_times(s)[1], 12);
+  ic_solver_destroy(s);
+  tg_free(&g);
+}
+
+/* A window that grows mid-run keeps the entries it held and never reads
+ * slots it did not: a source that was lost before the growth stays lost. */
+Test(solver, window_growth_mid_run_keeps_live_entries) {
+  tg g = {0};
+  inst(&g, 1000, DM);
+  for (int i = 1; i < 100; i++) inst(&g, 1, NONE);
+  ic_graph_rec *r = inst(&g, 1, NONE);
+  E0(r, IC_EDGE_PR, 100); /* seq 0: lost (window 64), triggers growth to 128 */
+  r = inst(&g, 1, NONE);
+  E1(r, IC_EDGE_PR, 101, 2, NONE); /* seq 0 again: still lost */
+  r = inst(&g, 1, NONE);
+  E1(r, IC_EDGE_PR, 60, 3, NONE); /* seq 42: held across the growth */
+  tg_stamp(&g);
+  uint8_t cats[] = {DM};
+  ic_solver *s = NULL;
+  ic_err err;
+  cr_assert_eq(ic_solver_create(&s, cats, 1, &err), IC_OK);
+  ic_solver_set_window_cap(s, 64);
+  ic_solver_set_window_cap(s, 4096);
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_OK, "%s", err.msg);
+  ic_solver_stats st;
+  ic_solver_get_stats(s, &st);
+  cr_assert_eq(st.window, 128);
+  cr_assert_eq(st.out_of_window, 2);
+  /* baseline with seq 0 seen as time 0: C102 = max(C101 = 1000, ...) */
+  cr_assert_eq(ic_solver_times(s)[0], 1000);
+  /* dmiss: C0 = 0, 1..99 commit at 1; P42 = 1 -> R102 = 4, P = C = 5 */
+  cr_assert_eq(ic_solver_times(s)[1], 5);
+  ic_solver_destroy(s);
+  tg_free(&g);
+}
+
+/* Sources before the first record have time 0; a window of records from
+ * the middle of a graph (seq not starting at 0) works after reset. */
+Test(solver, reset_and_window_from_the_middle) {
+  tg g = {0};
+  g.seq0 = 5000;
+  inst(&g, 10, DM);
+  ic_graph_rec *r = inst(&g, 10, LG);
+  E1(r, IC_EDGE_PR, 3, 100, NONE); /* source before the first record: time 0 */
+  tg_stamp(&g);
+  uint8_t cats[] = {DM, LG};
+  ic_solver *s = NULL;
+  ic_err err;
+  cr_assert_eq(ic_solver_create(&s, cats, 2, &err), IC_OK);
+  for (int rep = 0; rep < 2; rep++) {
+    cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_OK, "%s", err.msg);
+    const uint64_t *t = ic_solver_times(s);
+    cr_assert_eq(t[0], 110);
+    cr_assert_eq(t[1], 110);
+    cr_assert_eq(t[2], 100);
+    cr_assert_eq(t[3], 100);
+    cr_assert_eq(ic_solver_instructions(s), 2);
+    cr_assert_eq(ic_solver_invariant_violations(s), 0);
+    ic_solver_reset(s);
+  }
+  ic_solver_destroy(s);
+  tg_free(&g);
+}
+
+Test(solver, rejects_gaps_and_bad_records) {
+  tg g = {0};
+  inst(&g, 1, NONE);
+  inst(&g, 1, NONE);
+  g.r[1].seq = 7;
+  uint8_t cats[] = {DM};
+  ic_solver *s = NULL;
+  ic_err err = {{0}};
+  cr_assert_eq(ic_solver_create(&s, cats, 1, &err), IC_OK);
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "sequence gap"), "%s", err.msg);
+  ic_solver_reset(s);
+  g.r[1].seq = 1;
+  g.r[1].edge[0].kind = 200;
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "unknown kind"), "%s", err.msg);
+  ic_solver_reset(s);
+  g.r[1].edge[0].kind = IC_EDGE_DD;
+  g.r[1].edge[0].nparts = 1;
+  g.r[1].edge[0].part[0] = (ic_lat_part){IC_GRAPH_MAX_EDGE_LAT + 1, NONE};
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "exceeds"), "%s", err.msg);
+  ic_solver_reset(s);
+  g.r[1].edge[0].part[0] = (ic_lat_part){1, 77};
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "unknown category"), "%s", err.msg);
+  ic_solver_reset(s);
+  g.r[1].edge[0].part[0] = (ic_lat_part){1, NONE};
+  g.r[1].edge[0].kind = IC_EDGE_PC; /* P -> C with distance 1: fine */
+  g.r[1].edge[1].dist = 1;          /* DR from D(i-1): fine */
+  g.r[1].edge[2].dist = 1;          /* RE from R(i-1): R is not kept */
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "same instruction"), "%s", err.msg);
+  ic_solver_destroy(s);
+  uint8_t dup[] = {DM, DM};
+  cr_assert_eq(ic_solver_create(&s, dup, 2, &err), IC_EINPUT);
+  cr_assert_null(s);
+  tg_free(&g);
+}
+
+/* The vectorized solver equals the one-subset reference pass for every
+ * subset, on random graphs over all edge kinds and categories. */
+static uint64_t check_random(size_t n, uint64_t seed, uint32_t maxlat, const uint8_t *cats,
+                             int ncat) {
+  tg g = {0};
+  tg_random(&g, n, seed, maxlat, 8);
+  tg_stamp(&g);
+  uint64_t *t = malloc(sizeof(uint64_t) << ncat);
+  ic_solver_stats st;
+  tg_solve(&g, cats, ncat, t, &st);
+  cr_assert_eq(st.violations, 0);
+  cr_assert_eq(st.out_of_window, 0);
+  cr_assert_eq(st.instructions, n);
+  for (uint32_t sub = 0; sub < (1u << ncat); sub++) {
+    ic_catmask m = 0;
+    for (int k = 0; k < ncat; k++)
+      if (sub & (1u << k)) m |= IC_CATBIT(cats[k]);
+    uint64_t ref = tg_ref(&g, m);
+    cr_assert_eq(t[sub], ref, "seed %llu subset %u: solver %llu reference %llu",
+                 (unsigned long long)seed, sub, (unsigned long long)t[sub],
+                 (unsigned long long)ref);
+  }
+  free(t);
+  tg_free(&g);
+  return st.rebases;
+}
+
+Test(solver, equals_reference_on_random_graphs) {
+  static const uint8_t all8[] = {IC_CAT_DL1, IC_CAT_WIN,   IC_CAT_BW,    IC_CAT_BMISP,
+                                 IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_LGALU, IC_CAT_IMISS};
+  static const uint8_t three[] = {IC_CAT_BMISP, IC_CAT_WIN, IC_CAT_DMISS};
+  static const uint8_t odd[] = {IC_CAT_IMISS, IC_CAT_SHALU, IC_CAT_BW, IC_CAT_DL1, IC_CAT_WIN};
+  for (uint64_t seed = 1; seed <= 6; seed++) check_random(400, seed, 30, all8, 8);
+  for (uint64_t seed = 7; seed <= 12; seed++) check_random(300, seed, 200, three, 3);
+  for (uint64_t seed = 13; seed <= 16; seed++) check_random(300, seed, 5, odd, 5);
+  check_random(50, 17, 3, NULL, 0);
+}
+
+/* Huge latencies make the 32-bit relative times rebase many times; results
+ * must still equal the 64-bit reference. */
+Test(solver, rebasing_keeps_results_exact) {
+  static const uint8_t cats[] = {IC_CAT_DMISS, IC_CAT_WIN, IC_CAT_BMISP, IC_CAT_LGALU};
+  cr_assert_gt(check_random(3000, 99, IC_GRAPH_MAX_EDGE_LAT / 4, cats, 4), 10);
+}
+
+Test(solver, parse_categories) {
+  uint8_t c[16];
+  int n = -1;
+  ic_err err = {{0}};
+  cr_assert_eq(ic_parse_categories("dl1,win,bmisp", c, &n, &err), IC_OK);
+  cr_assert_eq(n, 3);
+  cr_assert_eq(c[0], IC_CAT_DL1);
+  cr_assert_eq(c[2], IC_CAT_BMISP);
+  cr_assert_eq(ic_parse_categories("", c, &n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "empty list"), "%s", err.msg);
+  cr_assert_eq(ic_parse_categories("dl1,,win", c, &n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "empty item"), "%s", err.msg);
+  cr_assert_eq(ic_parse_categories("dl1,foo", c, &n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "unknown category 'foo'"), "%s", err.msg);
+  cr_assert_eq(ic_parse_categories("win,dl1,win", c, &n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "'win' given twice"), "%s", err.msg);
+  cr_assert_eq(ic_parse_categories("dl1,", c, &n, &err), IC_EINPUT);
+}
