@@ -1,0 +1,238 @@
+/* breakdown.c: cost, interaction cost (Moebius inversion over the subset
+ * lattice), the paper's entry layout, and text/CSV/YAML output
+ * (breakdown.h). */
+#include "breakdown.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+ic_status ic_format_parse(const char *name, ic_format *out, ic_err *err) {
+  if (!strcmp(name, "text")) *out = IC_FMT_TEXT;
+  else if (!strcmp(name, "csv")) *out = IC_FMT_CSV;
+  else if (!strcmp(name, "yaml")) *out = IC_FMT_YAML;
+  else return ic_fail(err, IC_EINPUT, "format '%s': expected text, csv or yaml", name);
+  return IC_OK;
+}
+
+ic_status ic_breakdown_from_times(ic_breakdown *b, const uint8_t *cats, int ncat,
+                                  const double *t_subset, ic_err *err) {
+  memset(b, 0, sizeof *b);
+  if (ncat < 0 || ncat > IC_BREAKDOWN_MAX_CATS)
+    return ic_fail(err, IC_EINPUT, "breakdown: %d categories (at most %d)", ncat,
+                   IC_BREAKDOWN_MAX_CATS);
+  for (int k = 0; k < ncat; k++) {
+    if (cats[k] >= IC_CAT_COUNT)
+      return ic_fail(err, IC_EINPUT, "breakdown: unknown category id %u", cats[k]);
+    for (int j = 0; j < k; j++)
+      if (cats[j] == cats[k])
+        return ic_fail(err, IC_EINPUT, "breakdown: category '%s' given twice",
+                       ic_category_names[cats[k]]);
+  }
+  size_t n = (size_t)1 << ncat;
+  b->cost = malloc(n * sizeof *b->cost);
+  b->icost = malloc(n * sizeof *b->icost);
+  if (!b->cost || !b->icost) {
+    ic_breakdown_free(b);
+    return ic_fail(err, IC_ERUN, "breakdown: out of memory");
+  }
+  b->ncat = ncat;
+  memcpy(b->cats, cats, (size_t)ncat);
+  b->total = t_subset[0];
+  for (size_t s = 0; s < n; s++) b->cost[s] = b->icost[s] = t_subset[0] - t_subset[s];
+  /* Moebius inversion, one dimension at a time: after the pass over bit k,
+   * icost[S] holds the alternating sum over subsets differing from S in the
+   * bits done so far. */
+  for (int k = 0; k < ncat; k++)
+    for (size_t s = 0; s < n; s++)
+      if (s & ((size_t)1 << k)) b->icost[s] -= b->icost[s ^ ((size_t)1 << k)];
+  return IC_OK;
+}
+
+void ic_breakdown_free(ic_breakdown *b) {
+  free(b->cost);
+  free(b->icost);
+  free(b->lo);
+  free(b->hi);
+  b->cost = b->icost = b->lo = b->hi = NULL;
+}
+
+static int popcount(uint32_t x) { return __builtin_popcount(x); }
+
+static int show_every_subset(const ic_breakdown *b, int show_all) {
+  return show_all || b->ncat <= 4;
+}
+
+int ic_breakdown_entry_count(const ic_breakdown *b, int show_all) {
+  int n = b->ncat;
+  if (show_every_subset(b, show_all)) return (1 << n) - 1 + 1;
+  return n + (n - 1) + 1 + 1;
+}
+
+/* Subsets of two or more: by size, then lexicographically by positions. */
+static int subset_before(uint32_t a, uint32_t b) {
+  int pa = popcount(a), pb = popcount(b);
+  if (pa != pb) return pa < pb;
+  while (a && b) {
+    int la = __builtin_ctz(a), lb = __builtin_ctz(b);
+    if (la != lb) return la < lb;
+    a &= a - 1;
+    b &= b - 1;
+  }
+  return 0;
+}
+
+static void entry_name(const ic_breakdown *b, uint32_t mask, char *out, size_t cap) {
+  out[0] = 0;
+  size_t len = 0;
+  for (int k = 0; k < b->ncat; k++)
+    if (mask & (1u << k)) {
+      int w = snprintf(out + len, cap - len, "%s%s", len ? "+" : "", ic_category_names[b->cats[k]]);
+      if (w < 0 || (size_t)w >= cap - len) return;
+      len += (size_t)w;
+    }
+}
+
+static void set_entry(const ic_breakdown *b, ic_bd_entry *e, ic_bd_kind kind, uint32_t mask) {
+  e->kind = kind;
+  e->mask = mask;
+  entry_name(b, mask, e->name, sizeof e->name);
+  e->cycles = b->icost[mask];
+  e->percent = b->total != 0 ? 100.0 * e->cycles / b->total : 0.0;
+  e->lo = b->lo ? b->lo[mask] : NAN;
+  e->hi = b->hi ? b->hi[mask] : NAN;
+}
+
+void ic_breakdown_entries(const ic_breakdown *b, int show_all, ic_bd_entry *out) {
+  int n = b->ncat, m = 0;
+  uint32_t full = (1u << n) - 1;
+  for (int k = 0; k < n; k++) set_entry(b, &out[m++], IC_BD_SINGLE, 1u << k);
+  if (show_every_subset(b, show_all)) {
+    int first = m;
+    for (uint32_t s = 1; s <= full; s++) {
+      if (popcount(s) < 2) continue;
+      int j = m++;
+      while (j > first && subset_before(s, out[j - 1].mask)) {
+        out[j] = out[j - 1];
+        j--;
+      }
+      set_entry(b, &out[j], IC_BD_INTERACTION, s);
+    }
+  } else {
+    double other = 0;
+    for (int k = 1; k < n; k++) set_entry(b, &out[m++], IC_BD_INTERACTION, 1u | (1u << k));
+    for (uint32_t s = 1; s <= full; s++)
+      if (popcount(s) >= 2 && !(popcount(s) == 2 && (s & 1u))) other += b->icost[s];
+    ic_bd_entry *e = &out[m++];
+    memset(e, 0, sizeof *e);
+    e->kind = IC_BD_OTHER;
+    strcpy(e->name, "other");
+    e->cycles = other;
+    e->percent = b->total != 0 ? 100.0 * other / b->total : 0.0;
+    e->lo = e->hi = NAN;
+  }
+  /* base: t(C) in cycles; its percent is what the others leave of 100. */
+  ic_bd_entry *e = &out[m];
+  memset(e, 0, sizeof *e);
+  e->kind = IC_BD_BASE;
+  strcpy(e->name, "base");
+  e->cycles = b->total - b->cost[full];
+  double sum = 0;
+  for (int j = 0; j < m; j++) sum += out[j].percent;
+  e->percent = 100.0 - sum;
+  e->lo = e->hi = NAN;
+}
+
+/* A value in tenths as text: -3 -> "-0.3". */
+static void fmt_tenths(char *buf, size_t cap, long long v) {
+  unsigned long long a = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
+  snprintf(buf, cap, "%s%llu.%llu", v < 0 ? "-" : "", a / 10, a % 10);
+}
+
+static int all_integral(const ic_bd_entry *e, int n, double total) {
+  if (total != floor(total)) return 0;
+  for (int j = 0; j < n; j++)
+    if (e[j].cycles != floor(e[j].cycles)) return 0;
+  return 1;
+}
+
+static void write_text(const ic_breakdown *b, FILE *f, const ic_bd_entry *e, int n,
+                       int in_cycles) {
+  int w = 8;
+  for (int j = 0; j < n; j++)
+    if ((int)strlen(e[j].name) > w) w = (int)strlen(e[j].name);
+  int integral = all_integral(e, n, b->total);
+  fprintf(f, "%-*s %9s", w, "category", "percent");
+  if (in_cycles) fprintf(f, " %16s", "cycles");
+  if (b->lo) fprintf(f, "  %s", "95% CI (percent)");
+  fputc('\n', f);
+  long long sum = 0;
+  for (int j = 0; j < n; j++) {
+    long long tenths;
+    if (e[j].kind == IC_BD_BASE)
+      tenths = 1000 - sum; /* the printed column sums to exactly 100.0 */
+    else {
+      tenths = llround(e[j].percent * 10.0);
+      sum += tenths;
+    }
+    char pct[32];
+    fmt_tenths(pct, sizeof pct, tenths);
+    fprintf(f, "%-*s %9s", w, e[j].name, pct);
+    if (in_cycles) fprintf(f, integral ? " %16.0f" : " %16.2f", e[j].cycles);
+    if (b->lo && !isnan(e[j].lo)) fprintf(f, "  [%.1f, %.1f]", e[j].lo, e[j].hi);
+    fputc('\n', f);
+  }
+  fprintf(f, "%-*s %9s", w, "total", "100.0");
+  if (in_cycles) fprintf(f, integral ? " %16.0f" : " %16.2f", b->total);
+  fputc('\n', f);
+}
+
+static void write_csv(const ic_breakdown *b, FILE *f, const ic_bd_entry *e, int n) {
+  fprintf(f, "set,cycles,percent%s\n", b->lo ? ",lo,hi" : "");
+  for (int j = 0; j < n; j++) {
+    fprintf(f, "%s,%.17g,%.17g", e[j].name, e[j].cycles, e[j].percent);
+    if (b->lo) {
+      if (isnan(e[j].lo))
+        fputs(",,", f);
+      else
+        fprintf(f, ",%.17g,%.17g", e[j].lo, e[j].hi);
+    }
+    fputc('\n', f);
+  }
+}
+
+static const char *const kind_names[] = {"single", "interaction", "other", "base"};
+
+static void write_yaml(const ic_breakdown *b, FILE *f, const ic_bd_entry *e, int n) {
+  fputs("categories: [", f);
+  for (int k = 0; k < b->ncat; k++)
+    fprintf(f, "%s%s", k ? ", " : "", ic_category_names[b->cats[k]]);
+  fprintf(f, "]\ntotal: %.17g\nbreakdown:\n", b->total);
+  for (int j = 0; j < n; j++) {
+    fprintf(f, "  - name: %s\n    kind: %s\n    set: [", e[j].name, kind_names[e[j].kind]);
+    int first = 1;
+    for (int k = 0; k < b->ncat; k++)
+      if (e[j].mask & (1u << k)) {
+        fprintf(f, "%s%s", first ? "" : ", ", ic_category_names[b->cats[k]]);
+        first = 0;
+      }
+    fprintf(f, "]\n    cycles: %.17g\n    percent: %.17g\n", e[j].cycles, e[j].percent);
+    if (b->lo && !isnan(e[j].lo)) fprintf(f, "    lo: %.17g\n    hi: %.17g\n", e[j].lo, e[j].hi);
+  }
+}
+
+ic_status ic_breakdown_write(const ic_breakdown *b, FILE *f, ic_format format, int show_all,
+                             int in_cycles, ic_err *err) {
+  int n = ic_breakdown_entry_count(b, show_all);
+  ic_bd_entry *e = malloc((size_t)n * sizeof *e);
+  if (!e) return ic_fail(err, IC_ERUN, "breakdown: out of memory");
+  ic_breakdown_entries(b, show_all, e);
+  switch (format) {
+  case IC_FMT_TEXT: write_text(b, f, e, n, in_cycles); break;
+  case IC_FMT_CSV: write_csv(b, f, e, n); break;
+  case IC_FMT_YAML: write_yaml(b, f, e, n); break;
+  }
+  free(e);
+  if (ferror(f)) return ic_fail(err, IC_ERUN, "breakdown: write error");
+  return IC_OK;
+}
