@@ -1,12 +1,16 @@
 /* validate.c: the arithmetic and the report of `icost validate`
  * (validate.h): per-entry errors against multisim, the paper's Table IX
  * mean-error metric, interaction sign agreement, and the text/CSV/YAML
- * writers. */
+ * writers, and the driver that computes one workload's breakdowns by
+ * every method. */
 #include "validate.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "solver.h"
 
 void ic_validate_score_entries(const double *ref, const double *val, const uint32_t *sets,
                                size_t n, double threshold, ic_validate_score *out) {
@@ -547,4 +551,167 @@ ic_status ic_validate_report_write(const ic_validate_report *r, FILE *f,
   free(rows);
   if (ferror(f)) return ic_fail(err, IC_ERUN, "validate: write error");
   return IC_OK;
+}
+/* ---- computing a workload's breakdowns ---- */
+
+const char *const ic_validate_method_names[IC_VM_COUNT] = {
+#define IC_X(e, n, d) n,
+    IC_VALIDATE_METHOD_LIST(IC_X)
+#undef IC_X
+};
+
+const char *const ic_validate_method_help[IC_VM_COUNT] = {
+#define IC_X(e, n, d) d,
+    IC_VALIDATE_METHOD_LIST(IC_X)
+#undef IC_X
+};
+
+int ic_validate_method_lookup(const char *name) {
+  for (int m = 0; m < IC_VM_COUNT; m++)
+    if (strcmp(name, ic_validate_method_names[m]) == 0) return m;
+  return -1;
+}
+
+ic_status ic_validate_parse_methods(const char *list, int *methods, int *n, ic_err *err) {
+  int k = 1;
+  methods[0] = IC_VM_MULTISIM;
+  const char *p = list;
+  for (;;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    char name[64];
+    if (len == 0) return ic_fail(err, IC_EINPUT, "--methods '%s': empty item", list);
+    if (len >= sizeof name) return ic_fail(err, IC_EINPUT, "--methods '%s': item too long", list);
+    memcpy(name, p, len);
+    name[len] = 0;
+    int m = ic_validate_method_lookup(name);
+    if (m < 0)
+      return ic_fail(err, IC_EINPUT, "--methods: unknown method '%s' (known: multisim, graph, "
+                                     "graphfrag)", name);
+    if (m != IC_VM_MULTISIM) {
+      for (int i = 1; i < k; i++)
+        if (methods[i] == m)
+          return ic_fail(err, IC_EINPUT, "--methods: '%s' given twice", name);
+      if (k == IC_VALIDATE_MAX_METHODS)
+        return ic_fail(err, IC_EINPUT, "--methods: too many methods");
+      methods[k++] = m;
+    }
+    if (!e) break;
+    p = e + 1;
+  }
+  *n = k;
+  return IC_OK;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The graph method: one run with the solver as the graph sink. */
+static ic_status vm_graph(const ic_validate_run_opts *o, double *pct, double *cycles,
+                          ic_err *err) {
+  ic_solver *s;
+  ic_status st = ic_solver_create(&s, o->cats, o->ncat, err);
+  if (st != IC_OK) return st;
+  ic_graph_sink sink = ic_solver_sink(s);
+  uint64_t cyc, insns;
+  st = o->run(o->run_ctx, 0, &sink, &cyc, &insns, err);
+  if (st == IC_OK) {
+    size_t nsub = (size_t)1 << o->ncat;
+    double *t = malloc(nsub * sizeof *t);
+    if (!t) {
+      st = ic_fail(err, IC_ERUN, "validate: out of memory");
+    } else {
+      const uint64_t *ts = ic_solver_times(s);
+      for (size_t m = 0; m < nsub; m++) t[m] = (double)ts[m];
+      *cycles = t[0];
+      st = ic_validate_pct_from_times(t, o->ncat, pct, err);
+      if (st != IC_OK) st = ic_fail(err, IC_ERUN, "graph: the run recorded no instruction");
+      free(t);
+    }
+  }
+  ic_solver_destroy(s);
+  return st;
+}
+
+static ic_status vm_graphfrag(const ic_validate_run_opts *o, double *pct, double *lo,
+                              double *hi, double *cycles, ic_err *err) {
+  ic_graphfrag_opts fo = o->frag;
+  fo.cats = o->cats;
+  fo.ncat = o->ncat;
+  ic_breakdown b;
+  ic_status st = ic_graphfrag_run(&fo, o->run, o->run_ctx, &b, err);
+  if (st != IC_OK) return st;
+  size_t nsub = (size_t)1 << o->ncat;
+  double sum = 0;
+  for (size_t m = 1; m < nsub; m++) {
+    pct[m] = 100.0 * b.icost[m] / b.total;
+    sum += pct[m];
+  }
+  pct[0] = 100.0 - sum;
+  for (size_t m = 0; m < nsub; m++) {
+    lo[m] = b.lo ? b.lo[m] : NAN;
+    hi[m] = b.hi ? b.hi[m] : NAN;
+  }
+  *cycles = b.total;
+  ic_breakdown_free(&b);
+  return IC_OK;
+}
+
+ic_status ic_validate_workload(ic_validate_report *r, const char *workload,
+                               const ic_validate_run_opts *o, ic_err *err) {
+  if (o->ncat != r->ncat || memcmp(o->cats, r->cats, (size_t)r->ncat) != 0)
+    return ic_fail(err, IC_EINPUT, "validate: categories differ from the report's");
+  size_t nsub = r->nsub;
+  int nm = r->nmethods;
+  double *buf = malloc((size_t)nm * 3 * nsub * sizeof *buf);
+  if (!buf) return ic_fail(err, IC_ERUN, "validate: out of memory");
+  const double *pct[IC_VALIDATE_MAX_METHODS] = {0}, *lo[IC_VALIDATE_MAX_METHODS] = {0},
+               *hi[IC_VALIDATE_MAX_METHODS] = {0};
+  double cycles[IC_VALIDATE_MAX_METHODS] = {0}, secs[IC_VALIDATE_MAX_METHODS] = {0};
+  ic_status st = IC_OK;
+  for (int m = 0; m < nm && st == IC_OK; m++) {
+    double *p = buf + (size_t)m * 3 * nsub, *l = p + nsub, *h = l + nsub;
+    pct[m] = p;
+    lo[m] = l;
+    hi[m] = h;
+    for (size_t s = 0; s < nsub; s++) l[s] = h[s] = NAN;
+    double t0 = now_seconds();
+    switch (ic_validate_method_lookup(r->methods[m])) {
+    case IC_VM_MULTISIM: {
+      ic_multisim_opts mo = {.cats = o->cats, .ncat = o->ncat, .run = o->run,
+                             .run_ctx = o->run_ctx, .jobs = o->jobs, .progress = o->progress,
+                             .progress_ctx = o->progress_ctx};
+      st = ic_multisim_times(&mo, p, err); /* t(S) into p, then in place to percent */
+      if (st == IC_OK) {
+        cycles[m] = p[0];
+        double *t = malloc(nsub * sizeof *t);
+        if (!t) {
+          st = ic_fail(err, IC_ERUN, "validate: out of memory");
+          break;
+        }
+        memcpy(t, p, nsub * sizeof *t);
+        st = ic_validate_pct_from_times(t, o->ncat, p, err);
+        free(t);
+      }
+      break;
+    }
+    case IC_VM_GRAPH:
+      st = vm_graph(o, p, &cycles[m], err);
+      break;
+    case IC_VM_GRAPHFRAG:
+      st = vm_graphfrag(o, p, l, h, &cycles[m], err);
+      break;
+    default:
+      st = ic_fail(err, IC_EINPUT, "validate: unknown method '%s'", r->methods[m]);
+    }
+    secs[m] = now_seconds() - t0;
+  }
+  if (st == IC_OK) st = ic_validate_report_add(r, workload, pct, lo, hi, cycles, err);
+  if (st == IC_OK)
+    for (int m = 0; m < nm; m++) ic_validate_report_time(r, m, secs[m]);
+  free(buf);
+  return st;
 }

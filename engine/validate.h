@@ -32,6 +32,7 @@
 
 #include "categories.h"
 #include "ic_err.h"
+#include "multisim.h"
 
 #define IC_VALIDATE_THRESHOLD 5.0 /* percent of execution time */
 #define IC_VALIDATE_SIGN_EPS 0.05 /* percentage points */
@@ -111,5 +112,51 @@ int ic_validate_report_workloads(const ic_validate_report *r);
  * O(workloads * methods * 2^ncat). */
 ic_status ic_validate_report_write(const ic_validate_report *r, FILE *f,
                                    ic_validate_format fmt, int show_all, ic_err *err);
+
+/* ---- computing a workload's breakdowns ---------------------------------- */
+
+/* The methods validate knows. X(enum suffix, name, meaning). multisim is
+ * the reference; a new method (the profiler) is one row here and one case in
+ * ic_validate_workload. */
+#define IC_VALIDATE_METHOD_LIST(X) \
+  X(MULTISIM, "multisim", "2^n model runs, each with a subset of the categories idealized") \
+  X(GRAPH, "graph", "the full run's dependence graph, idealized edge by edge") \
+  X(GRAPHFRAG, "graphfrag", "random windows of the full graph (profiler fragment size)")
+
+typedef enum ic_validate_method {
+#define IC_X(e, n, d) IC_VM_##e,
+  IC_VALIDATE_METHOD_LIST(IC_X)
+#undef IC_X
+  IC_VM_COUNT
+} ic_validate_method;
+
+extern const char *const ic_validate_method_names[IC_VM_COUNT];
+extern const char *const ic_validate_method_help[IC_VM_COUNT];
+
+/* Method id for a name, or -1. */
+int ic_validate_method_lookup(const char *name);
+
+/* Parses a comma list of methods into ids; multisim is always methods[0]
+ * (added when absent). IC_EINPUT for an unknown, duplicate or empty item. */
+ic_status ic_validate_parse_methods(const char *list, int *methods, int *n, ic_err *err);
+
+typedef struct ic_validate_run_opts {
+  const uint8_t *cats;
+  int ncat;
+  ic_model_run_fn run; /* one timed run from the workload's checkpoint */
+  void *run_ctx;
+  int jobs;            /* multisim worker threads (<= 0: online cores) */
+  ic_multisim_progress_fn progress; /* multisim progress, may be NULL */
+  void *progress_ctx;
+  ic_graphfrag_opts frag; /* length, fragments, seed, bootstrap (cats ignored) */
+} ic_validate_run_opts;
+
+/* Computes every method of the report (its method names must be known
+ * ones) on one workload and adds it, with each method's cycles (multisim:
+ * t; graph: the critical path; graphfrag: the scaled estimate) and wall time.
+ * The graph and graphfrag methods each take one model run with the graph
+ * hook; multisim takes 2^ncat. On failure nothing is added. */
+ic_status ic_validate_workload(ic_validate_report *r, const char *workload,
+                               const ic_validate_run_opts *o, ic_err *err);
 
 #endif

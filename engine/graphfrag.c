@@ -1,0 +1,230 @@
+/* graphfrag.c: the streaming window sampler behind the graphfrag breakdown
+ * (graphfrag.h; the method is defined in multisim.h).
+ *
+ * The run is cut into blocks of L instructions starting at a random offset
+ * off in [0, L). Block b is item b of a reservoir sample of size K (Vitter's
+ * algorithm R): blocks 0..K-1 fill the slots, block b >= K replaces slot j
+ * when a uniform j in [0, b] is < K. A chosen block is fed to the one window
+ * solver (reset at its first record, so its sources before the window have
+ * time 0) and its t(S) vector is written to the slot only when the block is
+ * complete: a block cut short by the end of the run leaves the reservoir as
+ * it was after the last complete block, a uniform sample of those. */
+#include "graphfrag.h"
+
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+#include "validate.h"
+
+struct ic_graphfrag {
+  uint8_t cats[IC_BREAKDOWN_MAX_CATS];
+  int ncat;
+  size_t nsub;
+  uint64_t len, k, seed;
+  int bootstrap;
+  gsl_rng *rng;
+  ic_solver *solver;
+  uint64_t off;      /* first block starts here */
+  uint64_t seen;     /* records consumed = next expected seq */
+  uint64_t blocks;   /* blocks started so far (b of the next one) */
+  int in_window;     /* the current block was chosen and is being fed */
+  uint64_t slot;     /* its slot */
+  uint64_t wstart;   /* its first seq */
+  uint64_t filled;   /* slots holding a complete window */
+  double *t;         /* [k][nsub] */
+};
+
+static void gf_free(ic_graphfrag *g) {
+  if (!g) return;
+  if (g->rng) gsl_rng_free(g->rng);
+  if (g->solver) ic_solver_destroy(g->solver);
+  free(g->t);
+  free(g);
+}
+
+void ic_graphfrag_destroy(ic_graphfrag *g) { gf_free(g); }
+
+ic_status ic_graphfrag_create(ic_graphfrag **out, const ic_graphfrag_opts *o, ic_err *err) {
+  *out = NULL;
+  if (o->ncat < 1 || o->ncat > IC_BREAKDOWN_MAX_CATS)
+    return ic_fail(err, IC_EINPUT, "graphfrag: %d categories (1 to %d allowed)", o->ncat,
+                   IC_BREAKDOWN_MAX_CATS);
+  uint64_t len = o->length ? o->length : IC_GRAPHFRAG_DEFAULT_LEN;
+  uint64_t k = o->fragments ? o->fragments : IC_GRAPHFRAG_DEFAULT_FRAGMENTS;
+  if (k > 1000000)
+    return ic_fail(err, IC_EINPUT, "graphfrag: %llu fragments (at most 1000000)",
+                   (unsigned long long)k);
+  if (len > ((uint64_t)1 << 31))
+    return ic_fail(err, IC_EINPUT, "graphfrag: fragment length %llu too large",
+                   (unsigned long long)len);
+  ic_graphfrag *g = calloc(1, sizeof *g);
+  if (!g) return ic_fail(err, IC_ERUN, "graphfrag: out of memory");
+  memcpy(g->cats, o->cats, (size_t)o->ncat);
+  g->ncat = o->ncat;
+  g->nsub = (size_t)1 << o->ncat;
+  g->len = len;
+  g->k = k;
+  g->seed = o->seed;
+  g->bootstrap = o->bootstrap == 0 ? IC_GRAPHFRAG_BOOTSTRAP : o->bootstrap;
+  ic_status st = ic_solver_create(&g->solver, o->cats, o->ncat, err);
+  if (st != IC_OK) {
+    gf_free(g);
+    return st;
+  }
+  g->rng = gsl_rng_alloc(gsl_rng_mt19937);
+  g->t = malloc(k * g->nsub * sizeof *g->t);
+  if (!g->rng || !g->t) {
+    gf_free(g);
+    return ic_fail(err, IC_ERUN, "graphfrag: out of memory");
+  }
+  gsl_rng_set(g->rng, (unsigned long)g->seed);
+  g->off = gsl_rng_uniform_int(g->rng, (unsigned long)len);
+  *out = g;
+  return IC_OK;
+}
+
+/* Uniform integer in [0, n). gsl_rng_uniform_int stops the process for n
+   beyond the generator's range (2^32 for MT19937), so larger n go through a
+   double (2^53 resolution, far beyond any block count). */
+static uint64_t gf_uniform(gsl_rng *rng, uint64_t n) {
+  if (n <= gsl_rng_max(rng)) return gsl_rng_uniform_int(rng, (unsigned long)n);
+  uint64_t v = (uint64_t)(gsl_rng_uniform(rng) * (double)n);
+  return v < n ? v : n - 1;
+}
+
+/* Decides whether the block starting at seq `pos` is sampled. */
+static void gf_block_start(ic_graphfrag *g, uint64_t pos) {
+  uint64_t b = g->blocks++;
+  uint64_t slot = b;
+  if (b >= g->k) {
+    slot = gf_uniform(g->rng, b + 1);
+    if (slot >= g->k) return;
+  }
+  g->in_window = 1;
+  g->slot = slot;
+  g->wstart = pos;
+  ic_solver_reset(g->solver);
+}
+
+static ic_status gf_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err) {
+  ic_graphfrag *g = ctx;
+  size_t i = 0;
+  while (i < n) {
+    if (recs[i].seq != g->seen)
+      return ic_fail(err, IC_EINPUT, "graphfrag: record seq %llu, expected %llu",
+                     (unsigned long long)recs[i].seq, (unsigned long long)g->seen);
+    uint64_t pos = g->seen;
+    if (!g->in_window) {
+      if (pos >= g->off && (pos - g->off) % g->len == 0) gf_block_start(g, pos);
+      if (!g->in_window) {
+        /* skip ahead to the next block start within this batch */
+        uint64_t next = pos < g->off ? g->off : pos + (g->len - (pos - g->off) % g->len);
+        uint64_t adv = next - pos;
+        if (adv > n - i) adv = n - i;
+        for (uint64_t a = 1; a < adv; a++)
+          if (recs[i + a].seq != pos + a)
+            return ic_fail(err, IC_EINPUT, "graphfrag: record seq %llu, expected %llu",
+                           (unsigned long long)recs[i + a].seq,
+                           (unsigned long long)(pos + a));
+        i += adv;
+        g->seen += adv;
+        continue;
+      }
+    }
+    /* feed up to the end of the window */
+    uint64_t wend = g->wstart + g->len;
+    uint64_t take = wend - pos;
+    if (take > n - i) take = n - i;
+    ic_status st = ic_solver_feed(g->solver, recs + i, (size_t)take, err);
+    if (st != IC_OK) return st;
+    i += take;
+    g->seen += take;
+    if (g->seen == wend) {
+      const uint64_t *t = ic_solver_times(g->solver);
+      double *dst = g->t + g->slot * g->nsub;
+      for (size_t s = 0; s < g->nsub; s++) dst[s] = (double)t[s];
+      if (g->slot >= g->filled) g->filled = g->slot + 1;
+      g->in_window = 0;
+    }
+  }
+  return IC_OK;
+}
+
+ic_graph_sink ic_graphfrag_sink(ic_graphfrag *g) {
+  ic_graph_sink s = {g, gf_consume};
+  return s;
+}
+
+uint64_t ic_graphfrag_windows(const ic_graphfrag *g) { return g->filled; }
+uint64_t ic_graphfrag_instructions(const ic_graphfrag *g) { return g->seen; }
+
+/* Sum of the t vectors of windows idx[0..m) into sum[nsub]. */
+static void gf_sum(const ic_graphfrag *g, const uint64_t *idx, uint64_t m, double *sum) {
+  memset(sum, 0, g->nsub * sizeof *sum);
+  for (uint64_t w = 0; w < m; w++) {
+    const double *t = g->t + (idx ? idx[w] : w) * g->nsub;
+    for (size_t s = 0; s < g->nsub; s++) sum[s] += t[s];
+  }
+}
+
+ic_status ic_graphfrag_result(const ic_graphfrag *g, ic_breakdown *out, ic_err *err) {
+  memset(out, 0, sizeof *out);
+  uint64_t m = g->filled;
+  if (m == 0)
+    return ic_fail(err, IC_ERUN,
+                   "graphfrag: the run (%llu instructions) holds no complete window of %llu",
+                   (unsigned long long)g->seen, (unsigned long long)g->len);
+  size_t nsub = g->nsub;
+  double *sum = malloc(nsub * sizeof *sum);
+  if (!sum) return ic_fail(err, IC_ERUN, "graphfrag: out of memory");
+  gf_sum(g, NULL, m, sum);
+  double scale = (double)g->seen / ((double)m * (double)g->len);
+  for (size_t s = 0; s < nsub; s++) sum[s] *= scale;
+  ic_status st = ic_breakdown_from_times(out, g->cats, g->ncat, sum, err);
+  if (st != IC_OK || g->bootstrap < 0) {
+    free(sum);
+    return st;
+  }
+  /* Bootstrap over windows: a fixed seed derived from the sampler's, so the
+     interval does not depend on how the records were batched. */
+  int nb = g->bootstrap;
+  double *pcts = malloc((size_t)nb * nsub * sizeof *pcts);
+  double *col = malloc((size_t)nb * sizeof *col);
+  double *pct = malloc(nsub * sizeof *pct);
+  uint64_t *idx = malloc(m * sizeof *idx);
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  out->lo = malloc(nsub * sizeof *out->lo);
+  out->hi = malloc(nsub * sizeof *out->hi);
+  if (!pcts || !col || !pct || !idx || !rng || !out->lo || !out->hi) {
+    st = ic_fail(err, IC_ERUN, "graphfrag: out of memory");
+    goto done;
+  }
+  gsl_rng_set(rng, (unsigned long)(g->seed ^ 0x9e3779b97f4a7c15ull));
+  for (int b = 0; b < nb; b++) {
+    for (uint64_t w = 0; w < m; w++) idx[w] = gf_uniform(rng, m);
+    gf_sum(g, idx, m, sum);
+    st = ic_validate_pct_from_times(sum, g->ncat, pct, err);
+    if (st != IC_OK) goto done;
+    for (size_t s = 0; s < nsub; s++) pcts[(size_t)b * nsub + s] = pct[s];
+  }
+  for (size_t s = 0; s < nsub; s++) {
+    for (int b = 0; b < nb; b++) col[b] = pcts[(size_t)b * nsub + s];
+    gsl_sort(col, 1, (size_t)nb);
+    out->lo[s] = gsl_stats_quantile_from_sorted_data(col, 1, (size_t)nb, 0.025);
+    out->hi[s] = gsl_stats_quantile_from_sorted_data(col, 1, (size_t)nb, 0.975);
+  }
+done:
+  if (st != IC_OK) ic_breakdown_free(out);
+  if (rng) gsl_rng_free(rng);
+  free(pcts);
+  free(col);
+  free(pct);
+  free(idx);
+  free(sum);
+  return st;
+}
