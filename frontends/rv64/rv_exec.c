@@ -1,0 +1,813 @@
+/* rv_exec.c: the RV64GC interpreter, the record source and the program
+ * image.
+ *
+ * One loop (run) serves both fast-forward and record production: it is
+ * always inlined with rec either NULL or not, so the compiler emits two
+ * specialised copies and fast-forward pays nothing for records. Each step
+ * fetches a pre-decoded instruction from the direct-mapped decode cache
+ * (decoding on a miss) and dispatches with one switch. The instruction
+ * budget is a counter compared once per step; there are no interrupts.
+ *
+ * Floating point runs on the host's IEEE arithmetic with the host rounding
+ * mode switched to the instruction's (only when it changes). Exception flags
+ * accrue in the host status word during a run and are folded into fflags
+ * when the guest reads fcsr and when the run returns; the host environment
+ * of the caller is saved and restored around every run. What the host does
+ * not do the RISC-V way is done by hand: canonical NaNs, NaN boxing,
+ * fmin/fmax, comparisons, fclass, and float-to-integer conversions
+ * (saturating, with their own invalid/inexact rules). Rounding mode RMM is
+ * exact for conversions to integers; for arithmetic the host rounds to
+ * nearest-even instead (compilers do not emit RMM arithmetic). */
+#include <fenv.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rv_internal.h"
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the emulator assumes a little-endian host");
+
+enum { FF_NX = 1, FF_UF = 2, FF_OF = 4, FF_DZ = 8, FF_NV = 16 };
+#define CANON_S 0x7fc00000u
+#define CANON_D 0x7ff8000000000000ull
+
+/* ---- faults ---- */
+
+static void mem_fault(rv_proc *p, uint64_t pc, const char *what, uint64_t addr) {
+  const rv_pte *e = rv_mem_pte(p, addr >> RV_PAGE_BITS);
+  p->pc = pc;
+  rv_fault(p, "%s %s address 0x%llx", what,
+           (!e || !(e->prot & RV_MAPPED)) ? "unmapped" : "protected", (unsigned long long)addr);
+}
+
+/* ---- memory fast paths ---- */
+
+static int load_slow(rv_proc *p, uint64_t a, unsigned size, void *out) {
+  if ((a & RV_PAGE_MASK) + size > RV_PAGE_SIZE) return rv_mem_read(p, a, out, size);
+  uint8_t *h = rv_mem_host(p, a, RV_PROT_R);
+  if (!h) return -1;
+  rv_tlb *t = &p->tlb_r[(a >> RV_PAGE_BITS) & (RV_TLB_SIZE - 1)];
+  t->vpn = a >> RV_PAGE_BITS;
+  t->addend = (uintptr_t)h - (uintptr_t)a;
+  memcpy(out, h, size);
+  return 0;
+}
+
+static int store_slow(rv_proc *p, uint64_t a, unsigned size, const void *in) {
+  if ((a & RV_PAGE_MASK) + size > RV_PAGE_SIZE) return rv_mem_write(p, a, in, size);
+  rv_pte *e = rv_mem_pte(p, a >> RV_PAGE_BITS);
+  if (e && (e->prot & RV_PROT_X)) return rv_mem_write(p, a, in, size);
+  uint8_t *h = rv_mem_host(p, a, RV_PROT_W);
+  if (!h) return -1;
+  rv_tlb *t = &p->tlb_w[(a >> RV_PAGE_BITS) & (RV_TLB_SIZE - 1)];
+  t->vpn = a >> RV_PAGE_BITS;
+  t->addend = (uintptr_t)h - (uintptr_t)a;
+  memcpy(h, in, size);
+  return 0;
+}
+
+static inline int load(rv_proc *p, uint64_t a, unsigned size, void *out) {
+  const rv_tlb *t = &p->tlb_r[(a >> RV_PAGE_BITS) & (RV_TLB_SIZE - 1)];
+  if (RV_LIKELY(t->vpn == a >> RV_PAGE_BITS && (a & RV_PAGE_MASK) + size <= RV_PAGE_SIZE)) {
+    memcpy(out, (const void *)(uintptr_t)(a + t->addend), size);
+    return 0;
+  }
+  return load_slow(p, a, size, out);
+}
+
+static inline int store(rv_proc *p, uint64_t a, unsigned size, const void *in) {
+  const rv_tlb *t = &p->tlb_w[(a >> RV_PAGE_BITS) & (RV_TLB_SIZE - 1)];
+  if (RV_LIKELY(t->vpn == a >> RV_PAGE_BITS && (a & RV_PAGE_MASK) + size <= RV_PAGE_SIZE)) {
+    memcpy((void *)(uintptr_t)(a + t->addend), in, size);
+    return 0;
+  }
+  return store_slow(p, a, size, in);
+}
+
+/* ---- fetch ---- */
+
+static rv_dinst *fetch_slow(rv_proc *p, uint64_t pc, rv_dinst *d) {
+  uint16_t lo, hi = 0;
+  const uint8_t *h = rv_mem_host(p, pc, RV_PROT_X);
+  if (!h) goto bad;
+  memcpy(&lo, h, 2);
+  if ((lo & 3) == 3) {
+    h = rv_mem_host(p, pc + 2, RV_PROT_X);
+    if (!h) goto bad;
+    memcpy(&hi, h, 2);
+  }
+  rv_decode((uint32_t)lo | (uint32_t)hi << 16, pc, d);
+  return d;
+bad:
+  p->pc = pc;
+  rv_fault(p, "instruction fetch from %s address 0x%llx",
+           rv_mem_pte(p, pc >> RV_PAGE_BITS) && (rv_mem_pte(p, pc >> RV_PAGE_BITS)->prot & RV_MAPPED)
+               ? "non-executable"
+               : "unmapped",
+           (unsigned long long)pc);
+  return NULL;
+}
+
+static inline rv_dinst *fetch(rv_proc *p, uint64_t pc) {
+  rv_dinst *d = &p->dcache[(pc >> 1) & (RV_DCACHE_SIZE - 1)];
+  if (RV_LIKELY(d->pc == pc)) return d;
+  return fetch_slow(p, pc, d);
+}
+
+/* ---- floating point helpers ---- */
+
+static uint32_t host_flags(void) {
+  int e = fetestexcept(FE_ALL_EXCEPT);
+  return ((e & FE_INEXACT) ? FF_NX : 0) | ((e & FE_UNDERFLOW) ? FF_UF : 0) |
+         ((e & FE_OVERFLOW) ? FF_OF : 0) | ((e & FE_DIVBYZERO) ? FF_DZ : 0) |
+         ((e & FE_INVALID) ? FF_NV : 0);
+}
+
+/* Folds the host's accrued flags into fflags and clears them. */
+static void sync_flags(rv_proc *p) {
+  p->fflags |= host_flags();
+  feclearexcept(FE_ALL_EXCEPT);
+}
+
+/* Resolves rm (7: frm) and sets the host rounding mode; -1 if invalid. */
+static inline int set_rm(rv_proc *p, unsigned rm) {
+  if (rm == 7) rm = p->frm;
+  if (rm > 4) return -1;
+  if ((int)rm != p->host_rm) {
+    static const int host[5] = {FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD, FE_TONEAREST};
+    fesetround(host[rm]);
+    p->host_rm = (int)rm;
+  }
+  return (int)rm;
+}
+
+static inline uint32_t fbits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+static inline uint64_t dbits(double f) { uint64_t b; memcpy(&b, &f, 8); return b; }
+static inline float bitsf(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static inline double bitsd(uint64_t b) { double f; memcpy(&f, &b, 8); return f; }
+
+/* Single operand from a 64-bit register: not NaN-boxed reads as canonical NaN. */
+static inline uint32_t gets_bits(const rv_proc *p, unsigned r) {
+  uint64_t v = p->f[r];
+  return (v >> 32) == 0xffffffffu ? (uint32_t)v : CANON_S;
+}
+static inline float gets(const rv_proc *p, unsigned r) { return bitsf(gets_bits(p, r)); }
+static inline double getd(const rv_proc *p, unsigned r) { return bitsd(p->f[r]); }
+static inline void puts_bits(rv_proc *p, unsigned r, uint32_t b) {
+  p->f[r] = 0xffffffff00000000ull | b;
+}
+static inline void puts_(rv_proc *p, unsigned r, float f) {
+  puts_bits(p, r, f != f ? CANON_S : fbits(f));
+}
+static inline void putd(rv_proc *p, unsigned r, double f) { p->f[r] = f != f ? CANON_D : dbits(f); }
+
+static inline int s_isnan(uint32_t b) { return (b & 0x7fffffffu) > 0x7f800000u; }
+static inline int s_issnan(uint32_t b) { return s_isnan(b) && !(b & 0x00400000u); }
+static inline int d_isnan(uint64_t b) { return (b & ~(1ull << 63)) > 0x7ff0000000000000ull; }
+static inline int d_issnan(uint64_t b) { return d_isnan(b) && !(b & (1ull << 51)); }
+static inline int s_isinf(uint32_t b) { return (b & 0x7fffffffu) == 0x7f800000u; }
+static inline int d_isinf(uint64_t b) { return (b & ~(1ull << 63)) == 0x7ff0000000000000ull; }
+static inline int s_iszero(uint32_t b) { return (b & 0x7fffffffu) == 0; }
+static inline int d_iszero(uint64_t b) { return (b & ~(1ull << 63)) == 0; }
+
+/* Host arithmetic behind volatile operands, so that the compiler can neither
+   fold it nor move it across the rounding-mode changes. */
+#define VOP(T, expr) \
+  do {               \
+    volatile T r_ = (expr); \
+    res = r_;        \
+  } while (0)
+
+static uint64_t fclass_bits(int neg, int inf, int nan, int snan, int zero, int sub) {
+  if (nan) return snan ? 1u << 8 : 1u << 9;
+  if (inf) return neg ? 1u << 0 : 1u << 7;
+  if (zero) return neg ? 1u << 3 : 1u << 4;
+  if (sub) return neg ? 1u << 2 : 1u << 5;
+  return neg ? 1u << 1 : 1u << 6;
+}
+
+/* Float (as an exact double) to integer: round with rm, then saturate.
+   kind: 0 w, 1 wu, 2 l, 3 lu. */
+static uint64_t cvt_to_int(rv_proc *p, double v, int is_nan, unsigned rm, int kind) {
+  static const double lo[4] = {-2147483648.0, 0.0, -9223372036854775808.0, 0.0};
+  static const double hi_excl[4] = {2147483648.0, 4294967296.0, 9223372036854775808.0,
+                                    18446744073709551616.0};
+  static const uint64_t vmax[4] = {0x7fffffffull, 0xffffffffull, 0x7fffffffffffffffull, ~0ull};
+  static const uint64_t vmin[4] = {0x80000000ull, 0, 0x8000000000000000ull, 0};
+  uint64_t r;
+  if (is_nan) {
+    p->fflags |= FF_NV;
+    r = vmax[kind];
+  } else {
+    double t = rm == 4 ? round(v) : nearbyint(v);
+    if (t < lo[kind]) {
+      p->fflags |= FF_NV;
+      r = vmin[kind];
+    } else if (t >= hi_excl[kind]) {
+      p->fflags |= FF_NV;
+      r = vmax[kind];
+    } else {
+      if (t != v) p->fflags |= FF_NX;
+      if (kind == 0 || kind == 2) r = (uint64_t)(int64_t)t;
+      else r = (uint64_t)t;
+    }
+  }
+  if (kind < 2) r = (uint64_t)(int64_t)(int32_t)(uint32_t)r;
+  return r;
+}
+
+static uint64_t s_minmax(rv_proc *p, uint32_t a, uint32_t b, int is_max) {
+  if (s_isnan(a) || s_isnan(b)) {
+    if (s_issnan(a) || s_issnan(b)) p->fflags |= FF_NV;
+    if (s_isnan(a) && s_isnan(b)) return CANON_S;
+    return s_isnan(a) ? b : a;
+  }
+  if (s_iszero(a) && s_iszero(b)) return is_max ? (a & b) : (a | b);
+  float fa = bitsf(a), fb = bitsf(b);
+  return is_max ? (fa > fb ? a : b) : (fa < fb ? a : b);
+}
+
+static uint64_t d_minmax(rv_proc *p, uint64_t a, uint64_t b, int is_max) {
+  if (d_isnan(a) || d_isnan(b)) {
+    if (d_issnan(a) || d_issnan(b)) p->fflags |= FF_NV;
+    if (d_isnan(a) && d_isnan(b)) return CANON_D;
+    return d_isnan(a) ? b : a;
+  }
+  if (d_iszero(a) && d_iszero(b)) return is_max ? (a & b) : (a | b);
+  double fa = bitsd(a), fb = bitsd(b);
+  return is_max ? (fa > fb ? a : b) : (fa < fb ? a : b);
+}
+
+/* kind: 0 eq, 1 lt, 2 le */
+static uint64_t s_cmp(rv_proc *p, uint32_t a, uint32_t b, int kind) {
+  if (s_isnan(a) || s_isnan(b)) {
+    if (kind != 0 || s_issnan(a) || s_issnan(b)) p->fflags |= FF_NV;
+    return 0;
+  }
+  float fa = bitsf(a), fb = bitsf(b);
+  return kind == 0 ? fa == fb : kind == 1 ? fa < fb : fa <= fb;
+}
+
+static uint64_t d_cmp(rv_proc *p, uint64_t a, uint64_t b, int kind) {
+  if (d_isnan(a) || d_isnan(b)) {
+    if (kind != 0 || d_issnan(a) || d_issnan(b)) p->fflags |= FF_NV;
+    return 0;
+  }
+  double fa = bitsd(a), fb = bitsd(b);
+  return kind == 0 ? fa == fb : kind == 1 ? fa < fb : fa <= fb;
+}
+
+/* The fused ops; neg_prod / neg_add select fmadd, fmsub, fnmsub, fnmadd.
+   inf * 0 is invalid even when the addend is a quiet NaN. */
+static void fma_s(rv_proc *p, const rv_dinst *d, int neg_prod, int neg_add) {
+  uint32_t a = gets_bits(p, d->rs1), b = gets_bits(p, d->rs2), c = gets_bits(p, d->rs3);
+  if (s_isnan(c) && ((s_isinf(a) && s_iszero(b)) || (s_iszero(a) && s_isinf(b))))
+    p->fflags |= FF_NV;
+  float fa = bitsf(neg_prod ? a ^ 0x80000000u : a), fb = bitsf(b),
+        fc = bitsf(neg_add ? c ^ 0x80000000u : c), res;
+  volatile float va = fa, vb = fb, vc = fc;
+  VOP(float, fmaf(va, vb, vc));
+  puts_(p, d->rd, res);
+}
+
+static void fma_d(rv_proc *p, const rv_dinst *d, int neg_prod, int neg_add) {
+  uint64_t a = p->f[d->rs1], b = p->f[d->rs2], c = p->f[d->rs3];
+  const uint64_t sgn = 1ull << 63;
+  if (d_isnan(c) && ((d_isinf(a) && d_iszero(b)) || (d_iszero(a) && d_isinf(b))))
+    p->fflags |= FF_NV;
+  double fa = bitsd(neg_prod ? a ^ sgn : a), fb = bitsd(b), fc = bitsd(neg_add ? c ^ sgn : c),
+         res;
+  volatile double va = fa, vb = fb, vc = fc;
+  VOP(double, fma(va, vb, vc));
+  putd(p, d->rd, res);
+}
+
+/* Executes one FP instruction that is not a load/store; 0, or -1 when it is
+   illegal (bad rounding mode). Out of line: the integer loop stays small. */
+static int exec_fp(rv_proc *p, const rv_dinst *d) {
+  int rm = 0;
+  const char *fmt = rv_opinfo_table[d->op].fmt;
+  if (strchr(fmt, 'r') && (rm = set_rm(p, d->rm)) < 0) return -1;
+  uint64_t *x = p->x;
+  unsigned rd = d->rd, r1 = d->rs1, r2 = d->rs2;
+  switch ((rv_op)d->op) {
+  case RV_OP_FMADD_S: fma_s(p, d, 0, 0); break;
+  case RV_OP_FMSUB_S: fma_s(p, d, 0, 1); break;
+  case RV_OP_FNMSUB_S: fma_s(p, d, 1, 0); break;
+  case RV_OP_FNMADD_S: fma_s(p, d, 1, 1); break;
+  case RV_OP_FMADD_D: fma_d(p, d, 0, 0); break;
+  case RV_OP_FMSUB_D: fma_d(p, d, 0, 1); break;
+  case RV_OP_FNMSUB_D: fma_d(p, d, 1, 0); break;
+  case RV_OP_FNMADD_D: fma_d(p, d, 1, 1); break;
+  case RV_OP_FADD_S: case RV_OP_FSUB_S: case RV_OP_FMUL_S: case RV_OP_FDIV_S: {
+    volatile float a = gets(p, r1), b = gets(p, r2);
+    float res;
+    if (d->op == RV_OP_FADD_S) VOP(float, a + b);
+    else if (d->op == RV_OP_FSUB_S) VOP(float, a - b);
+    else if (d->op == RV_OP_FMUL_S) VOP(float, a * b);
+    else VOP(float, a / b);
+    puts_(p, rd, res);
+    break;
+  }
+  case RV_OP_FSQRT_S: {
+    volatile float a = gets(p, r1);
+    float res;
+    VOP(float, __builtin_sqrtf(a));
+    puts_(p, rd, res);
+    break;
+  }
+  case RV_OP_FADD_D: case RV_OP_FSUB_D: case RV_OP_FMUL_D: case RV_OP_FDIV_D: {
+    volatile double a = getd(p, r1), b = getd(p, r2);
+    double res;
+    if (d->op == RV_OP_FADD_D) VOP(double, a + b);
+    else if (d->op == RV_OP_FSUB_D) VOP(double, a - b);
+    else if (d->op == RV_OP_FMUL_D) VOP(double, a * b);
+    else VOP(double, a / b);
+    putd(p, rd, res);
+    break;
+  }
+  case RV_OP_FSQRT_D: {
+    volatile double a = getd(p, r1);
+    double res;
+    VOP(double, __builtin_sqrt(a));
+    putd(p, rd, res);
+    break;
+  }
+  case RV_OP_FSGNJ_S: case RV_OP_FSGNJN_S: case RV_OP_FSGNJX_S: {
+    uint32_t a = gets_bits(p, r1), b = gets_bits(p, r2), s = b & 0x80000000u;
+    if (d->op == RV_OP_FSGNJN_S) s ^= 0x80000000u;
+    else if (d->op == RV_OP_FSGNJX_S) s = (a ^ b) & 0x80000000u;
+    puts_bits(p, rd, (a & 0x7fffffffu) | s);
+    break;
+  }
+  case RV_OP_FSGNJ_D: case RV_OP_FSGNJN_D: case RV_OP_FSGNJX_D: {
+    const uint64_t sgn = 1ull << 63;
+    uint64_t a = p->f[r1], b = p->f[r2], s = b & sgn;
+    if (d->op == RV_OP_FSGNJN_D) s ^= sgn;
+    else if (d->op == RV_OP_FSGNJX_D) s = (a ^ b) & sgn;
+    p->f[rd] = (a & ~sgn) | s;
+    break;
+  }
+  case RV_OP_FMIN_S: case RV_OP_FMAX_S:
+    puts_bits(p, rd, (uint32_t)s_minmax(p, gets_bits(p, r1), gets_bits(p, r2), d->op == RV_OP_FMAX_S));
+    break;
+  case RV_OP_FMIN_D: case RV_OP_FMAX_D:
+    p->f[rd] = d_minmax(p, p->f[r1], p->f[r2], d->op == RV_OP_FMAX_D);
+    break;
+  case RV_OP_FCVT_W_S: case RV_OP_FCVT_WU_S: case RV_OP_FCVT_L_S: case RV_OP_FCVT_LU_S: {
+    uint32_t a = gets_bits(p, r1);
+    x[rd] = cvt_to_int(p, s_isnan(a) ? 0.0 : (double)bitsf(a), s_isnan(a), (unsigned)rm,
+                       d->op - RV_OP_FCVT_W_S);
+    break;
+  }
+  case RV_OP_FCVT_W_D: case RV_OP_FCVT_WU_D: case RV_OP_FCVT_L_D: case RV_OP_FCVT_LU_D: {
+    uint64_t a = p->f[r1];
+    x[rd] = cvt_to_int(p, d_isnan(a) ? 0.0 : bitsd(a), d_isnan(a), (unsigned)rm,
+                       d->op - RV_OP_FCVT_W_D);
+    break;
+  }
+  case RV_OP_FMV_X_W: x[rd] = (uint64_t)(int64_t)(int32_t)(uint32_t)p->f[r1]; break;
+  case RV_OP_FMV_X_D: x[rd] = p->f[r1]; break;
+  case RV_OP_FMV_W_X: puts_bits(p, rd, (uint32_t)x[r1]); break;
+  case RV_OP_FMV_D_X: p->f[rd] = x[r1]; break;
+  case RV_OP_FCLASS_S: {
+    uint32_t a = gets_bits(p, r1);
+    x[rd] = fclass_bits(a >> 31, s_isinf(a), s_isnan(a), s_issnan(a), s_iszero(a),
+                        (a & 0x7f800000u) == 0 && !s_iszero(a));
+    break;
+  }
+  case RV_OP_FCLASS_D: {
+    uint64_t a = p->f[r1];
+    x[rd] = fclass_bits((int)(a >> 63), d_isinf(a), d_isnan(a), d_issnan(a), d_iszero(a),
+                        (a & 0x7ff0000000000000ull) == 0 && !d_iszero(a));
+    break;
+  }
+  case RV_OP_FEQ_S: case RV_OP_FLT_S: case RV_OP_FLE_S:
+    x[rd] = s_cmp(p, gets_bits(p, r1), gets_bits(p, r2),
+                  d->op == RV_OP_FEQ_S ? 0 : d->op == RV_OP_FLT_S ? 1 : 2);
+    break;
+  case RV_OP_FEQ_D: case RV_OP_FLT_D: case RV_OP_FLE_D:
+    x[rd] = d_cmp(p, p->f[r1], p->f[r2], d->op == RV_OP_FEQ_D ? 0 : d->op == RV_OP_FLT_D ? 1 : 2);
+    break;
+  case RV_OP_FCVT_S_W: case RV_OP_FCVT_S_WU: case RV_OP_FCVT_S_L: case RV_OP_FCVT_S_LU: {
+    volatile uint64_t v = x[r1];
+    float res;
+    if (d->op == RV_OP_FCVT_S_W) VOP(float, (float)(int32_t)v);
+    else if (d->op == RV_OP_FCVT_S_WU) VOP(float, (float)(uint32_t)v);
+    else if (d->op == RV_OP_FCVT_S_L) VOP(float, (float)(int64_t)v);
+    else VOP(float, (float)v);
+    puts_(p, rd, res);
+    break;
+  }
+  case RV_OP_FCVT_D_W: case RV_OP_FCVT_D_WU: case RV_OP_FCVT_D_L: case RV_OP_FCVT_D_LU: {
+    volatile uint64_t v = x[r1];
+    double res;
+    if (d->op == RV_OP_FCVT_D_W) VOP(double, (double)(int32_t)v);
+    else if (d->op == RV_OP_FCVT_D_WU) VOP(double, (double)(uint32_t)v);
+    else if (d->op == RV_OP_FCVT_D_L) VOP(double, (double)(int64_t)v);
+    else VOP(double, (double)v);
+    putd(p, rd, res);
+    break;
+  }
+  case RV_OP_FCVT_S_D: {
+    volatile double a = getd(p, r1);
+    float res;
+    VOP(float, (float)a);
+    puts_(p, rd, res);
+    break;
+  }
+  case RV_OP_FCVT_D_S: {
+    volatile float a = gets(p, r1);
+    double res;
+    VOP(double, (double)a);
+    putd(p, rd, res);
+    break;
+  }
+  default: return -1;
+  }
+  return 0;
+}
+
+/* ---- CSRs ---- */
+
+/* 0, or -1: illegal (unknown csr, or a write to a read-only one). */
+static int exec_csr(rv_proc *p, const rv_dinst *d) {
+  unsigned csr = (unsigned)d->imm;
+  int is_imm = d->op >= RV_OP_CSRRWI;
+  uint64_t src = is_imm ? d->rs1 : p->x[d->rs1];
+  int writes = (d->op == RV_OP_CSRRW || d->op == RV_OP_CSRRWI) || d->rs1 != 0;
+  uint64_t old;
+  switch (csr) {
+  case 1: sync_flags(p); old = p->fflags; break;
+  case 2: old = p->frm; break;
+  case 3: sync_flags(p); old = (uint64_t)p->frm << 5 | p->fflags; break;
+  case 0xc00: case 0xc02: old = p->icount; break;
+  case 0xc01: old = p->icount / 100; break; /* 10 MHz timebase at 1 instruction/ns */
+  default: return -1;
+  }
+  if (writes) {
+    uint64_t v;
+    int op = d->op - (is_imm ? RV_OP_CSRRWI : RV_OP_CSRRW); /* 0 w, 1 s, 2 c */
+    v = op == 0 ? src : op == 1 ? (old | src) : (old & ~src);
+    switch (csr) {
+    case 1: p->fflags = v & 31; break;
+    case 2: p->frm = v & 7; break;
+    case 3: p->fflags = v & 31; p->frm = (v >> 5) & 7; break;
+    default: return -1;
+    }
+  }
+  p->x[d->rd] = old;
+  return 0;
+}
+
+/* ---- the loop ---- */
+
+static const char *const amo_reason = "misaligned atomic access at address";
+
+static inline __attribute__((always_inline)) uint64_t run(rv_proc *p, uint64_t n, ic_inst *rec) {
+  if (p->state != RV_RUNNING || n == 0) return 0;
+  fenv_t host_env;
+  fegetenv(&host_env);
+  feclearexcept(FE_ALL_EXCEPT);
+  fesetround(FE_TONEAREST);
+  p->host_rm = 0;
+
+  uint64_t *x = p->x;
+  uint64_t pc = p->pc, done = 0;
+  const uint64_t base = p->icount;
+  while (done < n) {
+    rv_dinst *d = fetch(p, pc);
+    if (RV_UNLIKELY(!d)) break;
+    uint64_t npc = pc + d->size, maddr = 0;
+    const unsigned rd = d->rd;
+    const uint64_t a = x[d->rs1], b = x[d->rs2];
+    const int64_t imm = d->imm;
+    int stop = 0;
+    switch ((rv_op)d->op) {
+#define LOADOP(OP, T, EXT)                                                   \
+  case RV_OP_##OP: {                                                         \
+    T v;                                                                     \
+    maddr = a + (uint64_t)imm;                                               \
+    if (RV_UNLIKELY(load(p, maddr, sizeof v, &v))) goto load_fault;          \
+    x[rd] = (uint64_t)(EXT)v;                                                \
+    break;                                                                   \
+  }
+#define STOREOP(OP, T)                                                       \
+  case RV_OP_##OP: {                                                         \
+    T v = (T)b;                                                              \
+    maddr = a + (uint64_t)imm;                                               \
+    if (RV_UNLIKELY(store(p, maddr, sizeof v, &v))) goto store_fault;        \
+    break;                                                                   \
+  }
+      LOADOP(LB, int8_t, int64_t)
+      LOADOP(LH, int16_t, int64_t)
+      LOADOP(LW, int32_t, int64_t)
+      LOADOP(LD, uint64_t, uint64_t)
+      LOADOP(LBU, uint8_t, uint64_t)
+      LOADOP(LHU, uint16_t, uint64_t)
+      LOADOP(LWU, uint32_t, uint64_t)
+      STOREOP(SB, uint8_t)
+      STOREOP(SH, uint16_t)
+      STOREOP(SW, uint32_t)
+      STOREOP(SD, uint64_t)
+    case RV_OP_LUI: x[rd] = (uint64_t)imm; break;
+    case RV_OP_AUIPC: x[rd] = pc + (uint64_t)imm; break;
+    case RV_OP_JAL: x[rd] = npc; npc = pc + (uint64_t)imm; break;
+    case RV_OP_JALR: x[rd] = npc; npc = (a + (uint64_t)imm) & ~1ull; break;
+    case RV_OP_BEQ: if (a == b) npc = pc + (uint64_t)imm; break;
+    case RV_OP_BNE: if (a != b) npc = pc + (uint64_t)imm; break;
+    case RV_OP_BLT: if ((int64_t)a < (int64_t)b) npc = pc + (uint64_t)imm; break;
+    case RV_OP_BGE: if ((int64_t)a >= (int64_t)b) npc = pc + (uint64_t)imm; break;
+    case RV_OP_BLTU: if (a < b) npc = pc + (uint64_t)imm; break;
+    case RV_OP_BGEU: if (a >= b) npc = pc + (uint64_t)imm; break;
+    case RV_OP_ADDI: x[rd] = a + (uint64_t)imm; break;
+    case RV_OP_SLTI: x[rd] = (int64_t)a < imm; break;
+    case RV_OP_SLTIU: x[rd] = a < (uint64_t)imm; break;
+    case RV_OP_XORI: x[rd] = a ^ (uint64_t)imm; break;
+    case RV_OP_ORI: x[rd] = a | (uint64_t)imm; break;
+    case RV_OP_ANDI: x[rd] = a & (uint64_t)imm; break;
+    case RV_OP_SLLI: x[rd] = a << imm; break;
+    case RV_OP_SRLI: x[rd] = a >> imm; break;
+    case RV_OP_SRAI: x[rd] = (uint64_t)((int64_t)a >> imm); break;
+    case RV_OP_ADD: x[rd] = a + b; break;
+    case RV_OP_SUB: x[rd] = a - b; break;
+    case RV_OP_SLL: x[rd] = a << (b & 63); break;
+    case RV_OP_SLT: x[rd] = (int64_t)a < (int64_t)b; break;
+    case RV_OP_SLTU: x[rd] = a < b; break;
+    case RV_OP_XOR: x[rd] = a ^ b; break;
+    case RV_OP_SRL: x[rd] = a >> (b & 63); break;
+    case RV_OP_SRA: x[rd] = (uint64_t)((int64_t)a >> (b & 63)); break;
+    case RV_OP_OR: x[rd] = a | b; break;
+    case RV_OP_AND: x[rd] = a & b; break;
+    case RV_OP_ADDIW: x[rd] = (uint64_t)(int64_t)(int32_t)(uint32_t)(a + (uint64_t)imm); break;
+    case RV_OP_SLLIW: x[rd] = (uint64_t)(int64_t)(int32_t)((uint32_t)a << imm); break;
+    case RV_OP_SRLIW: x[rd] = (uint64_t)(int64_t)(int32_t)((uint32_t)a >> imm); break;
+    case RV_OP_SRAIW: x[rd] = (uint64_t)(int64_t)((int32_t)a >> imm); break;
+    case RV_OP_ADDW: x[rd] = (uint64_t)(int64_t)(int32_t)(uint32_t)(a + b); break;
+    case RV_OP_SUBW: x[rd] = (uint64_t)(int64_t)(int32_t)(uint32_t)(a - b); break;
+    case RV_OP_SLLW: x[rd] = (uint64_t)(int64_t)(int32_t)((uint32_t)a << (b & 31)); break;
+    case RV_OP_SRLW: x[rd] = (uint64_t)(int64_t)(int32_t)((uint32_t)a >> (b & 31)); break;
+    case RV_OP_SRAW: x[rd] = (uint64_t)(int64_t)((int32_t)a >> (b & 31)); break;
+    case RV_OP_MUL: x[rd] = a * b; break;
+    case RV_OP_MULH:
+      x[rd] = (uint64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64);
+      break;
+    case RV_OP_MULHSU:
+      x[rd] = (uint64_t)(((__int128)(int64_t)a * (__int128)(unsigned __int128)b) >> 64);
+      break;
+    case RV_OP_MULHU:
+      x[rd] = (uint64_t)(((unsigned __int128)a * (unsigned __int128)b) >> 64);
+      break;
+    case RV_OP_DIV:
+      x[rd] = b == 0 ? ~0ull
+              : ((int64_t)a == INT64_MIN && (int64_t)b == -1) ? a
+                                                               : (uint64_t)((int64_t)a / (int64_t)b);
+      break;
+    case RV_OP_DIVU: x[rd] = b == 0 ? ~0ull : a / b; break;
+    case RV_OP_REM:
+      x[rd] = b == 0 ? a
+              : ((int64_t)a == INT64_MIN && (int64_t)b == -1) ? 0
+                                                               : (uint64_t)((int64_t)a % (int64_t)b);
+      break;
+    case RV_OP_REMU: x[rd] = b == 0 ? a : a % b; break;
+    case RV_OP_MULW: x[rd] = (uint64_t)(int64_t)(int32_t)(uint32_t)(a * b); break;
+    case RV_OP_DIVW: {
+      int32_t sa = (int32_t)a, sb = (int32_t)b;
+      int32_t r = sb == 0 ? -1 : (sa == INT32_MIN && sb == -1) ? sa : sa / sb;
+      x[rd] = (uint64_t)(int64_t)r;
+      break;
+    }
+    case RV_OP_DIVUW: {
+      uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
+      x[rd] = (uint64_t)(int64_t)(int32_t)(ub == 0 ? ~0u : ua / ub);
+      break;
+    }
+    case RV_OP_REMW: {
+      int32_t sa = (int32_t)a, sb = (int32_t)b;
+      int32_t r = sb == 0 ? sa : (sa == INT32_MIN && sb == -1) ? 0 : sa % sb;
+      x[rd] = (uint64_t)(int64_t)r;
+      break;
+    }
+    case RV_OP_REMUW: {
+      uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
+      x[rd] = (uint64_t)(int64_t)(int32_t)(ub == 0 ? ua : ua % ub);
+      break;
+    }
+    case RV_OP_FENCE: break;
+    case RV_OP_FENCE_I:
+      for (unsigned i = 0; i < RV_DCACHE_SIZE; i++) p->dcache[i].pc = RV_NO_PC;
+      break;
+    case RV_OP_ECALL:
+      p->pc = pc;
+      p->icount = base + done;
+      rv_syscall(p);
+      if (p->state != RV_RUNNING) stop = 1;
+      break;
+    case RV_OP_EBREAK:
+      p->pc = pc;
+      rv_fault(p, "ebreak");
+      goto out;
+    case RV_OP_CSRRW: case RV_OP_CSRRS: case RV_OP_CSRRC:
+    case RV_OP_CSRRWI: case RV_OP_CSRRSI: case RV_OP_CSRRCI:
+      p->icount = base + done;
+      if (exec_csr(p, d)) goto illegal;
+      break;
+    case RV_OP_LR_W: case RV_OP_LR_D: {
+      unsigned sz = d->mem_size;
+      maddr = a;
+      if (maddr & (sz - 1)) goto amo_misaligned;
+      if (sz == 4) {
+        int32_t v;
+        if (load(p, maddr, 4, &v)) goto load_fault;
+        x[rd] = (uint64_t)(int64_t)v;
+      } else {
+        uint64_t v;
+        if (load(p, maddr, 8, &v)) goto load_fault;
+        x[rd] = v;
+      }
+      p->resv_addr = maddr;
+      p->resv_valid = 1;
+      break;
+    }
+    case RV_OP_SC_W: case RV_OP_SC_D: {
+      unsigned sz = d->mem_size;
+      maddr = a;
+      if (maddr & (sz - 1)) goto amo_misaligned;
+      if (p->resv_valid && p->resv_addr == maddr) {
+        if (store(p, maddr, sz, &b)) goto store_fault;
+        x[rd] = 0;
+      } else {
+        x[rd] = 1;
+      }
+      p->resv_valid = 0;
+      break;
+    }
+    case RV_OP_AMOSWAP_W: case RV_OP_AMOADD_W: case RV_OP_AMOXOR_W: case RV_OP_AMOAND_W:
+    case RV_OP_AMOOR_W: case RV_OP_AMOMIN_W: case RV_OP_AMOMAX_W: case RV_OP_AMOMINU_W:
+    case RV_OP_AMOMAXU_W: {
+      int32_t v, w = (int32_t)b, r;
+      maddr = a;
+      if (maddr & 3) goto amo_misaligned;
+      if (load(p, maddr, 4, &v)) goto load_fault;
+      switch ((rv_op)d->op) {
+      case RV_OP_AMOSWAP_W: r = w; break;
+      case RV_OP_AMOADD_W: r = (int32_t)((uint32_t)v + (uint32_t)w); break;
+      case RV_OP_AMOXOR_W: r = v ^ w; break;
+      case RV_OP_AMOAND_W: r = v & w; break;
+      case RV_OP_AMOOR_W: r = v | w; break;
+      case RV_OP_AMOMIN_W: r = v < w ? v : w; break;
+      case RV_OP_AMOMAX_W: r = v > w ? v : w; break;
+      case RV_OP_AMOMINU_W: r = (uint32_t)v < (uint32_t)w ? v : w; break;
+      default: r = (uint32_t)v > (uint32_t)w ? v : w; break;
+      }
+      if (store(p, maddr, 4, &r)) goto store_fault;
+      x[rd] = (uint64_t)(int64_t)v;
+      break;
+    }
+    case RV_OP_AMOSWAP_D: case RV_OP_AMOADD_D: case RV_OP_AMOXOR_D: case RV_OP_AMOAND_D:
+    case RV_OP_AMOOR_D: case RV_OP_AMOMIN_D: case RV_OP_AMOMAX_D: case RV_OP_AMOMINU_D:
+    case RV_OP_AMOMAXU_D: {
+      uint64_t v, r;
+      maddr = a;
+      if (maddr & 7) goto amo_misaligned;
+      if (load(p, maddr, 8, &v)) goto load_fault;
+      switch ((rv_op)d->op) {
+      case RV_OP_AMOSWAP_D: r = b; break;
+      case RV_OP_AMOADD_D: r = v + b; break;
+      case RV_OP_AMOXOR_D: r = v ^ b; break;
+      case RV_OP_AMOAND_D: r = v & b; break;
+      case RV_OP_AMOOR_D: r = v | b; break;
+      case RV_OP_AMOMIN_D: r = (int64_t)v < (int64_t)b ? v : b; break;
+      case RV_OP_AMOMAX_D: r = (int64_t)v > (int64_t)b ? v : b; break;
+      case RV_OP_AMOMINU_D: r = v < b ? v : b; break;
+      default: r = v > b ? v : b; break;
+      }
+      if (store(p, maddr, 8, &r)) goto store_fault;
+      x[rd] = v;
+      break;
+    }
+    case RV_OP_FLW: {
+      uint32_t v;
+      maddr = a + (uint64_t)imm;
+      if (load(p, maddr, 4, &v)) goto load_fault;
+      puts_bits(p, rd, v);
+      break;
+    }
+    case RV_OP_FLD: {
+      uint64_t v;
+      maddr = a + (uint64_t)imm;
+      if (load(p, maddr, 8, &v)) goto load_fault;
+      p->f[rd] = v;
+      break;
+    }
+    case RV_OP_FSW: {
+      uint32_t v = (uint32_t)p->f[d->rs2];
+      maddr = a + (uint64_t)imm;
+      if (store(p, maddr, 4, &v)) goto store_fault;
+      break;
+    }
+    case RV_OP_FSD: {
+      maddr = a + (uint64_t)imm;
+      if (store(p, maddr, 8, &p->f[d->rs2])) goto store_fault;
+      break;
+    }
+    case RV_OP_ILLEGAL: goto illegal;
+    default:
+      if (exec_fp(p, d)) goto illegal;
+      break;
+    }
+    x[0] = 0;
+    if (rec) {
+      ic_inst *r = &rec[done];
+      r->pc = pc;
+      r->next_pc = npc;
+      r->mem_addr = maddr;
+      r->size = d->size;
+      r->opclass = d->opclass;
+      r->mem_size = d->mem_size;
+      memcpy(r->src, d->src, IC_MAX_SRC);
+      r->dst[0] = d->dst[0];
+      r->is_mem_rmw = d->is_rmw;
+    }
+    done++;
+    pc = npc;
+    if (RV_UNLIKELY(stop)) goto out;
+    continue;
+  load_fault:
+    mem_fault(p, pc, "load from", maddr);
+    goto out;
+  store_fault:
+    mem_fault(p, pc, "store to", maddr);
+    goto out;
+  amo_misaligned:
+    p->pc = pc;
+    rv_fault(p, "%s 0x%llx", amo_reason, (unsigned long long)maddr);
+    goto out;
+  illegal:
+    p->pc = pc;
+    rv_fault(p, "illegal instruction");
+    goto out;
+  }
+out:
+  if (p->state == RV_RUNNING) p->pc = pc;
+  p->icount = base + done;
+  p->fflags |= host_flags();
+  fesetenv(&host_env);
+  return done;
+}
+
+/* ---- the public run interface ---- */
+
+static uint64_t run_fast(rv_proc *p, uint64_t n) { return run(p, n, NULL); }
+static uint64_t run_rec(rv_proc *p, uint64_t n, ic_inst *rec) { return run(p, n, rec); }
+
+uint64_t rv_proc_skip(rv_proc *p, uint64_t n) {
+  uint64_t total = 0;
+  while (total < n && p->state == RV_RUNNING) {
+    uint64_t k = run_fast(p, n - total);
+    total += k;
+    if (k == 0) break;
+  }
+  return total;
+}
+
+static size_t source_fill(void *ctx, ic_inst *buf, size_t cap) {
+  return (size_t)run_rec(ctx, cap, buf);
+}
+
+ic_inst_source rv_proc_source(rv_proc *p) {
+  ic_inst_source s = {p, source_fill};
+  return s;
+}
+
+rv_state rv_proc_state(const rv_proc *p, int *exit_code, const char **why) {
+  if (exit_code) *exit_code = p->exit_code;
+  if (why) *why = p->state == RV_FAULT ? p->why : "";
+  return p->state;
+}
+
+uint64_t rv_proc_icount(const rv_proc *p) { return p->icount; }
+
+static int image_lookup(void *ctx, uint64_t pc, ic_static_inst *out) {
+  const rv_proc *p = ctx;
+  uint16_t lo, hi = 0;
+  rv_dinst d;
+  memset(out, 0, sizeof *out);
+  if ((pc & 1) || rv_mem_peek(p, pc, &lo, 2, RV_PROT_X)) return 0;
+  if ((lo & 3) == 3 && rv_mem_peek(p, pc + 2, &hi, 2, RV_PROT_X)) return 0;
+  rv_decode((uint32_t)lo | (uint32_t)hi << 16, pc, &d);
+  if (d.op == RV_OP_ILLEGAL) return 0;
+  out->valid = 1;
+  out->size = d.size;
+  out->opclass = d.opclass;
+  memcpy(out->src, d.src, IC_MAX_SRC);
+  out->dst[0] = d.dst[0];
+  out->raw = d.raw;
+  if (d.opclass == IC_OP_BRANCH || d.op == RV_OP_JAL) out->target = pc + (uint64_t)d.imm;
+  return 1;
+}
+
+ic_program_image rv_proc_image(rv_proc *p) {
+  ic_program_image im = {p, image_lookup};
+  return im;
+}

@@ -1,0 +1,507 @@
+/* rv_sys.c: Linux system calls (riscv64, asm-generic numbers) for static
+ * glibc programs, and guest faults.
+ *
+ * Every guest pointer is checked (-EFAULT). Guest file descriptors map onto
+ * host ones through p->fds; guest 0/1/2 are the caller's fds and are never
+ * closed on the host. Time, randomness and ids are virtual: the clock is one
+ * nanosecond per executed instruction from a fixed epoch, getrandom draws
+ * from a seeded generator, pid/tid are fixed. So the same program, arguments
+ * and input give the same instruction stream. Any call not handled here
+ * stops the run as a fault naming the call. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "rv_internal.h"
+
+#define RV_PID 1000
+#define RV_UID 1000
+#define RV_MAX_IO (1u << 24) /* bytes moved by one read/write call at most */
+
+void rv_fault(rv_proc *p, const char *fmt, ...) {
+  char reason[200], bytes[40] = "no bytes";
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
+  uint8_t b[4];
+  if (rv_mem_peek(p, p->pc, b, 2, 0) == 0) {
+    if ((b[0] & 3) == 3 && rv_mem_peek(p, p->pc + 2, b + 2, 2, 0) == 0)
+      snprintf(bytes, sizeof bytes, "bytes %02x %02x %02x %02x", b[0], b[1], b[2], b[3]);
+    else
+      snprintf(bytes, sizeof bytes, "bytes %02x %02x", b[0], b[1]);
+  }
+  snprintf(p->why, sizeof p->why, "fault at pc 0x%llx: %s (%s)", (unsigned long long)p->pc,
+           reason, bytes);
+  p->state = RV_FAULT;
+}
+
+void rv_fds_close(rv_proc *p) {
+  for (int i = 0; i < RV_MAX_FDS; i++) {
+    if (p->fds[i].host >= 0 && p->fds[i].owned) close(p->fds[i].host);
+    p->fds[i].host = -1;
+  }
+}
+
+int rv_fds_dup_from(rv_proc *dst, const rv_proc *src) {
+  for (int i = 0; i < RV_MAX_FDS; i++) {
+    dst->fds[i] = src->fds[i];
+    if (src->fds[i].host >= 0 && src->fds[i].owned) {
+      dst->fds[i].host = fcntl(src->fds[i].host, F_DUPFD_CLOEXEC, 3);
+      if (dst->fds[i].host < 0) return -1;
+    }
+  }
+  return 0;
+}
+
+static int host_fd(const rv_proc *p, uint64_t fd) {
+  return fd < RV_MAX_FDS ? p->fds[fd].host : -1;
+}
+
+static int64_t fd_alloc(rv_proc *p, int host, int min) {
+  for (int i = min; i < RV_MAX_FDS; i++)
+    if (p->fds[i].host < 0) {
+      p->fds[i].host = host;
+      p->fds[i].owned = 1;
+      return i;
+    }
+  close(host);
+  return -EMFILE;
+}
+
+/* Host iovecs for guest [addr, addr+len) with prot on every page. */
+static int64_t guest_iov(rv_proc *p, uint64_t addr, uint64_t len, uint32_t prot,
+                         struct iovec *iov, int max, int *niov) {
+  int n = 0;
+  while (len && n < max) {
+    uint64_t k = RV_PAGE_SIZE - (addr & RV_PAGE_MASK);
+    if (k > len) k = len;
+    uint8_t *h = rv_mem_host(p, addr, prot);
+    if (!h) return -EFAULT;
+    if (prot & RV_PROT_W) {
+      const rv_pte *e = rv_mem_pte(p, addr >> RV_PAGE_BITS);
+      if (e->prot & RV_PROT_X) rv_dcache_invalidate(p, addr, k);
+    }
+    iov[n].iov_base = h;
+    iov[n].iov_len = k;
+    n++, addr += k, len -= k;
+  }
+  *niov = n;
+  return 0;
+}
+
+#define IOV_PAGES 1024
+
+/* read/write/pread/pwrite on one guest buffer. */
+static int64_t do_io(rv_proc *p, uint64_t fd, uint64_t buf, uint64_t len, int is_write,
+                     int64_t off) {
+  int h = host_fd(p, fd);
+  if (h < 0) return -EBADF;
+  if (len == 0) return 0;
+  if (len > RV_MAX_IO) len = RV_MAX_IO;
+  struct iovec iov[IOV_PAGES];
+  int n;
+  int64_t r = guest_iov(p, buf, len, is_write ? RV_PROT_R : RV_PROT_W, iov, IOV_PAGES, &n);
+  if (r) return r;
+  ssize_t k;
+  if (off < 0) k = is_write ? writev(h, iov, n) : readv(h, iov, n);
+  else k = is_write ? pwritev(h, iov, n, off) : preadv(h, iov, n, off);
+  return k < 0 ? -errno : k;
+}
+
+static int64_t do_iov(rv_proc *p, uint64_t fd, uint64_t giov, uint64_t cnt, int is_write) {
+  if (cnt > 1024) return -EINVAL;
+  int64_t total = 0;
+  for (uint64_t i = 0; i < cnt; i++) {
+    uint64_t e[2];
+    if (rv_mem_read(p, giov + 16 * i, e, 16)) return total ? total : -EFAULT;
+    if (e[1] == 0) continue;
+    int64_t r = do_io(p, fd, e[0], e[1], is_write, -1);
+    if (r < 0) return total ? total : r;
+    total += r;
+    if ((uint64_t)r < e[1]) break;
+  }
+  return total;
+}
+
+static int64_t put_stat(rv_proc *p, uint64_t addr, const struct stat *st) {
+  uint8_t b[128];
+  memset(b, 0, sizeof b);
+  uint64_t v;
+#define PUT(off, T, val) (v = (uint64_t)(val), memcpy(b + (off), &(T){(T)v}, sizeof(T)))
+  PUT(0, uint64_t, st->st_dev);
+  PUT(8, uint64_t, st->st_ino);
+  PUT(16, uint32_t, st->st_mode);
+  PUT(20, uint32_t, st->st_nlink);
+  PUT(24, uint32_t, st->st_uid);
+  PUT(28, uint32_t, st->st_gid);
+  PUT(32, uint64_t, st->st_rdev);
+  PUT(48, int64_t, st->st_size);
+  PUT(56, int32_t, st->st_blksize);
+  PUT(64, int64_t, st->st_blocks);
+  PUT(72, int64_t, st->st_atim.tv_sec);
+  PUT(80, uint64_t, st->st_atim.tv_nsec);
+  PUT(88, int64_t, st->st_mtim.tv_sec);
+  PUT(96, uint64_t, st->st_mtim.tv_nsec);
+  PUT(104, int64_t, st->st_ctim.tv_sec);
+  PUT(112, uint64_t, st->st_ctim.tv_nsec);
+#undef PUT
+  return rv_mem_write(p, addr, b, sizeof b) ? -EFAULT : 0;
+}
+
+static int64_t get_path(rv_proc *p, uint64_t addr, char *buf, size_t cap) {
+  int r = rv_mem_read_str(p, addr, buf, cap);
+  return r == -1 ? -EFAULT : r == -2 ? -ENAMETOOLONG : 0;
+}
+
+static int dirfd_host(const rv_proc *p, int64_t dirfd) {
+  if ((int32_t)dirfd == -100) return AT_FDCWD;
+  return host_fd(p, (uint64_t)dirfd);
+}
+
+static uint64_t page_up(uint64_t v) { return (v + RV_PAGE_MASK) & ~RV_PAGE_MASK; }
+
+/* A free range of len bytes for mmap, top-down from mmap_next. */
+static uint64_t find_free(rv_proc *p, uint64_t len) {
+  uint64_t a = p->mmap_next;
+  while (a > len + (1ull << 20)) {
+    if (rv_mem_range_free(p, a - len, len)) return a - len;
+    a -= len > RV_PAGE_SIZE * 16 ? len : RV_PAGE_SIZE * 16;
+    a &= ~RV_PAGE_MASK;
+  }
+  return 0;
+}
+
+static int64_t sys_mmap(rv_proc *p, uint64_t addr, uint64_t len, uint64_t prot, uint64_t flags,
+                        int64_t fd, uint64_t off) {
+  enum { M_SHARED = 1, M_PRIVATE = 2, M_FIXED = 0x10, M_ANON = 0x20, M_NOREPLACE = 0x100000 };
+  if (len == 0 || (off & RV_PAGE_MASK) || (prot & ~7ull)) return -EINVAL;
+  if (!(flags & (M_SHARED | M_PRIVATE))) return -EINVAL;
+  len = page_up(len);
+  if (len == 0 || len > RV_VA_LIMIT / 2) return -ENOMEM;
+  int h = -1;
+  if (!(flags & M_ANON)) {
+    h = host_fd(p, (uint64_t)fd);
+    if (h < 0) return -EBADF;
+    if ((flags & M_SHARED) && (prot & 2)) return -EACCES; /* writes would not reach the file */
+  }
+  uint64_t a;
+  if (flags & (M_FIXED | M_NOREPLACE)) {
+    if ((addr & RV_PAGE_MASK) || addr + len > RV_VA_LIMIT || addr + len < addr) return -EINVAL;
+    if ((flags & M_NOREPLACE) && !(flags & M_FIXED) && !rv_mem_range_free(p, addr, len))
+      return -EEXIST;
+    a = addr;
+  } else if (addr && !(addr & RV_PAGE_MASK) && rv_mem_range_free(p, addr, len)) {
+    a = addr;
+  } else {
+    a = find_free(p, len);
+    if (!a) return -ENOMEM;
+    if (a < p->mmap_next) p->mmap_next = a;
+  }
+  if (rv_mem_map(p, a, len, (uint32_t)prot)) return -ENOMEM;
+  if (h >= 0) {
+    /* A private copy of the file's bytes; past the end reads as zeros. */
+    uint8_t buf[RV_PAGE_SIZE];
+    for (uint64_t o = 0; o < len; o += RV_PAGE_SIZE) {
+      ssize_t k = pread(h, buf, RV_PAGE_SIZE, (off_t)(off + o));
+      if (k < 0) {
+        int e = errno;
+        rv_mem_unmap(p, a, len);
+        return -e;
+      }
+      if (k == 0) break;
+      rv_mem_poke(p, a + o, buf, (uint64_t)k);
+    }
+  }
+  return (int64_t)a;
+}
+
+static int64_t sys_mremap(rv_proc *p, uint64_t old, uint64_t olen, uint64_t nlen, uint64_t flags) {
+  if ((old & RV_PAGE_MASK) || nlen == 0 || (flags & ~3ull)) return -EINVAL;
+  if (flags & 2) return -EINVAL; /* MREMAP_FIXED: not supported */
+  olen = page_up(olen);
+  nlen = page_up(nlen);
+  if (olen == 0 || !rv_mem_range_mapped(p, old, olen)) return -EFAULT;
+  if (nlen <= olen) {
+    rv_mem_unmap(p, old + nlen, olen - nlen);
+    return (int64_t)old;
+  }
+  uint32_t prot = rv_mem_pte(p, old >> RV_PAGE_BITS)->prot & 7;
+  if (rv_mem_range_free(p, old + olen, nlen - olen)) {
+    if (rv_mem_map(p, old + olen, nlen - olen, prot)) return -ENOMEM;
+    return (int64_t)old;
+  }
+  if (!(flags & 1)) return -ENOMEM;
+  uint64_t a = find_free(p, nlen);
+  if (!a) return -ENOMEM;
+  if (a < p->mmap_next) p->mmap_next = a;
+  if (rv_mem_map(p, a, nlen, prot)) return -ENOMEM;
+  rv_mem_move(p, old, a, olen);
+  return (int64_t)a;
+}
+
+static int64_t sys_brk(rv_proc *p, uint64_t want) {
+  if (want < p->brk_start) return (int64_t)p->brk_cur;
+  uint64_t cur = page_up(p->brk_cur), nw = page_up(want);
+  if (nw > cur) {
+    if (nw > p->mmap_next || !rv_mem_range_free(p, cur, nw - cur)) return (int64_t)p->brk_cur;
+    if (rv_mem_map(p, cur, nw - cur, RV_PROT_R | RV_PROT_W)) return (int64_t)p->brk_cur;
+  } else if (nw < cur) {
+    rv_mem_unmap(p, nw, cur - nw);
+  }
+  p->brk_cur = want;
+  return (int64_t)want;
+}
+
+static int64_t put_time(rv_proc *p, uint64_t addr, uint64_t sec, uint64_t sub) {
+  uint64_t t[2] = {sec, sub};
+  return rv_mem_write(p, addr, t, 16) ? -EFAULT : 0;
+}
+
+static int64_t sys_ioctl(rv_proc *p, uint64_t fd, uint64_t req, uint64_t arg) {
+  int h = host_fd(p, fd);
+  if (h < 0) return -EBADF;
+  if (req == 0x5401 /* TCGETS */ || req == 0x5413 /* TIOCGWINSZ */) {
+    if (!isatty(h)) return -ENOTTY;
+    uint8_t buf[64];
+    memset(buf, 0, sizeof buf);
+    if (ioctl(h, (unsigned long)req, buf) < 0) return -errno;
+    return rv_mem_write(p, arg, buf, req == 0x5401 ? 36 : 8) ? -EFAULT : 0;
+  }
+  return -ENOTTY;
+}
+
+void rv_syscall(rv_proc *p) {
+  uint64_t *x = p->x;
+  uint64_t nr = x[17], a0 = x[10], a1 = x[11], a2 = x[12], a3 = x[13], a4 = x[14], a5 = x[15];
+  int64_t r;
+  char path[4096], path2[4096];
+  switch (nr) {
+  case 93:  /* exit */
+  case 94:  /* exit_group */
+    p->state = RV_EXITED;
+    p->exit_code = (int)(a0 & 0xff);
+    return;
+  case 63: r = do_io(p, a0, a1, a2, 0, -1); break;                 /* read */
+  case 64: r = do_io(p, a0, a1, a2, 1, -1); break;                 /* write */
+  case 65: r = do_iov(p, a0, a1, a2, 0); break;                    /* readv */
+  case 66: r = do_iov(p, a0, a1, a2, 1); break;                    /* writev */
+  case 67: r = (int64_t)a3 < 0 ? -EINVAL : do_io(p, a0, a1, a2, 0, (int64_t)a3); break; /* pread64 */
+  case 68: r = (int64_t)a3 < 0 ? -EINVAL : do_io(p, a0, a1, a2, 1, (int64_t)a3); break; /* pwrite64 */
+  case 56: { /* openat */
+    int d = dirfd_host(p, (int64_t)a0);
+    if ((r = get_path(p, a1, path, sizeof path))) break;
+    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
+    int h = openat(d, path, (int)(a2 & 037777777) | O_CLOEXEC, (mode_t)a3);
+    r = h < 0 ? -errno : fd_alloc(p, h, 0);
+    break;
+  }
+  case 57: /* close */
+    if (host_fd(p, a0) < 0) { r = -EBADF; break; }
+    if (p->fds[a0].owned) close(p->fds[a0].host);
+    p->fds[a0].host = -1;
+    p->fds[a0].owned = 0;
+    r = 0;
+    break;
+  case 23: /* dup */
+  case 24: { /* dup3 */
+    int h = host_fd(p, a0);
+    if (h < 0) { r = -EBADF; break; }
+    if (nr == 24 && (a1 >= RV_MAX_FDS || a1 == a0)) { r = -EINVAL; break; }
+    int nh = fcntl(h, F_DUPFD_CLOEXEC, 3);
+    if (nh < 0) { r = -errno; break; }
+    if (nr == 23) { r = fd_alloc(p, nh, 0); break; }
+    if (p->fds[a1].host >= 0 && p->fds[a1].owned) close(p->fds[a1].host);
+    p->fds[a1].host = nh;
+    p->fds[a1].owned = 1;
+    r = (int64_t)a1;
+    break;
+  }
+  case 25: { /* fcntl */
+    int h = host_fd(p, a0);
+    if (h < 0) { r = -EBADF; break; }
+    switch (a1) {
+    case 0: case 1030: { /* F_DUPFD, F_DUPFD_CLOEXEC */
+      int nh = fcntl(h, F_DUPFD_CLOEXEC, 3);
+      r = nh < 0 ? -errno : fd_alloc(p, nh, (int)(a2 < RV_MAX_FDS ? a2 : RV_MAX_FDS));
+      break;
+    }
+    case 1: r = 0; break;           /* F_GETFD */
+    case 2: r = 0; break;           /* F_SETFD */
+    case 3: r = fcntl(h, F_GETFL); if (r < 0) r = -errno; break;
+    case 4: r = fcntl(h, F_SETFL, (int)a2); if (r < 0) r = -errno; break;
+    default: r = -EINVAL; break;
+    }
+    break;
+  }
+  case 62: { /* lseek */
+    int h = host_fd(p, a0);
+    if (h < 0) { r = -EBADF; break; }
+    off_t o = lseek(h, (off_t)a1, (int)a2);
+    r = o < 0 ? -errno : (int64_t)o;
+    break;
+  }
+  case 80: { /* fstat */
+    struct stat st;
+    int h = host_fd(p, a0);
+    if (h < 0) { r = -EBADF; break; }
+    r = fstat(h, &st) ? -errno : put_stat(p, a1, &st);
+    break;
+  }
+  case 79: { /* newfstatat */
+    struct stat st;
+    int d = dirfd_host(p, (int64_t)a0);
+    if ((r = get_path(p, a1, path, sizeof path))) break;
+    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
+    r = fstatat(d, path, &st, (int)(a3 & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))) ? -errno
+                                                                                  : put_stat(p, a2, &st);
+    break;
+  }
+  case 291: { /* statx */
+    struct statx sx;
+    int d = dirfd_host(p, (int64_t)a0);
+    if ((r = get_path(p, a1, path, sizeof path))) break;
+    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
+    if (statx(d, path, (int)(a2 & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)), (unsigned)a3, &sx)) {
+      r = -errno;
+      break;
+    }
+    r = rv_mem_write(p, a4, &sx, sizeof sx) ? -EFAULT : 0;
+    break;
+  }
+  case 78: { /* readlinkat */
+    int d = dirfd_host(p, (int64_t)a0);
+    if ((r = get_path(p, a1, path, sizeof path))) break;
+    ssize_t k;
+    if (strcmp(path, "/proc/self/exe") == 0) {
+      k = (ssize_t)strlen(p->exe_path);
+      if ((uint64_t)k > a3) k = (ssize_t)a3;
+      memcpy(path2, p->exe_path, (size_t)k < sizeof path2 ? (size_t)k : sizeof path2);
+    } else {
+      if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
+      k = readlinkat(d, path, path2, a3 < sizeof path2 ? a3 : sizeof path2);
+      if (k < 0) { r = -errno; break; }
+    }
+    r = rv_mem_write(p, a2, path2, (uint64_t)k) ? -EFAULT : k;
+    break;
+  }
+  case 17: { /* getcwd */
+    if (!getcwd(path, sizeof path)) { r = -errno; break; }
+    size_t l = strlen(path) + 1;
+    if (l > a1) { r = -ERANGE; break; }
+    r = rv_mem_write(p, a0, path, l) ? -EFAULT : (int64_t)l;
+    break;
+  }
+  case 48: case 439: { /* faccessat, faccessat2 */
+    int d = dirfd_host(p, (int64_t)a0);
+    if ((r = get_path(p, a1, path, sizeof path))) break;
+    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
+    r = faccessat(d, path, (int)a2, 0) ? -errno : 0;
+    break;
+  }
+  case 29: r = sys_ioctl(p, a0, a1, a2); break;
+  case 214: r = sys_brk(p, a0); break;
+  case 222: r = sys_mmap(p, a0, a1, a2, a3, (int64_t)a4, a5); break;
+  case 215: /* munmap */
+    if ((a0 & RV_PAGE_MASK) || a1 == 0 || a0 + a1 > RV_VA_LIMIT) { r = -EINVAL; break; }
+    rv_mem_unmap(p, a0, page_up(a1));
+    r = 0;
+    break;
+  case 226: /* mprotect */
+    if ((a0 & RV_PAGE_MASK) || (a2 & ~7ull) || a0 + a1 > RV_VA_LIMIT) { r = -EINVAL; break; }
+    r = rv_mem_protect(p, a0, page_up(a1), (uint32_t)a2) ? -ENOMEM : 0;
+    break;
+  case 216: r = sys_mremap(p, a0, a1, a2, a3); break;
+  case 233: r = 0; break; /* madvise */
+  case 113: { /* clock_gettime */
+    uint64_t ns = p->icount;
+    uint64_t sec = ns / 1000000000u + (a0 == 0 || a0 == 5 || a0 == 8 ? RV_EPOCH_SEC : 0);
+    r = put_time(p, a1, sec, ns % 1000000000u);
+    break;
+  }
+  case 114: r = a1 ? put_time(p, a1, 0, 1) : 0; break; /* clock_getres */
+  case 169: /* gettimeofday */
+    r = a0 ? put_time(p, a0, RV_EPOCH_SEC + p->icount / 1000000000u,
+                      (p->icount % 1000000000u) / 1000)
+           : 0;
+    break;
+  case 101: case 115: r = 0; break; /* nanosleep, clock_nanosleep: virtual time does not wait */
+  case 124: r = 0; break;          /* sched_yield */
+  case 278: { /* getrandom */
+    uint64_t len = a1 > RV_MAX_IO ? RV_MAX_IO : a1;
+    r = (int64_t)len;
+    for (uint64_t o = 0; o < len; o += 8) {
+      uint64_t v = rv_rand_next(&p->rand_ctr);
+      if (rv_mem_write(p, a0 + o, &v, len - o < 8 ? len - o : 8)) { r = -EFAULT; break; }
+    }
+    break;
+  }
+  case 160: { /* uname */
+    char u[6][65];
+    memset(u, 0, sizeof u);
+    strcpy(u[0], "Linux");
+    strcpy(u[1], "icost");
+    strcpy(u[2], "6.1.0");
+    strcpy(u[3], "#1 SMP");
+    strcpy(u[4], "riscv64");
+    strcpy(u[5], "(none)");
+    r = rv_mem_write(p, a0, u, sizeof u) ? -EFAULT : 0;
+    break;
+  }
+  case 172: case 178: r = RV_PID; break;       /* getpid, gettid */
+  case 173: r = RV_PID - 1; break;             /* getppid */
+  case 174: case 175: case 176: case 177: r = RV_UID; break;
+  case 96: r = RV_PID; break;                  /* set_tid_address */
+  case 99: r = 0; break;                       /* set_robust_list */
+  case 98: r = (a1 & 127) == 1 ? 0 : -EAGAIN; break; /* futex: wake nobody, never wait */
+  case 166: r = 022; break;                    /* umask */
+  case 163: case 261: { /* getrlimit, prlimit64 */
+    uint64_t res = nr == 163 ? a0 : a1, old = nr == 163 ? a1 : a3;
+    if (nr == 261 && a0 != 0 && a0 != RV_PID) { r = -ESRCH; break; }
+    uint64_t lim[2] = {~0ull, ~0ull};
+    if (res == 3) lim[0] = 8u << 20;                   /* RLIMIT_STACK */
+    else if (res == 7) lim[0] = lim[1] = RV_MAX_FDS;   /* RLIMIT_NOFILE */
+    r = old && rv_mem_write(p, old, lim, 16) ? -EFAULT : 0;
+    break;
+  }
+  case 134: /* rt_sigaction */
+    if (a0 == 0 || a0 > 64 || a3 != 8) { r = -EINVAL; break; }
+    if (a2 && rv_mem_write(p, a2, p->sigact[a0], 24)) { r = -EFAULT; break; }
+    if (a1 && rv_mem_read(p, a1, p->sigact[a0], 24)) { r = -EFAULT; break; }
+    r = 0;
+    break;
+  case 135: { /* rt_sigprocmask */
+    uint64_t set = 0, old = p->sigmask;
+    if (a3 != 8) { r = -EINVAL; break; }
+    if (a1 && rv_mem_read(p, a1, &set, 8)) { r = -EFAULT; break; }
+    if (a1) {
+      if (a0 == 0) p->sigmask |= set;
+      else if (a0 == 1) p->sigmask &= ~set;
+      else if (a0 == 2) p->sigmask = set;
+      else { r = -EINVAL; break; }
+    }
+    r = a2 && rv_mem_write(p, a2, &old, 8) ? -EFAULT : 0;
+    break;
+  }
+  case 129: case 131: { /* kill, tgkill: only to ourselves; the default action ends the run */
+    uint64_t sig = nr == 129 ? a1 : a2;
+    if (sig == 0) { r = 0; break; }
+    if (sig > 64) { r = -EINVAL; break; }
+    p->state = RV_EXITED;
+    p->exit_code = 128 + (int)sig;
+    return;
+  }
+  case 258: case 293: r = -ENOSYS; break; /* riscv_hwprobe, rseq */
+  default:
+    rv_fault(p, "unsupported system call %llu", (unsigned long long)nr);
+    return;
+  }
+  x[10] = (uint64_t)r;
+}
