@@ -2,14 +2,35 @@
  * records. The meaning of every number is in slack.h.
  *
  * Layout: rec[] and req[] are rings indexed by seq & (cap - 1) holding the
- * current window [win_start, next_seq); arr[] is a larger ring of forward-
- * pass arrival times indexed by seq & (acap - 1), so edges reaching back past
- * the window still find their source. Static pcs live in an open-addressing
- * hash table that doubles at half load. */
+ * current window [win_start, next_seq); rec[] keeps only what the passes and
+ * the statistics need (crec: each edge as distance, nodes and baseline
+ * latency, sorted by destination node so that the forward pass walks them
+ * in order and the backward pass in reverse order, with no per-node scan).
+ * arr[] is a larger ring of forward-pass arrival times indexed by
+ * seq & (acap - 1), so edges reaching back past the window still find their
+ * source. Static pcs live in an open-addressing hash table that doubles at
+ * half load. */
 #include "slack.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+typedef struct cedge {
+  uint64_t lat;  /* baseline latency: sum of all parts */
+  uint32_t dist; /* source = seq - dist */
+  uint8_t sn, dn; /* source and destination node */
+} cedge;
+
+/* A record reduced to what slack needs. */
+typedef struct crec {
+  uint64_t pc;
+  uint8_t opclass, nedges;
+  uint8_t has_ep;
+  uint8_t npd;         /* PD edges from the previous instruction */
+  uint64_t ep_lat, ep_miss; /* latency and dmiss cycles of its EP edge */
+  uint64_t pd_lat[2];  /* latencies of the first two such PD edges (the model emits one) */
+  cedge e[IC_MAX_EDGES];
+} crec;
 
 typedef struct pc_slot {
   ic_slack_pc st;
@@ -19,7 +40,7 @@ typedef struct pc_slot {
 struct ic_slack {
   uint32_t window, half;
   uint64_t cap, acap; /* powers of two */
-  ic_graph_rec *rec;
+  crec *rec;
   uint64_t (*req)[IC_NODE_COUNT];
   uint64_t (*arr)[IC_NODE_COUNT];
   int started, finished;
@@ -142,34 +163,60 @@ static ic_status check_rec(const ic_slack *s, const ic_graph_rec *r, ic_err *err
   return IC_OK;
 }
 
-/* Forward pass of one record: its arrival times into the arrival ring. */
-static void forward(ic_slack *s, const ic_graph_rec *r) {
-  uint64_t a[IC_NODE_COUNT];
+static uint64_t dmiss_cycles(const ic_edge *e) {
+  uint64_t c = 0;
+  for (int p = 0; p < e->nparts; p++)
+    if (e->part[p].cat == IC_CAT_DMISS) c += e->part[p].cycles;
+  return c;
+}
+
+/* Reduces a (checked) record to c, edges sorted by destination node. */
+static void compact(const ic_graph_rec *r, crec *c) {
+  c->pc = r->pc;
+  c->opclass = r->opclass;
+  c->nedges = r->nedges;
+  c->has_ep = c->npd = 0;
+  int cnt[IC_NODE_COUNT + 1] = {0};
+  for (int j = 0; j < r->nedges; j++) cnt[ic_edge_dst_node[r->edge[j].kind] + 1]++;
+  for (int k = 0; k < IC_NODE_COUNT; k++) cnt[k + 1] += cnt[k];
+  for (int j = 0; j < r->nedges; j++) {
+    const ic_edge *e = &r->edge[j];
+    int dn = ic_edge_dst_node[e->kind];
+    uint64_t lat = ic_edge_latency(e, 0);
+    c->e[cnt[dn]++] = (cedge){.lat = lat, .dist = e->dist, .sn = ic_edge_src_node[e->kind], .dn = (uint8_t)dn};
+    if (e->kind == IC_EDGE_EP && e->dist == 0 && !c->has_ep) {
+      c->has_ep = 1;
+      c->ep_lat = lat;
+      c->ep_miss = dmiss_cycles(e);
+    }
+    if (e->kind == IC_EDGE_PD && e->dist == 1 && c->npd < 2) c->pd_lat[c->npd++] = lat;
+  }
+}
+
+/* Forward pass of one record: its arrival times into the arrival ring.
+ * Edges are sorted by destination node and an edge of distance 0 goes to a
+ * later node, so its source is final when it is read. */
+static void forward(ic_slack *s, const crec *c, const ic_graph_rec *r) {
+  uint64_t a[IC_NODE_COUNT] = {0};
   uint64_t oldest = s->next_seq >= s->acap ? s->next_seq - s->acap + 1 : 0;
   if (oldest < s->first_seq) oldest = s->first_seq;
-  for (int k = 0; k < IC_NODE_COUNT; k++) {
-    uint64_t t = 0;
-    for (int j = 0; j < r->nedges; j++) {
-      const ic_edge *e = &r->edge[j];
-      if (ic_edge_dst_node[e->kind] != k) continue;
-      uint64_t src;
-      int sn = ic_edge_src_node[e->kind];
-      if (e->dist == 0) {
-        src = a[sn];
-      } else if (e->dist > r->seq || r->seq - e->dist < s->first_seq) {
-        src = 0; /* before the first record */
-      } else if (r->seq - e->dist < oldest) {
-        src = 0;
-        s->tot.unreached_edges++;
-      } else {
-        src = s->arr[(r->seq - e->dist) & (s->acap - 1)][sn];
-      }
-      uint64_t v = src + ic_edge_latency(e, 0);
-      if (v > t) t = v;
+  for (int j = 0; j < c->nedges; j++) {
+    const cedge *e = &c->e[j];
+    uint64_t src;
+    if (e->dist == 0) {
+      src = a[e->sn];
+    } else if (e->dist > r->seq || r->seq - e->dist < s->first_seq) {
+      src = 0; /* before the first record */
+    } else if (r->seq - e->dist < oldest) {
+      src = 0;
+      s->tot.unreached_edges++;
+    } else {
+      src = s->arr[(r->seq - e->dist) & (s->acap - 1)][e->sn];
     }
-    a[k] = t;
-    if (t != r->t[k]) s->tot.stamp_mismatches++;
+    if (src + e->lat > a[e->dn]) a[e->dn] = src + e->lat;
   }
+  for (int k = 0; k < IC_NODE_COUNT; k++)
+    if (a[k] != r->t[k]) s->tot.stamp_mismatches++;
   memcpy(s->arr[r->seq & (s->acap - 1)], a, sizeof a);
   s->tot.cycles = a[IC_NODE_C];
 }
@@ -179,36 +226,28 @@ static int edge_tight(const uint64_t *as, const uint64_t *ss, int sn, const uint
   return ss[sn] == 0 && sd[dn] == 0 && as[sn] + lat == ad[dn];
 }
 
-static uint64_t dmiss_cycles(const ic_edge *e) {
-  uint64_t c = 0;
-  for (int p = 0; p < e->nparts; p++)
-    if (e->part[p].cat == IC_CAT_DMISS) c += e->part[p].cycles;
-  return c;
-}
-
 /* Backward pass over [s->win_start, end); reports the first nrep records. */
 static ic_status backward(ic_slack *s, uint64_t end, uint64_t nrep, ic_err *err) {
   uint64_t beg = s->win_start, cm = s->cap - 1, am = s->acap - 1;
   uint64_t T = s->arr[(end - 1) & am][IC_NODE_C];
   for (uint64_t i = beg; i < end; i++)
     for (int k = 0; k < IC_NODE_COUNT; k++) s->req[i & cm][k] = T;
+  /* Records in reverse, edges in reverse (destination C first): a node's
+   * required time is final before its own in-edges are relaxed. */
   for (uint64_t i = end; i-- > beg;) {
-    const ic_graph_rec *r = &s->rec[i & cm];
-    for (int k = IC_NODE_COUNT - 1; k >= 0; k--) {
-      uint64_t rq = s->req[i & cm][k];
-      for (int j = 0; j < r->nedges; j++) {
-        const ic_edge *e = &r->edge[j];
-        if (ic_edge_dst_node[e->kind] != k || e->dist > i - beg) continue;
-        uint64_t lat = ic_edge_latency(e, 0);
-        uint64_t *q = &s->req[(i - e->dist) & cm][ic_edge_src_node[e->kind]];
-        /* rq >= arr(dst) >= arr(src) + lat, so this cannot wrap. */
-        if (rq - lat < *q) *q = rq - lat;
-      }
+    const crec *c = &s->rec[i & cm];
+    const uint64_t *rq = s->req[i & cm];
+    for (int j = c->nedges; j-- > 0;) {
+      const cedge *e = &c->e[j];
+      if (e->dist > i - beg) continue;
+      uint64_t *q = &s->req[(i - e->dist) & cm][e->sn];
+      /* rq >= arr(dst) >= arr(src) + lat, so this cannot wrap. */
+      if (rq[e->dn] - e->lat < *q) *q = rq[e->dn] - e->lat;
     }
   }
   s->tot.windows++;
   for (uint64_t i = beg; i < beg + nrep; i++) {
-    const ic_graph_rec *r = &s->rec[i & cm];
+    const crec *r = &s->rec[i & cm];
     const uint64_t *a = s->arr[i & am];
     uint64_t sl[IC_NODE_COUNT];
     for (int k = 0; k < IC_NODE_COUNT; k++) sl[k] = s->req[i & cm][k] - a[k];
@@ -225,27 +264,23 @@ static ic_status backward(ic_slack *s, uint64_t end, uint64_t nrep, ic_err *err)
       }
     st->slack_sum += sl[IC_NODE_E];
     s->tot.slack_sum += sl[IC_NODE_E];
-    for (int j = 0; j < r->nedges; j++) {
-      const ic_edge *e = &r->edge[j];
-      if (e->kind != IC_EDGE_EP || e->dist != 0) continue;
-      uint64_t miss = dmiss_cycles(e);
+    if (r->has_ep && r->ep_miss) {
+      uint64_t miss = r->ep_miss;
       st->miss_cycles += miss;
       s->tot.miss_cycles += miss;
-      if (miss && edge_tight(a, sl, IC_NODE_E, a, sl, IC_NODE_P, ic_edge_latency(e, 0))) {
+      if (edge_tight(a, sl, IC_NODE_E, a, sl, IC_NODE_P, r->ep_lat)) {
         st->crit_miss_cycles += miss;
         st->crit_miss_count++;
         s->tot.crit_miss_cycles += miss;
       }
     }
     if (i + 1 < end) { /* PD edges out of this instruction live in the next record */
-      const ic_graph_rec *n = &s->rec[(i + 1) & cm];
+      const crec *n = &s->rec[(i + 1) & cm];
       const uint64_t *an = s->arr[(i + 1) & am];
       uint64_t sn[IC_NODE_COUNT];
       for (int k = 0; k < IC_NODE_COUNT; k++) sn[k] = s->req[(i + 1) & cm][k] - an[k];
-      for (int j = 0; j < n->nedges; j++) {
-        const ic_edge *e = &n->edge[j];
-        if (e->kind != IC_EDGE_PD || e->dist != 1) continue;
-        uint64_t lat = ic_edge_latency(e, 0);
+      for (int j = 0; j < n->npd; j++) {
+        uint64_t lat = n->pd_lat[j];
         st->misp_count++;
         st->misp_cycles += lat;
         s->tot.misp_count++;
@@ -258,7 +293,7 @@ static ic_status backward(ic_slack *s, uint64_t end, uint64_t nrep, ic_err *err)
         }
       }
     }
-    if (s->obs) s->obs(s->obs_ctx, r, a, sl);
+    if (s->obs) s->obs(s->obs_ctx, i, r->pc, a, sl);
   }
   s->win_start = beg + nrep;
   return IC_OK;
@@ -274,8 +309,9 @@ ic_status ic_slack_consume(ic_slack *s, const ic_graph_rec *recs, size_t n, ic_e
       s->started = 1;
       s->first_seq = s->next_seq = s->win_start = r->seq;
     }
-    forward(s, r);
-    s->rec[r->seq & (s->cap - 1)] = *r;
+    crec *c = &s->rec[r->seq & (s->cap - 1)];
+    compact(r, c);
+    forward(s, c, r);
     s->next_seq = r->seq + 1;
     if (s->next_seq - s->win_start == s->window) {
       rc = backward(s, s->next_seq, s->half ? s->half : 1, err);

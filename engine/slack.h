@@ -43,9 +43,11 @@
  * An edge src->dst is critical when both ends have slack 0 and it is tight:
  * arr(src) + lat == arr(dst).
  *
- * Memory: the record ring (W records), the arrival ring and a hash table of
- * static pcs; independent of run length. Time: O(edges) per record, twice
- * (each record takes part in two backward passes). */
+ * Memory: a ring of W compact records (each edge reduced to distance,
+ * nodes and baseline latency, sorted by destination node), the arrival ring
+ * and a hash table of static pcs; independent of run length. Time: O(edges)
+ * per record in the forward pass and twice in backward passes (windows
+ * overlap by half). */
 #ifndef IC_SLACK_H
 #define IC_SLACK_H
 
@@ -93,9 +95,9 @@ typedef struct ic_slack_totals {
   uint64_t static_pcs;            /* distinct pcs */
 } ic_slack_totals;
 
-/* Called once per reported record, in sequence order, with its arrival
- * times and slacks (both indexed by IC_NODE_*). For tests and dumps. */
-typedef void (*ic_slack_observer)(void *ctx, const ic_graph_rec *rec, const uint64_t arr[IC_NODE_COUNT],
+/* Called once per reported record, in sequence order, with its seq, pc,
+ * arrival times and slacks (both indexed by IC_NODE_*). For tests and dumps. */
+typedef void (*ic_slack_observer)(void *ctx, uint64_t seq, uint64_t pc, const uint64_t arr[IC_NODE_COUNT],
                                   const uint64_t slack[IC_NODE_COUNT]);
 
 /* window: W records per backward pass, IC_SLACK_MIN_WINDOW..IC_SLACK_MAX_WINDOW

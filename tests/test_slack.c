@@ -44,10 +44,11 @@ typedef struct obs_log {
   int out_of_order;
 } obs_log;
 
-static void observe(void *ctx, const ic_graph_rec *rec, const uint64_t arr[IC_NODE_COUNT],
+static void observe(void *ctx, uint64_t seq, uint64_t pc, const uint64_t arr[IC_NODE_COUNT],
                     const uint64_t slack[IC_NODE_COUNT]) {
   obs_log *l = ctx;
-  if (rec->seq != l->first_seq + l->n || l->n >= l->cap) {
+  (void)pc;
+  if (seq != l->first_seq + l->n || l->n >= l->cap) {
     l->out_of_order = 1;
     return;
   }
