@@ -1,0 +1,1162 @@
+/* ooo_core.c: the cycle-level out-of-order core (see ooo.h for the model and
+ * its cycle conventions).
+ *
+ * State lives in ring buffers indexed by sequence number (seq & mask), one
+ * array per field. Seq numbers are split by three pointers:
+ *   head <= disp <= tail:  [head, disp) dispatched, in the ROB;
+ *                          [disp, tail) fetched, in the front end.
+ * Each simulated cycle evaluates commit, issue, dispatch, fetch in that
+ * order, so a stage never sees what a later stage did in the same cycle
+ * (except a zero-latency result, which wakes dependents for the same cycle
+ * on purpose). A cycle in which nothing happened ends with a jump to the
+ * next cycle in which something can happen (idle-cycle skipping).
+ *
+ * Issue: instructions whose operands will be ready at cycle R sit in a
+ * timing wheel bucket R; at cycle R they move into a bitmap over the ring,
+ * which the issue stage scans from the oldest, so oldest-first selection is
+ * a few word scans. A producer keeps a list of its waiting consumers (links
+ * through per-source slots, no allocation); its issue fixes its completion
+ * P and wakes them.
+ *
+ * Graph records (graph_rec.h) are written in place in a ring of
+ * ic_graph_rec as each node gets its stamp, and handed to the sink in
+ * contiguous slices after commit. Where a node waited beyond all of its
+ * modelled in-edges, the residual is attributed from per-instruction cause
+ * counters (front-end gap cycles by cause, dispatch cycles blocked by a full
+ * window, issue cycles blocked by FUs or MSHRs, commit cycles blocked by
+ * store bandwidth), see attribute(). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpred.h"
+#include "cache.h"
+#include "ooo.h"
+#include "ooo_config.h"
+
+#define NONE_SEQ UINT64_MAX
+#define INF_CYCLE UINT64_MAX
+#define BATCH 256
+#define FLUSH_EVERY 256
+
+const char *const ooo_stats_names[] = {
+#define OOO_X(f, n, d) n,
+    OOO_STATS_LIST(OOO_X)
+#undef OOO_X
+};
+const char *const ooo_stats_help[] = {
+#define OOO_X(f, n, d) d,
+    OOO_STATS_LIST(OOO_X)
+#undef OOO_X
+};
+const int ooo_stats_count = (int)(sizeof(ooo_stats) / sizeof(uint64_t));
+
+enum { FU_ALU, FU_MUL, FU_FPADD, FU_FPMD, FU_LDST, FU_COUNT };
+
+/* Why fetch delivered nothing more in a cycle; every cycle gets one. */
+enum { FR_BW, FR_FQ, FR_IMISS, FR_MISP, FR_END, FR_COUNT };
+/* Why the dispatch head could not dispatch. */
+enum { DB_NONE, DB_ROB, DB_IQ, DB_LSQ, DB_EMPTY };
+/* Why a ready instruction could not issue. */
+enum { IB_FU = 1, IB_MSHR = 2 };
+
+/* per-instruction flags */
+enum {
+  FL_MISP = 1,    /* mispredicted control transfer */
+  FL_ISSUED = 2,
+  FL_LOAD = 4,    /* reads memory (incl. AMO) */
+  FL_STORE = 8,   /* writes memory (incl. AMO, SC) */
+  FL_FWD = 16,    /* load fully covered by an in-flight store */
+};
+
+struct ooo_core {
+  /* effective parameters (idealizations applied) */
+  uint32_t fw, fe_cap, ftaken, depth, dr, rob, iq, lsq, iw, wk, cw, sbw, recov;
+  uint32_t fu_n[FU_COUNT];
+  uint32_t lat_alu, lat_mul, lat_div, lat_fpadd, lat_fpmul, lat_fpdiv;
+  uint32_t l1d_lat, l2_lat, mem_lat, tlb_lat;
+  uint32_t page_shift, maxdist;
+  ic_catmask ideal;
+  int i_dl1, i_bmisp, i_dmiss, i_imiss;
+
+  cache l1i, l1d, l2, dtlb, itlb;
+  bpred bp;
+
+  /* ring */
+  uint64_t cap, mask;
+  uint64_t head, disp, tail;
+  uint32_t iq_count, lsq_count;
+  ic_inst *in;
+  uint64_t *F, *D, *R, *E, *P, *C;
+  uint8_t *fl, *pending;
+  uint64_t *racc;      /* max producer-ready time seen so far */
+  uint64_t *cons_head; /* first consumer link (seq*4+slot) */
+  uint64_t *cons_next; /* [cap*4] next link of each source slot */
+  uint64_t *prod;      /* [cap*4] producer seq per slot (3 = memory), for PR edges */
+  uint64_t *wheel_next;
+  uint32_t *g_imiss, *g_bw, *g_none; /* front-end gap cycles by cause */
+  uint32_t *dwin;                    /* dispatch cycles blocked by a full window */
+  uint32_t *re_fu, *re_mshr;         /* issue cycles blocked by FU / MSHR */
+  uint32_t *sb_blk;                  /* commit cycles blocked by store bandwidth */
+  uint8_t *blk_why;
+  uint64_t *ready_bits;
+
+  uint64_t last_writer[IC_REG_COUNT];
+
+  /* store address hash: 8-byte chunk -> youngest in-flight store */
+  uint64_t *sh_key, *sh_val;
+  uint64_t sh_mask;
+  int sh_bits;
+
+  /* timing wheel */
+  uint64_t *wheel_head;
+  uint64_t wheel_mask, wheel_count;
+
+  uint64_t *fu_busy[FU_COUNT];
+  uint64_t *mshr_free;
+  uint32_t nmshr;
+
+  /* issue-blocked list of the last scanned cycle (for skip accounting) */
+  uint64_t *blk_list;
+  uint32_t nblk;
+  uint64_t blk_wake;
+
+  /* fetch */
+  uint64_t stall_until;
+  uint8_t stall_reason;
+  uint64_t misp_seq;
+  uint64_t fetch_line, fetch_page;
+  uint32_t acc[FR_COUNT];
+  uint8_t fetch_reason;
+  uint8_t disp_block;
+  int commit_sb_blocked;
+
+  /* input */
+  ic_inst buf[BATCH];
+  size_t buf_n, buf_i;
+  int in_end;
+  uint64_t remaining;
+  ic_inst_source src;
+
+  uint64_t cycle; /* next cycle to simulate */
+  uint64_t run_first;
+  int activity;
+  ooo_stats st;
+
+  /* graph */
+  int have_sink;
+  ic_graph_sink sink;
+  ic_graph_rec *recs;
+  uint64_t flushed;
+  ic_status sink_status;
+  ic_err sink_err;
+
+  void (*progress)(void *, uint64_t);
+  void *pctx;
+  uint64_t pevery, pnext;
+};
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static uint64_t pow2_at_least(uint64_t v) {
+  uint64_t p = 64;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static inline ic_edge *rec_edge(ic_graph_rec *r, uint8_t kind, uint32_t dist) {
+  ic_edge *e = &r->edge[r->nedges++];
+  e->kind = kind;
+  e->nparts = 0;
+  e->flags = 0;
+  e->dist = dist;
+  return e;
+}
+
+static inline void edge_add(ic_edge *e, uint8_t cat, uint64_t cyc) {
+  if (!cyc) return;
+  for (int k = 0; k < e->nparts; k++)
+    if (e->part[k].cat == cat) {
+      e->part[k].cycles += (uint32_t)cyc;
+      return;
+    }
+  if (e->nparts < IC_MAX_PARTS) {
+    e->part[e->nparts].cat = cat;
+    e->part[e->nparts].cycles = (uint32_t)cyc;
+    e->nparts++;
+  } else {
+    e->part[IC_MAX_PARTS - 1].cycles += (uint32_t)cyc;
+  }
+}
+
+static inline uint64_t edge_sum(const ic_edge *e) { return ic_edge_latency(e, 0); }
+
+/* A cause budget for residual attribution. */
+typedef struct budget {
+  uint8_t cat;
+  uint64_t cyc;
+} budget;
+
+/* Node `stamp` has in-edges e[0..n) with source times src[]; e[io] is its
+ * in-order edge. If the stamp exceeds every edge, the residual is
+ * attributed: when the causes recorded for this node cover the whole gap
+ * from the in-order source, the in-order edge is stretched to the stamp with
+ * parts from the causes in priority order; otherwise the residual is added
+ * to the binding edge, from the causes first and IC_CAT_NONE for any rest. */
+static void attribute(ic_edge *const *e, const uint64_t *src, int n, int io, uint64_t stamp,
+                      budget *b, int nb) {
+  uint64_t m = 0;
+  int bind = io;
+  for (int k = 0; k < n; k++) {
+    uint64_t v = src[k] + edge_sum(e[k]);
+    if (v > m || (v == m && k == io)) m = v, bind = k;
+  }
+  if (stamp <= m) return;
+  uint64_t need = stamp - (src[io] + edge_sum(e[io]));
+  uint64_t have = 0;
+  for (int k = 0; k < nb; k++) have += b[k].cyc;
+  ic_edge *tgt = e[io];
+  if (have < need) {
+    need = stamp - m;
+    tgt = e[bind];
+  }
+  for (int k = 0; k < nb && need; k++) {
+    uint64_t take = b[k].cyc < need ? b[k].cyc : need;
+    edge_add(tgt, b[k].cat, take);
+    need -= take;
+  }
+  edge_add(tgt, IC_CAT_NONE, need);
+}
+
+/* ---- store hash ---------------------------------------------------------- */
+
+static inline uint64_t sh_home(const ooo_core *c, uint64_t k) {
+  return (k * 0x9E3779B97F4A7C15ull) >> (64 - c->sh_bits);
+}
+
+static void sh_insert(ooo_core *c, uint64_t k, uint64_t seq) {
+  uint64_t i = sh_home(c, k);
+  while (c->sh_key[i] != NONE_SEQ && c->sh_key[i] != k) i = (i + 1) & c->sh_mask;
+  c->sh_key[i] = k;
+  c->sh_val[i] = seq;
+}
+
+static uint64_t sh_find(const ooo_core *c, uint64_t k) {
+  uint64_t i = sh_home(c, k);
+  while (c->sh_key[i] != NONE_SEQ) {
+    if (c->sh_key[i] == k) return c->sh_val[i];
+    i = (i + 1) & c->sh_mask;
+  }
+  return NONE_SEQ;
+}
+
+static void sh_remove(ooo_core *c, uint64_t k, uint64_t seq) {
+  uint64_t i = sh_home(c, k);
+  while (c->sh_key[i] != NONE_SEQ && c->sh_key[i] != k) i = (i + 1) & c->sh_mask;
+  if (c->sh_key[i] != k || c->sh_val[i] != seq) return;
+  /* backward-shift deletion keeps probe chains intact */
+  uint64_t j = i;
+  for (;;) {
+    j = (j + 1) & c->sh_mask;
+    if (c->sh_key[j] == NONE_SEQ) break;
+    uint64_t h = sh_home(c, c->sh_key[j]);
+    int move = (i <= j) ? (h <= i || h > j) : (h <= i && h > j);
+    if (move) {
+      c->sh_key[i] = c->sh_key[j];
+      c->sh_val[i] = c->sh_val[j];
+      i = j;
+    }
+  }
+  c->sh_key[i] = NONE_SEQ;
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+#define ALLOC(field, n) \
+  do { \
+    if (!((field) = calloc((n), sizeof *(field)))) goto oom; \
+  } while (0)
+
+ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic_err *err) {
+  *out = NULL;
+  const int64_t *v = ooo_config_values(cfg);
+  ooo_core *c = calloc(1, sizeof *c);
+  if (!c) return ic_fail(err, IC_ERUN, "out of memory");
+  c->ideal = ideal;
+  int win = ideal & IC_CATBIT(IC_CAT_WIN), bw = ideal & IC_CATBIT(IC_CAT_BW);
+  uint32_t wf = win ? IC_WIN_FACTOR : 1, bf = bw ? IC_BW_FACTOR : 1;
+  c->fw = (uint32_t)v[OOO_FETCH_WIDTH] * bf;
+  c->depth = (uint32_t)v[OOO_FRONTEND_DEPTH];
+  c->fe_cap = (uint32_t)v[OOO_FETCH_QUEUE] + c->depth * c->fw;
+  c->ftaken = bw ? UINT32_MAX : (uint32_t)v[OOO_FETCH_TAKEN];
+  c->dr = (uint32_t)v[OOO_DISPATCH_READY];
+  c->rob = (uint32_t)v[OOO_ROB] * wf;
+  c->iq = (uint32_t)v[OOO_IQ] * wf;
+  c->lsq = (uint32_t)v[OOO_LSQ] * wf;
+  c->iw = (uint32_t)v[OOO_ISSUE_WIDTH] * bf;
+  c->wk = (uint32_t)v[OOO_WAKEUP];
+  c->cw = (uint32_t)v[OOO_COMMIT_WIDTH] * bf;
+  c->sbw = (uint32_t)v[OOO_STORE_BW] * bf;
+  c->recov = (uint32_t)v[OOO_RECOVERY];
+  c->fu_n[FU_ALU] = (uint32_t)v[OOO_FU_INT_ALU];
+  c->fu_n[FU_MUL] = (uint32_t)v[OOO_FU_INT_MUL];
+  c->fu_n[FU_FPADD] = (uint32_t)v[OOO_FU_FP_ADD];
+  c->fu_n[FU_FPMD] = (uint32_t)v[OOO_FU_FP_MULDIV];
+  c->fu_n[FU_LDST] = (uint32_t)v[OOO_FU_LDST];
+  int sh = (ideal & IC_CATBIT(IC_CAT_SHALU)) != 0, lg = (ideal & IC_CATBIT(IC_CAT_LGALU)) != 0;
+  c->lat_alu = sh ? 0 : (uint32_t)v[OOO_LAT_INT_ALU];
+  c->lat_mul = lg ? 0 : (uint32_t)v[OOO_LAT_INT_MUL];
+  c->lat_div = lg ? 0 : (uint32_t)v[OOO_LAT_INT_DIV];
+  c->lat_fpadd = lg ? 0 : (uint32_t)v[OOO_LAT_FP_ADD];
+  c->lat_fpmul = lg ? 0 : (uint32_t)v[OOO_LAT_FP_MUL];
+  c->lat_fpdiv = lg ? 0 : (uint32_t)v[OOO_LAT_FP_DIV];
+  c->i_dl1 = (ideal & IC_CATBIT(IC_CAT_DL1)) != 0;
+  c->i_bmisp = (ideal & IC_CATBIT(IC_CAT_BMISP)) != 0;
+  c->i_dmiss = (ideal & IC_CATBIT(IC_CAT_DMISS)) != 0;
+  c->i_imiss = (ideal & IC_CATBIT(IC_CAT_IMISS)) != 0;
+  c->l1d_lat = c->i_dl1 ? 0 : (uint32_t)v[OOO_L1D_LATENCY];
+  c->l2_lat = (uint32_t)v[OOO_L2_LATENCY];
+  c->mem_lat = (uint32_t)v[OOO_MEM_LATENCY];
+  c->tlb_lat = (uint32_t)v[OOO_TLB_MISS];
+  c->page_shift = 0;
+  while ((1ull << c->page_shift) < (uint64_t)v[OOO_PAGE]) c->page_shift++;
+  c->nmshr = (uint32_t)v[OOO_MSHRS];
+  c->maxdist = IC_WIN_FACTOR * c->rob;
+
+  c->cap = pow2_at_least((uint64_t)c->maxdist + c->rob + c->fe_cap + FLUSH_EVERY + BATCH);
+  c->mask = c->cap - 1;
+  uint64_t n = c->cap;
+  ALLOC(c->in, n);
+  ALLOC(c->F, n);
+  ALLOC(c->D, n);
+  ALLOC(c->R, n);
+  ALLOC(c->E, n);
+  ALLOC(c->P, n);
+  ALLOC(c->C, n);
+  ALLOC(c->fl, n);
+  ALLOC(c->pending, n);
+  ALLOC(c->racc, n);
+  ALLOC(c->cons_head, n);
+  ALLOC(c->cons_next, n * 4);
+  ALLOC(c->prod, n * 4);
+  ALLOC(c->wheel_next, n);
+  ALLOC(c->g_imiss, n);
+  ALLOC(c->g_bw, n);
+  ALLOC(c->g_none, n);
+  ALLOC(c->dwin, n);
+  ALLOC(c->re_fu, n);
+  ALLOC(c->re_mshr, n);
+  ALLOC(c->sb_blk, n);
+  ALLOC(c->blk_why, n);
+  ALLOC(c->ready_bits, n / 64);
+  ALLOC(c->blk_list, c->rob + 1);
+
+  c->sh_bits = 4;
+  while ((1ull << c->sh_bits) < 4ull * c->lsq + 16) c->sh_bits++;
+  c->sh_mask = (1ull << c->sh_bits) - 1;
+  ALLOC(c->sh_key, c->sh_mask + 1);
+  ALLOC(c->sh_val, c->sh_mask + 1);
+  memset(c->sh_key, 0xff, (c->sh_mask + 1) * sizeof *c->sh_key);
+
+  uint64_t maxlat = (uint64_t)c->tlb_lat + v[OOO_L1D_LATENCY] + c->l2_lat + c->mem_lat +
+                    (uint64_t)v[OOO_LAT_INT_DIV] + (uint64_t)v[OOO_LAT_FP_DIV] +
+                    (uint64_t)v[OOO_LAT_INT_MUL] + (uint64_t)v[OOO_LAT_FP_MUL] +
+                    (uint64_t)v[OOO_LAT_FP_ADD] + (uint64_t)v[OOO_LAT_INT_ALU] + c->dr + c->wk;
+  /* a pending-line hit can wait up to one more full miss */
+  uint64_t wsize = pow2_at_least(2 * maxlat + 16);
+  c->wheel_mask = wsize - 1;
+  ALLOC(c->wheel_head, wsize);
+  memset(c->wheel_head, 0xff, wsize * sizeof *c->wheel_head);
+  for (int f = 0; f < FU_COUNT; f++) ALLOC(c->fu_busy[f], c->fu_n[f]);
+  ALLOC(c->mshr_free, c->nmshr);
+
+  if (cache_init(&c->l1i, (uint64_t)v[OOO_L1I_SIZE], (uint32_t)v[OOO_L1I_WAYS], (uint32_t)v[OOO_L1I_LINE]) ||
+      cache_init(&c->l1d, (uint64_t)v[OOO_L1D_SIZE], (uint32_t)v[OOO_L1D_WAYS], (uint32_t)v[OOO_L1D_LINE]) ||
+      cache_init(&c->l2, (uint64_t)v[OOO_L2_SIZE], (uint32_t)v[OOO_L2_WAYS], (uint32_t)v[OOO_L2_LINE]) ||
+      cache_init(&c->dtlb, (uint64_t)v[OOO_DTLB_ENTRIES] << c->page_shift, (uint32_t)v[OOO_DTLB_WAYS], 1u << c->page_shift) ||
+      cache_init(&c->itlb, (uint64_t)v[OOO_ITLB_ENTRIES] << c->page_shift, (uint32_t)v[OOO_ITLB_WAYS], 1u << c->page_shift))
+    goto oom;
+  if (bp_init(&c->bp, (uint32_t)v[OOO_BP_BIMODAL], (uint32_t)v[OOO_BP_GSHARE], (uint32_t)v[OOO_BP_HISTORY],
+              (uint32_t)v[OOO_BP_META], (uint32_t)v[OOO_BTB_ENTRIES], (uint32_t)v[OOO_BTB_WAYS],
+              (uint32_t)v[OOO_RAS]))
+    goto oom;
+  for (int r = 0; r < IC_REG_COUNT; r++) c->last_writer[r] = NONE_SEQ;
+  c->misp_seq = NONE_SEQ;
+  c->fetch_line = c->fetch_page = NONE_SEQ;
+  *out = c;
+  return IC_OK;
+oom:
+  ooo_destroy(c);
+  return ic_fail(err, IC_ERUN, "out of memory creating the timing model (ring of %llu entries)",
+                 (unsigned long long)c->cap);
+}
+
+void ooo_destroy(ooo_core *c) {
+  if (!c) return;
+  free(c->in); free(c->F); free(c->D); free(c->R); free(c->E); free(c->P); free(c->C);
+  free(c->fl); free(c->pending); free(c->racc); free(c->cons_head); free(c->cons_next);
+  free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_none);
+  free(c->dwin); free(c->re_fu); free(c->re_mshr); free(c->sb_blk); free(c->blk_why);
+  free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
+  free(c->wheel_head); free(c->mshr_free); free(c->recs);
+  for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]);
+  cache_free(&c->l1i); cache_free(&c->l1d); cache_free(&c->l2);
+  cache_free(&c->dtlb); cache_free(&c->itlb);
+  bp_free(&c->bp);
+  free(c);
+}
+
+void ooo_set_graph_sink(ooo_core *c, ic_graph_sink sink) {
+  c->sink = sink;
+  c->have_sink = sink.consume != NULL;
+  if (c->have_sink && !c->recs) {
+    c->recs = calloc(c->cap, sizeof *c->recs);
+    if (!c->recs) {
+      c->have_sink = 0;
+      c->sink_status = ic_fail(&c->sink_err, IC_ERUN, "out of memory for graph records");
+    }
+  }
+}
+
+void ooo_set_progress(ooo_core *c, void (*fn)(void *, uint64_t), void *ctx, uint64_t every) {
+  c->progress = fn;
+  c->pctx = ctx;
+  c->pevery = every ? every : 1000000;
+}
+
+const ooo_stats *ooo_get_stats(const ooo_core *c) { return &c->st; }
+
+/* ---- memory hierarchy ---------------------------------------------------- */
+
+/* L2 access for an L1 miss at cycle t; returns the extra latency beyond L1. */
+static uint64_t l2_access(ooo_core *c, uint64_t addr, uint64_t t) {
+  int hit;
+  c->st.l2_accesses++;
+  uint64_t l = cache_access(&c->l2, addr, &hit);
+  uint64_t lat = c->l2_lat;
+  if (!hit) {
+    c->st.l2_misses++;
+    lat += c->mem_lat;
+    c->l2.ready[l] = t + lat;
+  } else if (c->l2.ready[l] > t + lat) {
+    lat = c->l2.ready[l] - t; /* line still on its way from memory */
+  }
+  return lat;
+}
+
+/* I-side access of the line holding pc at cycle t: stall cycles. */
+static uint64_t ifetch_access(ooo_core *c, uint64_t pc, uint64_t t) {
+  uint64_t pen = 0;
+  uint64_t page = pc >> c->page_shift;
+  if (page != c->fetch_page) {
+    c->fetch_page = page;
+    if (cache_lookup(&c->itlb, pc) < 0) {
+      cache_fill(&c->itlb, pc);
+      c->st.itlb_misses++;
+      pen += c->tlb_lat;
+    }
+  }
+  c->st.l1i_accesses++;
+  if (cache_lookup(&c->l1i, pc) < 0) {
+    cache_fill(&c->l1i, pc);
+    c->st.l1i_misses++;
+    pen += l2_access(c, pc, t + pen);
+  }
+  return pen;
+}
+
+/* ---- warming ------------------------------------------------------------- */
+
+static void warm_one(ooo_core *c, const ic_inst *in) {
+  uint64_t line = in->pc >> c->l1i.shift;
+  if (line != c->fetch_line) {
+    c->fetch_line = line;
+    uint64_t page = in->pc >> c->page_shift;
+    if (page != c->fetch_page) {
+      c->fetch_page = page;
+      if (cache_lookup(&c->itlb, in->pc) < 0) cache_fill(&c->itlb, in->pc);
+    }
+    int hit;
+    cache_access(&c->l1i, in->pc, &hit);
+    if (!hit) cache_access(&c->l2, in->pc, &hit);
+  }
+  if (in->opclass >= IC_OP_BRANCH && in->opclass <= IC_OP_IJUMP)
+    bp_predict_update(&c->bp, in->opclass, in->pc, in->size, in->next_pc);
+  if (in->opclass == IC_OP_LOAD || in->opclass == IC_OP_STORE) {
+    if (cache_lookup(&c->dtlb, in->mem_addr) < 0) cache_fill(&c->dtlb, in->mem_addr);
+    int hit;
+    uint64_t l = cache_access(&c->l1d, in->mem_addr, &hit);
+    c->l1d.ready[l] = 0;
+    if (!hit) {
+      uint64_t l2 = cache_access(&c->l2, in->mem_addr, &hit);
+      c->l2.ready[l2] = 0;
+    }
+  }
+}
+
+ic_status ooo_warm(ooo_core *c, ic_inst_source src, uint64_t n, uint64_t *done, ic_err *err) {
+  (void)err;
+  uint64_t k = 0;
+  ic_inst buf[BATCH];
+  while (k < n) {
+    size_t want = n - k < BATCH ? (size_t)(n - k) : BATCH;
+    size_t got = src.fill(src.ctx, buf, want);
+    if (!got) break;
+    for (size_t j = 0; j < got; j++) warm_one(c, &buf[j]);
+    k += got;
+  }
+  if (done) *done = k;
+  c->fetch_line = NONE_SEQ;
+  return IC_OK;
+}
+
+/* ---- graph records ------------------------------------------------------- */
+
+static void flush_records(ooo_core *c) {
+  while (c->flushed < c->head && c->sink_status == IC_OK) {
+    uint64_t from = c->flushed & c->mask;
+    uint64_t n = c->head - c->flushed;
+    if (from + n > c->cap) n = c->cap - from;
+    c->sink_status = c->sink.consume(c->sink.ctx, c->recs + from, (size_t)n, &c->sink_err);
+    c->flushed += n;
+  }
+}
+
+/* Edges into D, DR and PR of instruction i at dispatch (stamps D known). */
+static void rec_dispatch(ooo_core *c, uint64_t i) {
+  uint64_t x = i & c->mask;
+  ic_graph_rec *r = &c->recs[x];
+  r->seq = i;
+  r->pc = c->in[x].pc;
+  r->opclass = c->in[x].opclass;
+  r->nedges = 0;
+  ic_edge *e[4];
+  uint64_t src[4];
+  int n = 0;
+  e[n] = rec_edge(r, IC_EDGE_DD, 1);
+  src[n++] = i > 0 ? c->D[(i - 1) & c->mask] : 0;
+  if (i >= c->fw && i - c->fw >= c->run_first) {
+    e[n] = rec_edge(r, IC_EDGE_FBW, c->fw);
+    edge_add(e[n], IC_CAT_BW, 1);
+    src[n++] = c->D[(i - c->fw) & c->mask];
+  }
+  if (i >= c->rob && i - c->rob >= c->run_first) {
+    e[n] = rec_edge(r, IC_EDGE_CD, c->rob);
+    src[n++] = c->C[(i - c->rob) & c->mask];
+  }
+  uint64_t gi = c->g_imiss[x];
+  if (i > c->run_first && (c->fl[(i - 1) & c->mask] & FL_MISP)) {
+    e[n] = rec_edge(r, IC_EDGE_PD, 1);
+    edge_add(e[n], IC_CAT_NONE, (uint64_t)c->recov + c->depth);
+    edge_add(e[n], IC_CAT_IMISS, gi);
+    src[n++] = c->P[(i - 1) & c->mask];
+    gi = 0;
+  }
+  budget b[4] = {{IC_CAT_IMISS, gi}, {IC_CAT_BW, c->g_bw[x]}, {IC_CAT_WIN, c->dwin[x]},
+                 {IC_CAT_NONE, c->g_none[x]}};
+  attribute(e, src, n, 0, c->D[x], b, 4);
+  ic_edge *dr = rec_edge(r, IC_EDGE_DR, 0);
+  edge_add(dr, IC_CAT_NONE, c->dr);
+  for (int k = 0; k < 4; k++) {
+    uint64_t p = c->prod[x * 4 + k];
+    if (p == NONE_SEQ) continue;
+    ic_edge *pr = rec_edge(r, IC_EDGE_PR, (uint32_t)(i - p));
+    edge_add(pr, IC_CAT_NONE, c->wk - 1);
+    if (k == 3) pr->flags = IC_EDGE_MEM;
+  }
+}
+
+/* ---- stages -------------------------------------------------------------- */
+
+static inline void wheel_insert(ooo_core *c, uint64_t i, uint64_t when) {
+  uint64_t b = when & c->wheel_mask;
+  c->wheel_next[i & c->mask] = c->wheel_head[b];
+  c->wheel_head[b] = i;
+  c->wheel_count++;
+}
+
+static inline void make_ready(ooo_core *c, uint64_t i, uint64_t t) {
+  uint64_t x = i & c->mask;
+  uint64_t r = max64(c->D[x] + c->dr, c->racc[x]);
+  c->R[x] = r;
+  if (r <= t) c->ready_bits[x >> 6] |= 1ull << (x & 63);
+  else wheel_insert(c, i, r);
+}
+
+static void commit(ooo_core *c, uint64_t t) {
+  uint32_t n = 0, stores = 0;
+  c->commit_sb_blocked = 0;
+  while (n < c->cw && c->head < c->disp) {
+    uint64_t i = c->head, x = i & c->mask;
+    uint8_t f = c->fl[x];
+    if (!(f & FL_ISSUED) || c->P[x] + 1 > t) break;
+    if (f & FL_STORE) {
+      if (stores == c->sbw) {
+        c->commit_sb_blocked = 1;
+        c->sb_blk[x]++;
+        c->st.stall_store_bw++;
+        break;
+      }
+      stores++;
+      const ic_inst *in = &c->in[x];
+      if (!c->i_dmiss) {
+        if (cache_lookup(&c->dtlb, in->mem_addr) < 0) cache_fill(&c->dtlb, in->mem_addr);
+        int hit;
+        c->st.l1d_accesses++;
+        uint64_t l = cache_access(&c->l1d, in->mem_addr, &hit);
+        if (!hit) {
+          c->st.l1d_misses++;
+          c->l1d.ready[l] = t + l2_access(c, in->mem_addr, t);
+        }
+      }
+      uint64_t a = in->mem_addr, sz = in->mem_size ? in->mem_size : 1;
+      for (uint64_t k = a >> 3; k <= (a + sz - 1) >> 3; k++) sh_remove(c, k, i);
+    }
+    if (f & (FL_LOAD | FL_STORE)) c->lsq_count--;
+    c->C[x] = t;
+    if (c->have_sink) {
+      ic_graph_rec *r = &c->recs[x];
+      r->t[IC_NODE_D] = c->D[x];
+      r->t[IC_NODE_R] = c->R[x];
+      r->t[IC_NODE_E] = c->E[x];
+      r->t[IC_NODE_P] = c->P[x];
+      r->t[IC_NODE_C] = t;
+      ic_edge *e[3];
+      uint64_t src[3];
+      int m = 0;
+      e[m] = rec_edge(r, IC_EDGE_CC, 1);
+      src[m++] = i > 0 ? c->C[(i - 1) & c->mask] : 0;
+      e[m] = rec_edge(r, IC_EDGE_PC, 0);
+      edge_add(e[m], IC_CAT_NONE, 1);
+      src[m++] = c->P[x];
+      if (i >= c->cw && i - c->cw >= c->run_first) {
+        e[m] = rec_edge(r, IC_EDGE_CBW, c->cw);
+        edge_add(e[m], IC_CAT_BW, 1);
+        src[m++] = c->C[(i - c->cw) & c->mask];
+      }
+      budget b[1] = {{IC_CAT_BW, c->sb_blk[x]}};
+      attribute(e, src, m, 0, t, b, 1);
+    }
+    c->head++;
+    n++;
+  }
+  if (n) {
+    c->activity = 1;
+    c->st.instructions += n;
+    c->st.cycles = t;
+    if (c->have_sink && c->head - c->flushed >= FLUSH_EVERY) flush_records(c);
+    if (c->progress && c->st.instructions >= c->pnext) {
+      c->progress(c->pctx, c->st.instructions);
+      c->pnext = c->st.instructions + c->pevery;
+    }
+  }
+}
+
+/* Execution latency of a non-memory op, its FU pool, the unit occupancy and
+ * the category that owns the latency. */
+static inline void op_timing(const ooo_core *c, uint8_t op, int *pool, uint32_t *lat,
+                             uint32_t *occ, uint8_t *cat) {
+  *occ = 1;
+  *cat = IC_CAT_LGALU;
+  switch (op) {
+  case IC_OP_INT_MUL: *pool = FU_MUL; *lat = c->lat_mul; break;
+  case IC_OP_INT_DIV: *pool = FU_MUL; *lat = c->lat_div; *occ = c->lat_div ? c->lat_div : 1; break;
+  case IC_OP_FP_ADD: *pool = FU_FPADD; *lat = c->lat_fpadd; break;
+  case IC_OP_FP_MUL: *pool = FU_FPMD; *lat = c->lat_fpmul; break;
+  case IC_OP_FP_DIV: *pool = FU_FPMD; *lat = c->lat_fpdiv; *occ = c->lat_fpdiv ? c->lat_fpdiv : 1; break;
+  case IC_OP_LOAD:
+  case IC_OP_STORE: *pool = FU_LDST; *lat = 1; *cat = IC_CAT_NONE; break;
+  default: *pool = FU_ALU; *lat = c->lat_alu; *cat = IC_CAT_SHALU; break;
+  }
+}
+
+static void issue(ooo_core *c, uint64_t t) {
+  /* operands ready this cycle: wheel bucket t -> bitmap */
+  uint64_t b = t & c->wheel_mask;
+  uint64_t s = c->wheel_head[b], keep = NONE_SEQ;
+  c->wheel_head[b] = NONE_SEQ;
+  while (s != NONE_SEQ) {
+    uint64_t x = s & c->mask, nx = c->wheel_next[x];
+    if (c->R[x] == t) {
+      c->ready_bits[x >> 6] |= 1ull << (x & 63);
+      c->wheel_count--;
+    } else { /* a later lap of the wheel */
+      c->wheel_next[x] = keep;
+      keep = s;
+    }
+    s = nx;
+  }
+  c->wheel_head[b] = keep;
+
+  uint32_t issued = 0;
+  int mshr_blocked = 0;
+  c->nblk = 0;
+  c->blk_wake = INF_CYCLE;
+  uint64_t seq = c->head;
+  while (seq < c->disp && issued < c->iw) {
+    uint64_t x = seq & c->mask;
+    uint64_t word = c->ready_bits[x >> 6] >> (x & 63);
+    if (!word) {
+      seq += 64 - (x & 63);
+      continue;
+    }
+    seq += (uint64_t)__builtin_ctzll(word);
+    if (seq >= c->disp) break;
+    x = seq & c->mask;
+    const ic_inst *in = &c->in[x];
+    int pool;
+    uint32_t lat, occ;
+    uint8_t cat;
+    op_timing(c, in->opclass, &pool, &lat, &occ, &cat);
+    /* a free unit of the pool */
+    uint64_t *busy = c->fu_busy[pool];
+    int unit = -1;
+    uint64_t soonest = INF_CYCLE;
+    for (uint32_t u = 0; u < c->fu_n[pool]; u++) {
+      if (busy[u] <= t) {
+        unit = (int)u;
+        break;
+      }
+      if (busy[u] < soonest) soonest = busy[u];
+    }
+    if (unit < 0) {
+      c->re_fu[x]++;
+      c->blk_why[x] = IB_FU;
+      c->blk_list[c->nblk++] = seq;
+      if (soonest < c->blk_wake) c->blk_wake = soonest;
+      seq++;
+      continue;
+    }
+    uint8_t f = c->fl[x];
+    uint64_t p;
+    uint64_t pp_src = NONE_SEQ;
+    uint64_t part_dl1 = 0, part_dmiss = 0;
+    if ((f & FL_LOAD) && !(f & FL_FWD) && !c->i_dmiss) {
+      uint64_t a = in->mem_addr;
+      int64_t l1 = cache_lookup(&c->l1d, a);
+      int mi = -1;
+      if (l1 < 0) {
+        uint64_t soon = INF_CYCLE;
+        for (uint32_t k = 0; k < c->nmshr; k++) {
+          if (c->mshr_free[k] <= t) {
+            mi = (int)k;
+            break;
+          }
+          if (c->mshr_free[k] < soon) soon = c->mshr_free[k];
+        }
+        if (mi < 0) {
+          c->re_mshr[x]++;
+          c->blk_why[x] = IB_MSHR;
+          c->blk_list[c->nblk++] = seq;
+          if (soon < c->blk_wake) c->blk_wake = soon;
+          mshr_blocked = 1;
+          seq++;
+          continue;
+        }
+      }
+      uint64_t tlb = 0;
+      if (cache_lookup(&c->dtlb, a) < 0) {
+        cache_fill(&c->dtlb, a);
+        c->st.dtlb_misses++;
+        tlb = c->tlb_lat;
+      }
+      c->st.l1d_accesses++;
+      part_dl1 = c->l1d_lat;
+      uint64_t base = t + tlb + c->l1d_lat;
+      if (l1 >= 0) {
+        uint64_t ready = c->l1d.ready[l1];
+        p = base;
+        part_dmiss = tlb;
+        if (ready > base) {
+          uint64_t fs = c->l1d.fill_seq[l1];
+          if (fs != NONE_SEQ && fs < seq && fs >= c->run_first && seq - fs <= c->maxdist &&
+              (c->fl[fs & c->mask] & FL_ISSUED) && c->P[fs & c->mask] == ready)
+            pp_src = fs;
+          else
+            part_dmiss += ready - base;
+          p = ready;
+        }
+      } else {
+        c->st.l1d_misses++;
+        uint64_t l2 = l2_access(c, a, t + tlb + c->l1d_lat);
+        p = base + l2;
+        part_dmiss = tlb + l2;
+        uint64_t line = cache_fill(&c->l1d, a);
+        c->l1d.ready[line] = p;
+        c->l1d.fill_seq[line] = seq;
+        c->mshr_free[mi] = p;
+      }
+    } else if (f & FL_LOAD) {
+      part_dl1 = c->l1d_lat; /* forwarded from a store, or dmiss: an L1 hit */
+      p = t + c->l1d_lat;
+      if (f & FL_FWD) c->st.forwarded_loads++;
+    } else if (f & FL_STORE) {
+      uint64_t tlb = 0;
+      if (!c->i_dmiss && cache_lookup(&c->dtlb, in->mem_addr) < 0) {
+        cache_fill(&c->dtlb, in->mem_addr);
+        c->st.dtlb_misses++;
+        tlb = c->tlb_lat;
+      }
+      part_dmiss = tlb;
+      p = t + 1 + tlb;
+    } else {
+      p = t + lat;
+    }
+    busy[unit] = t + occ;
+    c->E[x] = t;
+    c->P[x] = p;
+    c->fl[x] = f | FL_ISSUED;
+    c->ready_bits[x >> 6] &= ~(1ull << (x & 63));
+    c->iq_count--;
+    issued++;
+    if (c->have_sink) {
+      ic_graph_rec *r = &c->recs[x];
+      ic_edge *re = rec_edge(r, IC_EDGE_RE, 0);
+      uint64_t wait = t - c->R[x], fu = c->re_fu[x], ms = c->re_mshr[x];
+      if (fu + ms > wait) fu = wait > ms ? wait - ms : 0, ms = ms < wait ? ms : wait;
+      edge_add(re, IC_CAT_BW, wait - fu - ms);
+      edge_add(re, IC_CAT_DMISS, ms);
+      edge_add(re, IC_CAT_NONE, fu);
+      ic_edge *ep = rec_edge(r, IC_EDGE_EP, 0);
+      if (f & FL_LOAD) {
+        edge_add(ep, IC_CAT_DL1, part_dl1);
+        edge_add(ep, IC_CAT_DMISS, part_dmiss);
+      } else if (f & FL_STORE) {
+        edge_add(ep, IC_CAT_NONE, 1);
+        edge_add(ep, IC_CAT_DMISS, part_dmiss);
+      } else {
+        edge_add(ep, cat, lat);
+      }
+      if (pp_src != NONE_SEQ) rec_edge(r, IC_EDGE_PP, (uint32_t)(seq - pp_src));
+    }
+    /* wake consumers */
+    uint64_t avail = p + c->wk - 1;
+    uint64_t link = c->cons_head[x];
+    c->cons_head[x] = NONE_SEQ;
+    while (link != NONE_SEQ) {
+      uint64_t cs = link >> 2, cx = cs & c->mask;
+      uint64_t nl = c->cons_next[cx * 4 + (link & 3)];
+      if (avail > c->racc[cx]) c->racc[cx] = avail;
+      if (--c->pending[cx] == 0) make_ready(c, cs, t);
+      link = nl;
+    }
+    if (seq == c->misp_seq) {
+      c->misp_seq = NONE_SEQ;
+      c->stall_until = p + c->recov;
+      c->stall_reason = FR_MISP;
+    }
+    seq++;
+  }
+  if (issued) c->activity = 1;
+  if (mshr_blocked) c->st.mshr_full_stalls++;
+}
+
+static void dispatch(ooo_core *c, uint64_t t) {
+  uint32_t n = 0;
+  c->disp_block = DB_NONE;
+  while (n < c->fw) {
+    if (c->disp == c->tail) {
+      c->disp_block = DB_EMPTY;
+      break;
+    }
+    uint64_t i = c->disp, x = i & c->mask;
+    if (c->F[x] + c->depth > t) {
+      c->disp_block = DB_EMPTY;
+      break;
+    }
+    const ic_inst *in = &c->in[x];
+    uint8_t f = c->fl[x];
+    int mem = (f & (FL_LOAD | FL_STORE)) != 0;
+    if (c->disp - c->head >= c->rob) c->disp_block = DB_ROB;
+    else if (c->iq_count >= c->iq) c->disp_block = DB_IQ;
+    else if (mem && c->lsq_count >= c->lsq) c->disp_block = DB_LSQ;
+    if (c->disp_block != DB_NONE) {
+      c->dwin[x]++;
+      break;
+    }
+    c->D[x] = t;
+    c->iq_count++;
+    if (mem) c->lsq_count++;
+    c->racc[x] = 0;
+    c->cons_head[x] = NONE_SEQ;
+    uint8_t pend = 0;
+    for (int k = 0; k < 4; k++) c->prod[x * 4 + k] = NONE_SEQ;
+    for (int k = 0; k < IC_MAX_SRC; k++) {
+      uint8_t reg = in->src[k];
+      if (reg == IC_REG_NONE || reg == IC_REG_X0 || reg >= IC_REG_COUNT) continue;
+      uint64_t w = c->last_writer[reg];
+      if (w == NONE_SEQ || w < c->run_first || i - w > c->maxdist) continue;
+      int dup = 0;
+      for (int q = 0; q < k; q++) dup |= c->prod[x * 4 + q] == w;
+      if (dup) continue;
+      c->prod[x * 4 + k] = w;
+      uint64_t wx = w & c->mask;
+      if (c->fl[wx] & FL_ISSUED) {
+        uint64_t avail = c->P[wx] + c->wk - 1;
+        if (avail > c->racc[x]) c->racc[x] = avail;
+      } else {
+        c->cons_next[x * 4 + k] = c->cons_head[wx];
+        c->cons_head[wx] = i * 4 + (uint64_t)k;
+        pend++;
+      }
+    }
+    if (f & (FL_LOAD | FL_STORE)) {
+      uint64_t a = in->mem_addr, sz = in->mem_size ? in->mem_size : 1;
+      if (f & FL_LOAD) {
+        uint64_t best = NONE_SEQ;
+        for (uint64_t k = a >> 3; k <= (a + sz - 1) >> 3; k++) {
+          uint64_t s = sh_find(c, k);
+          if (s == NONE_SEQ || s < c->head) continue;
+          const ic_inst *si = &c->in[s & c->mask];
+          uint64_t ss = si->mem_size ? si->mem_size : 1;
+          if (si->mem_addr >= a + sz || si->mem_addr + ss <= a) continue; /* same chunk, no byte in common */
+          if (best == NONE_SEQ || s > best) best = s;
+        }
+        if (best != NONE_SEQ) {
+          const ic_inst *si = &c->in[best & c->mask];
+          uint64_t ss = si->mem_size ? si->mem_size : 1;
+          if (si->mem_addr <= a && si->mem_addr + ss >= a + sz) c->fl[x] = (f |= FL_FWD);
+          c->prod[x * 4 + 3] = best;
+          uint64_t bx = best & c->mask;
+          if (c->fl[bx] & FL_ISSUED) {
+            uint64_t avail = c->P[bx] + c->wk - 1;
+            if (avail > c->racc[x]) c->racc[x] = avail;
+          } else {
+            c->cons_next[x * 4 + 3] = c->cons_head[bx];
+            c->cons_head[bx] = i * 4 + 3;
+            pend++;
+          }
+        }
+      }
+      if (f & FL_STORE)
+        for (uint64_t k = a >> 3; k <= (a + sz - 1) >> 3; k++) sh_insert(c, k, i);
+    }
+    if (in->dst[0] != IC_REG_NONE && in->dst[0] != IC_REG_X0 && in->dst[0] < IC_REG_COUNT)
+      c->last_writer[in->dst[0]] = i;
+    c->pending[x] = pend;
+    if (c->have_sink) rec_dispatch(c, i);
+    if (!pend) make_ready(c, i, t);
+    c->disp++;
+    n++;
+  }
+  if (n) c->activity = 1;
+  if (n == 0) {
+    switch (c->disp_block) {
+    case DB_ROB: c->st.stall_rob_full++; break;
+    case DB_IQ: c->st.stall_iq_full++; break;
+    case DB_LSQ: c->st.stall_lsq_full++; break;
+    case DB_EMPTY: c->st.stall_frontend++; break;
+    default: break;
+    }
+  }
+}
+
+/* Next record from the source, or NULL at the end of the stream / max. */
+static inline const ic_inst *peek_inst(ooo_core *c) {
+  if (c->buf_i < c->buf_n) return &c->buf[c->buf_i];
+  if (c->in_end) return NULL;
+  size_t want = c->remaining < BATCH ? (size_t)c->remaining : BATCH;
+  c->buf_n = want ? c->src.fill(c->src.ctx, c->buf, want) : 0;
+  c->buf_i = 0;
+  if (!c->buf_n) {
+    c->in_end = 1;
+    return NULL;
+  }
+  c->remaining -= c->buf_n;
+  return &c->buf[0];
+}
+
+static void fetch(ooo_core *c, uint64_t t) {
+  if (t < c->stall_until) {
+    c->fetch_reason = c->stall_reason;
+  } else if (c->misp_seq != NONE_SEQ) {
+    c->fetch_reason = FR_MISP;
+  } else {
+    uint32_t n = 0, taken = 0;
+    for (;;) {
+      if (n == c->fw) {
+        c->fetch_reason = FR_BW;
+        break;
+      }
+      if (c->tail - c->disp >= c->fe_cap) {
+        c->fetch_reason = FR_FQ;
+        break;
+      }
+      const ic_inst *in = peek_inst(c);
+      if (!in) {
+        c->fetch_reason = FR_END;
+        break;
+      }
+      if (!c->i_imiss) {
+        uint64_t line = in->pc >> c->l1i.shift;
+        if (line != c->fetch_line) {
+          c->fetch_line = line;
+          uint64_t pen = ifetch_access(c, in->pc, t);
+          if (pen) {
+            c->stall_until = t + pen;
+            c->stall_reason = FR_IMISS;
+            c->fetch_reason = FR_IMISS;
+            break;
+          }
+        }
+      }
+      uint64_t i = c->tail, x = i & c->mask;
+      c->in[x] = *in;
+      c->buf_i++;
+      c->F[x] = t;
+      c->g_imiss[x] = c->acc[FR_IMISS];
+      c->g_bw[x] = c->acc[FR_BW];
+      c->g_none[x] = c->acc[FR_FQ] + c->acc[FR_END];
+      if (i == c->run_first) {
+        /* the first instruction of a run: the gap since the previous
+         * dispatch (or time 0) and the front-end depth own no category */
+        uint64_t prev = i > 0 ? c->D[(i - 1) & c->mask] : 0;
+        c->g_none[x] += c->depth + (uint32_t)(c->cycle > prev ? c->cycle - prev : 0);
+      }
+      memset(c->acc, 0, sizeof c->acc);
+      c->dwin[x] = c->re_fu[x] = c->re_mshr[x] = c->sb_blk[x] = 0;
+      uint8_t f = 0;
+      if (in->opclass == IC_OP_LOAD) {
+        f |= FL_LOAD;
+        if (in->is_mem_rmw) f |= FL_STORE;
+        c->st.loads++;
+      } else if (in->opclass == IC_OP_STORE) {
+        f |= FL_STORE;
+        c->st.stores++;
+      }
+      c->tail++;
+      n++;
+      if (in->opclass >= IC_OP_BRANCH && in->opclass <= IC_OP_IJUMP) {
+        c->st.branches++;
+        if (!c->i_bmisp && bp_predict_update(&c->bp, in->opclass, in->pc, in->size, in->next_pc)) {
+          f |= FL_MISP;
+          c->fl[x] = f;
+          c->st.branch_mispredictions++;
+          c->misp_seq = i;
+          c->fetch_reason = FR_MISP;
+          break;
+        }
+      }
+      c->fl[x] = f;
+      if (ic_inst_taken(in) && ++taken >= c->ftaken) {
+        c->fetch_reason = FR_BW;
+        break;
+      }
+    }
+    if (n) c->activity = 1;
+  }
+  if (c->fetch_reason == FR_END && c->tail == c->disp && c->head == c->disp) return;
+  c->acc[c->fetch_reason]++;
+  switch (c->fetch_reason) {
+  case FR_MISP: c->st.stall_mispredict++; break;
+  case FR_IMISS: c->st.stall_icache++; break;
+  case FR_FQ: c->st.stall_fetch_queue++; break;
+  default: break;
+  }
+}
+
+/* The first cycle after t in which any stage can do something, for a cycle
+ * t in which nothing happened. INF_CYCLE if nothing ever can. */
+static uint64_t next_event(ooo_core *c, uint64_t t) {
+  uint64_t nx = INF_CYCLE;
+  if (c->head < c->disp) {
+    uint64_t x = c->head & c->mask;
+    if (c->fl[x] & FL_ISSUED) nx = c->P[x] + 1;
+  }
+  if (c->blk_wake < nx) nx = c->blk_wake;
+  if (c->wheel_count) {
+    for (uint64_t k = 1; k <= c->wheel_mask + 1 && t + k < nx; k++) {
+      uint64_t s = c->wheel_head[(t + k) & c->wheel_mask];
+      int found = 0;
+      for (; s != NONE_SEQ; s = c->wheel_next[s & c->mask])
+        if (c->R[s & c->mask] == t + k) {
+          found = 1;
+          break;
+        }
+      if (found) {
+        nx = t + k;
+        break;
+      }
+    }
+  }
+  if (c->disp < c->tail) {
+    uint64_t r = c->F[c->disp & c->mask] + c->depth;
+    if (r > t && r < nx) nx = r;
+  }
+  if (c->misp_seq == NONE_SEQ && !(c->fetch_reason == FR_END && c->buf_i >= c->buf_n && c->in_end)) {
+    if (c->stall_until > t + 1) {
+      if (c->stall_until < nx) nx = c->stall_until;
+    } else if (c->fetch_reason != FR_FQ) {
+      nx = t + 1;
+    }
+  }
+  if (nx <= t) nx = t + 1;
+  return nx;
+}
+
+/* Accounts k skipped idle cycles exactly as k more copies of cycle t. */
+static void account_skip(ooo_core *c, uint64_t k) {
+  c->st.skipped_cycles += k;
+  if (!(c->fetch_reason == FR_END && c->tail == c->disp && c->head == c->disp)) {
+    c->acc[c->fetch_reason] += (uint32_t)k;
+    if (c->fetch_reason == FR_MISP) c->st.stall_mispredict += k;
+    else if (c->fetch_reason == FR_IMISS) c->st.stall_icache += k;
+    else if (c->fetch_reason == FR_FQ) c->st.stall_fetch_queue += k;
+  }
+  switch (c->disp_block) {
+  case DB_ROB: c->st.stall_rob_full += k; c->dwin[c->disp & c->mask] += (uint32_t)k; break;
+  case DB_IQ: c->st.stall_iq_full += k; c->dwin[c->disp & c->mask] += (uint32_t)k; break;
+  case DB_LSQ: c->st.stall_lsq_full += k; c->dwin[c->disp & c->mask] += (uint32_t)k; break;
+  case DB_EMPTY: c->st.stall_frontend += k; break;
+  default: break;
+  }
+  int mshr = 0;
+  for (uint32_t j = 0; j < c->nblk; j++) {
+    uint64_t x = c->blk_list[j] & c->mask;
+    if (c->blk_why[x] == IB_MSHR) c->re_mshr[x] += (uint32_t)k, mshr = 1;
+    else c->re_fu[x] += (uint32_t)k;
+  }
+  if (mshr) c->st.mshr_full_stalls += k;
+}
+
+ic_status ooo_run(ooo_core *c, ic_inst_source src, uint64_t max, ic_err *err) {
+  if (c->sink_status != IC_OK)
+    return ic_fail(err, c->sink_status, "%s", c->sink_err.msg);
+  c->src = src;
+  c->remaining = max ? max : UINT64_MAX;
+  c->in_end = 0;
+  c->buf_n = c->buf_i = 0;
+  c->misp_seq = NONE_SEQ;
+  c->stall_until = c->cycle;
+  c->fetch_line = c->fetch_page = NONE_SEQ;
+  memset(c->acc, 0, sizeof c->acc);
+  for (int r = 0; r < IC_REG_COUNT; r++) c->last_writer[r] = NONE_SEQ;
+  c->run_first = c->tail;
+  c->flushed = c->tail;
+  if (c->progress) c->pnext = c->st.instructions + c->pevery;
+  uint64_t t = c->cycle;
+  for (;;) {
+    c->activity = 0;
+    commit(c, t);
+    issue(c, t);
+    dispatch(c, t);
+    fetch(c, t);
+    if (c->have_sink && c->sink_status != IC_OK) break;
+    if (c->head == c->tail && c->in_end && c->buf_i >= c->buf_n) break;
+    if (c->activity) {
+      t++;
+      continue;
+    }
+    uint64_t nx = next_event(c, t);
+    if (nx == INF_CYCLE)
+      return ic_fail(err, IC_ERUN, "timing model stalled at cycle %llu with %llu instructions in flight",
+                     (unsigned long long)t, (unsigned long long)(c->tail - c->head));
+    if (nx > t + 1) account_skip(c, nx - t - 1);
+    t = nx;
+  }
+  c->cycle = c->st.cycles + 1;
+  if (c->have_sink) flush_records(c);
+  if (c->sink_status != IC_OK) return ic_fail(err, c->sink_status, "%s", c->sink_err.msg);
+  return IC_OK;
+}
