@@ -31,7 +31,9 @@
 enum { PT_LOAD_ = 1, PT_INTERP_ = 3, PT_PHDR_ = 6, PT_GNU_STACK_ = 0x6474e551 };
 enum { EM_RISCV_ = 243, ET_EXEC_ = 2, ET_DYN_ = 3 };
 
-static const char *const default_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL};
+/* In this order it is what `env -i PATH=/usr/local/bin:/usr/bin:/bin LANG=C
+   qemu-riscv64 PROG` gives its guest, so the two runs can be compared. */
+static const char *const default_env[] = {"LANG=C", "PATH=/usr/local/bin:/usr/bin:/bin", NULL};
 
 void rv_options_default(rv_options *o) {
   o->stdin_fd = 0;
