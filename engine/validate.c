@@ -481,6 +481,12 @@ static void write_yaml(const ic_validate_report *r, FILE *f, int show_all, vrow 
       yaml_num(f, w->cycles[m]);
       fputc('\n', f);
     }
+    fputs("    seconds:\n", f);
+    for (int m = 0; m < r->nmethods; m++) {
+      fprintf(f, "      %s: ", r->methods[m]);
+      yaml_num(f, w->seconds[m]);
+      fputc('\n', f);
+    }
     fputs("    scores:\n", f);
     for (int m = 1; m < r->nmethods; m++) {
       const ic_validate_score *s = &w->score[m];

@@ -108,7 +108,8 @@ int ic_validate_report_workloads(const ic_validate_report *r);
  * (workload, entry, method) and per (workload, summary item, method). YAML:
  * `categories`, `reference`, `threshold_percent`, `methods` (per method
  * `mean_error_percent` over workloads, `sign_agree`), `workloads` (per
- * workload its entries and per method its score). Time complexity:
+ * workload its `cycles` and wall `seconds` per method, per method its
+ * score, and its `entries`). Time complexity:
  * O(workloads * methods * 2^ncat). */
 ic_status ic_validate_report_write(const ic_validate_report *r, FILE *f,
                                    ic_validate_format fmt, int show_all, ic_err *err);

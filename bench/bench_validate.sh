@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# bench_validate.sh: accuracy of the graph methods against multisim over the
+# workload suite (paper Tables VIII and IX), on the baseline machine and the
+# 4-cycle-L1D machine, with the wall time of each method.
+#
+#   bash bench/bench_validate.sh
+#   TAG=short MAX=200k CONFIGS=baseline bash bench/bench_validate.sh
+#
+# Every workload of the manifest tagged $TAG is fast-forwarded $SKIP
+# instructions (the last $WARM of them warming caches, TLBs and predictors)
+# and timed for $MAX instructions: 2^8 = 256 model runs for multisim (on
+# $JOBS threads), one run for graph, one for graphfrag. The full reports go
+# to $OUT/validate_<config>.yaml (and .txt with TEXT=1, which runs the suite
+# a second time); a summary per workload is printed: the Table IX mean error
+# of graph and graphfrag against multisim, whether every interaction's sign
+# agrees, and the wall seconds of multisim and graph.
+#
+# Needs a release build ($BUILD/icost) and the built workloads
+# (bash bench/workloads/build.sh build/workloads).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+ICOST=$BUILD/icost
+TAG=${TAG:-full}
+SKIP=${SKIP:-2M}
+WARM=${WARM:-1M}
+MAX=${MAX:-1M}
+CATS=${CATS:-dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss}
+JOBS=${JOBS:-$(nproc)}
+CONFIGS=${CONFIGS:-"baseline l1d4"}
+OUT=${OUT:-$BUILD/bench_validate}
+
+if [ ! -x "$ICOST" ]; then
+  echo "bench_validate: $ICOST not found (build first)" >&2
+  exit 2
+fi
+mkdir -p "$OUT"
+
+run() { # config format file
+  "$ICOST" validate --suite-tag "$TAG" --config "$ROOT/configs/$1.yaml" \
+    --categories "$CATS" --methods graph,graphfrag -j "$JOBS" \
+    --skip "$SKIP" --warm "$WARM" --max "$MAX" --format "$2" >"$3.tmp"
+  mv "$3.tmp" "$3"
+}
+
+for cfg in $CONFIGS; do
+  start=$(date +%s)
+  run "$cfg" yaml "$OUT/validate_$cfg.yaml"
+  echo "$cfg: suite validated in $(($(date +%s) - start)) s (skip $SKIP, warm $WARM, max $MAX, -j $JOBS)"
+  if [ "${TEXT:-0}" = 1 ]; then run "$cfg" text "$OUT/validate_$cfg.txt"; fi
+  awk -v cfg="$cfg" '
+    function flush() {
+      if (w != "")
+        printf "  %-16s %9s %9s %6s %6s %10s %8s\n", w, eg, ef, sg, sf, tm, tg
+    }
+    BEGIN {
+      printf "  %-16s %9s %9s %6s %6s %10s %8s\n", "workload", "err graph", "err frag",
+             "signs", "signsf", "multisim s", "graph s"
+    }
+    /^methods:/ { sect = "methods"; next }
+    /^workloads:/ { sect = "w"; next }
+    sect == "methods" && /^  [a-z]+:$/ { m = $1; sub(":", "", m) }
+    sect == "methods" && /mean_error_percent/ { mean[m] = $2 }
+    sect == "methods" && /workloads_sign_agree/ { agree[m] = $2 }
+    sect == "w" && /^  - name:/ { flush(); w = $3; gsub(/"/, "", w); eg = ef = sg = sf = tm = tg = "-" }
+    sect == "w" && /^    [a-z]+:$/ { sub2 = $1 }
+    sect == "w" && /^      [a-z]+:/ { meth = $1; sub(":", "", meth)
+      if (sub2 == "seconds:" && meth == "multisim") tm = sprintf("%.1f", $2)
+      if (sub2 == "seconds:" && meth == "graph") tg = sprintf("%.2f", $2) }
+    sect == "w" && /^        mean_error_percent:/ { if (meth == "graph") eg = sprintf("%.1f", $2); else ef = sprintf("%.1f", $2) }
+    sect == "w" && /^        sign_mismatches:/ { v = ($2 == 0) ? "yes" : "no(" $2 ")"; if (meth == "graph") sg = v; else sf = v }
+    END {
+      flush()
+      printf "  %-16s %9.1f %9.1f   (workloads with every sign agreeing: graph %s, graphfrag %s)\n",
+             "mean", mean["graph"], mean["graphfrag"], agree["graph"], agree["graphfrag"]
+    }
+  ' "$OUT/validate_$cfg.yaml"
+done
