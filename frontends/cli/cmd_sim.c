@@ -1,8 +1,180 @@
-/* cmd_sim.c: placeholder until the subcommand is built. */
+/* cmd_sim.c: `icost sim`, run a program on the timing model and print its
+ * statistics. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "run.h"
+
+static void sim_usage(FILE *f) {
+  fputs("usage: icost sim [options] [-- PROGRAM ARGS]\n"
+        "\n"
+        "Runs PROGRAM (default: the default workload of the manifest) on the cycle-level\n"
+        "out-of-order timing model and prints its statistics.\n"
+        "\n"
+        "options:\n"
+        "  --config F          machine file (default: configs/baseline.yaml, built in)\n"
+        "  --set KEY=VALUE     override one machine parameter (repeatable), e.g. core.rob=128\n"
+        "  --ideal LIST        idealize these categories (comma list, see below)\n"
+        "  --skip N            fast-forward N instructions first; the last min(N, --warm)\n"
+        "                      of them warm caches, TLBs and predictors (N may end in k/M/G)\n"
+        "  --warm N            warming length (default 1M)\n"
+        "  --max N             time at most N instructions (default: to the end)\n"
+        "  --seed S            guest seed (AT_RANDOM, getrandom)\n"
+        "  --workload NAME     a workload of the manifest instead of the default one\n"
+        "  --guest-output      let the program write to our stdout/stderr\n"
+        "  --format F          text (default), csv or yaml\n"
+        "  --print-config      print the resolved machine as YAML and exit\n"
+        "\n"
+        "categories for --ideal:\n",
+        f);
+  for (int c = 0; c < IC_CAT_COUNT; c++)
+    fprintf(f, "  %-8s %s\n", ic_category_names[c], ic_category_help[c]);
+  fputs("\nnumbers (all counts are of the timed part only):\n"
+        "  ipc                   instructions / cycles\n",
+        f);
+  for (int k = 0; k < ooo_stats_count; k++)
+    fprintf(f, "  %-21s %s\n", ooo_stats_names[k], ooo_stats_help[k]);
+  fputs("\nCycle 0 is the first cycle of the timed part, which starts with an empty\n"
+        "pipeline; stall_* count cycles in which that stage did nothing for that reason.\n",
+        f);
+}
+
+typedef struct sim_opts {
+  const char *format;
+  const char *ideal;
+  int print_config;
+} sim_opts;
+
+static int sim_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
+  sim_opts *s = ctx;
+  const char *a = argv[i];
+  if (strcmp(a, "--print-config") == 0) {
+    s->print_config = 1;
+    return 1;
+  }
+  const char *names[] = {"--format", "--ideal"};
+  const char **dst[] = {&s->format, &s->ideal};
+  for (int k = 0; k < 2; k++) {
+    size_t l = strlen(names[k]);
+    if (strncmp(a, names[k], l) != 0) continue;
+    if (a[l] == '=') {
+      *dst[k] = a + l + 1;
+      return 1;
+    }
+    if (a[l] != 0) continue;
+    if (i + 1 >= argc) {
+      ic_fail(err, IC_EINPUT, "sim: %s needs a value", names[k]);
+      return -1;
+    }
+    *dst[k] = argv[i + 1];
+    return 2;
+  }
+  return 0;
+}
+
+/* Parses "dl1,win" into a mask. */
+static ic_status parse_ideal(const char *list, ic_catmask *mask, ic_err *err) {
+  *mask = 0;
+  if (!list || !*list) return IC_OK;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", list);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int c = ic_category_lookup(tok);
+    if (c < 0) return ic_fail(err, IC_EINPUT, "sim: --ideal: unknown category '%s'", tok);
+    *mask |= IC_CATBIT(c);
+  }
+  return IC_OK;
+}
+
+static void progress(void *ctx, uint64_t n) {
+  (void)ctx;
+  fprintf(stderr, "\rsim: %llu instructions", (unsigned long long)n);
+  fflush(stderr);
+}
+
+static int is_event(const char *name) {
+  return strncmp(name, "stall_", 6) != 0 && strcmp(name, "cycles") != 0 &&
+         strcmp(name, "instructions") != 0 && strcmp(name, "skipped_cycles") != 0;
+}
+
+static void print_stats(const char *format, const cli_run *r, ic_catmask ideal, const ooo_stats *s) {
+  const uint64_t *v = (const uint64_t *)s;
+  double ipc = s->cycles ? (double)s->instructions / (double)s->cycles : 0.0;
+  char ideal_s[128] = "";
+  for (int c = 0; c < IC_CAT_COUNT; c++)
+    if (ideal & IC_CATBIT(c))
+      snprintf(ideal_s + strlen(ideal_s), sizeof ideal_s - strlen(ideal_s), "%s%s",
+               ideal_s[0] ? "," : "", ic_category_names[c]);
+  if (strcmp(format, "yaml") == 0) {
+    printf("workload: %s\nconfig: %s\nideal: [%s]\n", r->workload.name, ooo_config_name(r->config), ideal_s);
+    printf("cycles: %llu\ninstructions: %llu\nipc: %.4f\n", (unsigned long long)s->cycles,
+           (unsigned long long)s->instructions, ipc);
+    printf("events:\n");
+    for (int k = 0; k < ooo_stats_count; k++)
+      if (is_event(ooo_stats_names[k]))
+        printf("  %s: %llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
+    printf("stalls:\n");
+    for (int k = 0; k < ooo_stats_count; k++)
+      if (!is_event(ooo_stats_names[k]) && strcmp(ooo_stats_names[k], "cycles") &&
+          strcmp(ooo_stats_names[k], "instructions"))
+        printf("  %s: %llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
+  } else if (strcmp(format, "csv") == 0) {
+    printf("stat,value\n");
+    printf("workload,%s\nideal,\"%s\"\n", r->workload.name, ideal_s);
+    for (int k = 0; k < 2; k++) printf("%s,%llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
+    printf("ipc,%.4f\n", ipc);
+    for (int k = 2; k < ooo_stats_count; k++)
+      printf("%s,%llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
+  } else {
+    printf("workload      %s\nconfig        %s\nideal         %s\n", r->workload.name,
+           ooo_config_name(r->config), ideal_s[0] ? ideal_s : "none");
+    printf("%-22s %14llu\n", "cycles", (unsigned long long)s->cycles);
+    printf("%-22s %14llu\n", "instructions", (unsigned long long)s->instructions);
+    printf("%-22s %14.4f\n", "ipc", ipc);
+    for (int k = 2; k < ooo_stats_count; k++)
+      printf("%-22s %14llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
+  }
+}
 
 int cmd_sim(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  return cli_fail(1, "sim: not implemented yet");
+  cli_run_opts o;
+  sim_opts so = {"text", NULL, 0};
+  ic_err err;
+  ic_status st = cli_run_parse(argc, argv, &o, sim_option, &so, &err);
+  if (st) return cli_fail_err(st, &err);
+  if (o.help) {
+    sim_usage(stdout);
+    return 0;
+  }
+  if (strcmp(so.format, "text") && strcmp(so.format, "csv") && strcmp(so.format, "yaml"))
+    return cli_fail(2, "sim: --format must be text, csv or yaml, not '%s'", so.format);
+  ic_catmask ideal;
+  if ((st = parse_ideal(so.ideal, &ideal, &err))) return cli_fail_err(st, &err);
+  if (so.print_config) {
+    ooo_config *c;
+    if ((st = ooo_config_load(&c, o.config_path, &err))) return cli_fail_err(st, &err);
+    for (int k = 0; k < o.nsets; k++)
+      if ((st = ooo_config_set(c, o.sets[k], &err))) {
+        ooo_config_destroy(c);
+        return cli_fail_err(st, &err);
+      }
+    ooo_config_write(c, stdout);
+    ooo_config_destroy(c);
+    return 0;
+  }
+  cli_run r;
+  if ((st = cli_run_setup(&o, &r, &err))) return cli_fail_err(st, &err);
+  ooo_stats s;
+  int tty = isatty(2);
+  st = cli_run_execute(&r, ideal, NULL, tty ? progress : NULL, NULL, &s, &err);
+  if (tty) fputs("\r\033[K", stderr);
+  if (st) {
+    cli_run_free(&r);
+    return cli_fail_err(st, &err);
+  }
+  print_stats(so.format, &r, ideal, &s);
+  cli_run_free(&r);
+  return 0;
 }

@@ -1,0 +1,186 @@
+/* run.c: shared set-up of the commands that run a program on the timing
+ * model (see run.h). */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rv.h"
+
+int cli_parse_count(const char *s, uint64_t *out) {
+  if (!s || *s < '0' || *s > '9') return -1;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno) return -1;
+  unsigned long long mul = 1;
+  if (*end == 'k' || *end == 'K') mul = 1000, end++;
+  else if (*end == 'M') mul = 1000000, end++;
+  else if (*end == 'G') mul = 1000000000, end++;
+  if (*end || (mul > 1 && v > UINT64_MAX / mul)) return -1;
+  *out = v * mul;
+  return 0;
+}
+
+/* Value of option argv[*i] given as "--opt V" or "--opt=V"; NULL if absent. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched) {
+  size_t l = strlen(name);
+  const char *a = argv[*i];
+  *matched = 0;
+  if (strncmp(a, name, l) != 0) return NULL;
+  if (a[l] == '=') {
+    *matched = 1;
+    return a + l + 1;
+  }
+  if (a[l] != 0) return NULL;
+  *matched = 1;
+  if (*i + 1 >= argc) return NULL;
+  return argv[++*i];
+}
+
+ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_fn extra, void *ctx,
+                        ic_err *err) {
+  memset(o, 0, sizeof *o);
+  o->warm = 1000000;
+  const char *cmd = argc > 0 ? argv[0] : "icost";
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int m;
+    const char *v;
+    if (strcmp(a, "--") == 0) {
+      o->prog_argc = argc - i - 1;
+      o->prog_argv = argv + i + 1;
+      if (o->prog_argc == 0) return ic_fail(err, IC_EINPUT, "%s: '--' must be followed by a program", cmd);
+      break;
+    }
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      o->help = 1;
+      continue;
+    }
+    if (strcmp(a, "--guest-output") == 0) {
+      o->guest_output = 1;
+      continue;
+    }
+    struct {
+      const char *name;
+      int kind; /* 0 string, 1 count */
+      const char **s;
+      uint64_t *n;
+    } opts[] = {
+        {"--config", 0, &o->config_path, NULL}, {"--workload", 0, &o->workload, NULL},
+        {"--skip", 1, NULL, &o->skip},          {"--warm", 1, NULL, &o->warm},
+        {"--max", 1, NULL, &o->max},            {"--seed", 1, NULL, &o->seed},
+    };
+    int done = 0;
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0] && !done; k++) {
+      v = opt_value(argc, argv, &i, opts[k].name, &m);
+      if (!m) continue;
+      if (!v) return ic_fail(err, IC_EINPUT, "%s: %s needs a value", cmd, opts[k].name);
+      if (opts[k].kind == 0) *opts[k].s = v;
+      else if (cli_parse_count(v, opts[k].n) != 0)
+        return ic_fail(err, IC_EINPUT, "%s: %s '%s' is not a count (digits, optional k/M/G)", cmd,
+                       opts[k].name, v);
+      done = 1;
+    }
+    if (done) continue;
+    v = opt_value(argc, argv, &i, "--set", &m);
+    if (m) {
+      if (!v) return ic_fail(err, IC_EINPUT, "%s: --set needs KEY=VALUE", cmd);
+      if (o->nsets == CLI_RUN_MAX_SETS)
+        return ic_fail(err, IC_EINPUT, "%s: more than %d --set options", cmd, CLI_RUN_MAX_SETS);
+      o->sets[o->nsets++] = v;
+      continue;
+    }
+    int used = extra ? extra(ctx, argc, argv, i, err) : 0;
+    if (used < 0) return IC_EINPUT;
+    if (used == 0) return ic_fail(err, IC_EINPUT, "%s: unknown option '%s' (see %s --help)", cmd, a, cmd);
+    i += used - 1;
+  }
+  return IC_OK;
+}
+
+ic_status cli_run_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
+  memset(r, 0, sizeof *r);
+  r->guest_fd = -1;
+  ic_status st = ooo_config_load(&r->config, o->config_path, err);
+  if (st) goto fail;
+  for (int k = 0; k < o->nsets; k++)
+    if ((st = ooo_config_set(r->config, o->sets[k], err))) goto fail;
+  if ((st = cli_workload_resolve(&r->workload, o->workload, o->prog_argc, o->prog_argv, err)))
+    goto fail;
+  rv_options opt;
+  rv_options_default(&opt);
+  opt.seed = o->seed;
+  if (!o->guest_output) {
+    r->guest_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (r->guest_fd < 0) {
+      st = ic_fail(err, IC_ERUN, "/dev/null: %s", strerror(errno));
+      goto fail;
+    }
+    opt.stdin_fd = opt.stdout_fd = opt.stderr_fd = r->guest_fd;
+  }
+  rv_proc *p = NULL;
+  if ((st = rv_proc_load(&p, r->workload.argv[0], r->workload.argc, r->workload.argv, &opt, err)))
+    goto fail;
+  r->checkpoint = p;
+  r->warm = o->warm < o->skip ? o->warm : o->skip;
+  r->max = o->max;
+  uint64_t fast = o->skip - r->warm;
+  r->skipped = fast ? rv_proc_skip(p, fast) : 0;
+  const char *why = "";
+  if (rv_proc_state(p, NULL, &why) == RV_FAULT) {
+    st = ic_fail(err, IC_ERUN, "%s: %s", r->workload.name, why);
+    goto fail;
+  }
+  if (r->skipped < fast) {
+    st = ic_fail(err, IC_EINPUT, "%s: the program ended after %llu instructions, within --skip %llu",
+                 r->workload.name, (unsigned long long)r->skipped, (unsigned long long)o->skip);
+    goto fail;
+  }
+  return IC_OK;
+fail:
+  cli_run_free(r);
+  return st;
+}
+
+ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sink *sink,
+                          cli_run_progress_fn progress, void *pctx, ooo_stats *stats,
+                          ic_err *err) {
+  rv_proc *p = rv_proc_clone((const rv_proc *)r->checkpoint);
+  if (!p) return ic_fail(err, IC_ERUN, "%s: out of memory cloning the program", r->workload.name);
+  ooo_core *core = NULL;
+  ic_status st = ooo_create(&core, r->config, ideal, err);
+  if (st) goto out;
+  if (sink) ooo_set_graph_sink(core, *sink);
+  if (progress) ooo_set_progress(core, progress, pctx, 1000000);
+  ic_inst_source src = rv_proc_source(p);
+  uint64_t warmed = 0;
+  if (r->warm && (st = ooo_warm(core, src, r->warm, &warmed, err))) goto out;
+  if ((st = ooo_run(core, src, r->max, err))) goto out;
+  const char *why = "";
+  if (rv_proc_state(p, NULL, &why) == RV_FAULT) {
+    st = ic_fail(err, IC_ERUN, "%s: %s", r->workload.name, why);
+    goto out;
+  }
+  if (ooo_get_stats(core)->instructions == 0) {
+    st = ic_fail(err, IC_EINPUT, "%s: no instructions left to time after --skip", r->workload.name);
+    goto out;
+  }
+  *stats = *ooo_get_stats(core);
+out:
+  ooo_destroy(core);
+  rv_proc_destroy(p);
+  return st;
+}
+
+void cli_run_free(cli_run *r) {
+  ooo_config_destroy(r->config);
+  cli_workload_free(&r->workload);
+  rv_proc_destroy((rv_proc *)r->checkpoint);
+  if (r->guest_fd >= 0) close(r->guest_fd);
+  memset(r, 0, sizeof *r);
+  r->guest_fd = -1;
+}
