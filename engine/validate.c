@@ -180,6 +180,10 @@ const ic_validate_score *ic_validate_report_score(const ic_validate_report *r, i
   return &r->w[w].score[m];
 }
 
+const double *ic_validate_report_pct(const ic_validate_report *r, int w, int m) {
+  return r->w[w].pct + (size_t)m * r->nsub;
+}
+
 int ic_validate_report_workloads(const ic_validate_report *r) { return r->nw; }
 
 double ic_validate_report_mean_error(const ic_validate_report *r, int m) {

@@ -93,6 +93,8 @@ void ic_validate_report_time(ic_validate_report *r, int method, double seconds);
 
 /* Score of method m (1 .. nmethods-1) on workload w. */
 const ic_validate_score *ic_validate_report_score(const ic_validate_report *r, int w, int m);
+/* Method m's percent vector on workload w (2^ncat values, layout above). */
+const double *ic_validate_report_pct(const ic_validate_report *r, int w, int m);
 /* Mean over workloads of method m's mean_error_percent (workloads with no
  * counted entry are left out; NAN if none). */
 double ic_validate_report_mean_error(const ic_validate_report *r, int m);
