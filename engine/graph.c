@@ -4,16 +4,6 @@
 
 #include <stdlib.h>
 
-uint8_t dg_edge_drop_cat(uint8_t kind) {
-  switch (kind) {
-  case IC_EDGE_FBW:
-  case IC_EDGE_CBW: return IC_CAT_BW;
-  case IC_EDGE_PD: return IC_CAT_BMISP;
-  case IC_EDGE_PP: return IC_CAT_DMISS;
-  default: return IC_CAT_NONE;
-  }
-}
-
 ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
   if (r->nedges > IC_MAX_EDGES)
     return ic_fail(err, IC_EINPUT, "graph record %llu: %u edges (at most %d)",

@@ -27,7 +27,15 @@
 
 /* The category whose idealization removes an edge of this kind, or
  * IC_CAT_NONE when no idealization removes it. */
-uint8_t dg_edge_drop_cat(uint8_t kind);
+static inline uint8_t dg_edge_drop_cat(uint8_t kind) {
+  switch (kind) {
+  case IC_EDGE_FBW:
+  case IC_EDGE_CBW: return IC_CAT_BW;
+  case IC_EDGE_PD: return IC_CAT_BMISP;
+  case IC_EDGE_PP: return IC_CAT_DMISS;
+  default: return IC_CAT_NONE;
+  }
+}
 
 /* Does idealizing `ideal` remove edge e? */
 static inline int dg_edge_dropped(const ic_edge *e, ic_catmask ideal) {

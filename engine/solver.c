@@ -42,14 +42,30 @@
 #define INIT_WINDOW_BYTES ((size_t)16 << 20)
 #define LANES 8
 
-/* Hot kernels: built for AVX2 and for the baseline ISA, picked at load time. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define HOT __attribute__((target_clones("avx2", "default")))
-#else
+/* Rarely run kernels (latency vectors are cached): generic vector code. */
 #define HOT
-#endif
 
 enum { RING_D, RING_P, RING_C, RING_COUNT };
+
+/* What an edge's latency vector depends on: its total, the cycles of its
+ * parts in chosen categories (by position), the position whose subsets drop
+ * it, and for a win-split CD edge which half it is (1: subsets without win,
+ * 2: with win). Most edges of a run share a few shapes, so the vectors are
+ * cached instead of rebuilt per edge. The key is three words built in
+ * registers (byte-wise building then word-wise comparing stalls on store
+ * forwarding):
+ *   a = total | (drop + 1) << 24 | half << 29 | nvp << 32 | used << 40
+ *   b, c = two parts each: cycles | position << 24, part 2k in the low half */
+#define LCACHE 256
+struct lat_key {
+  uint64_t a, b, c;
+};
+static inline int lk_nvp(const struct lat_key *k) { return (int)((k->a >> 32) & 7); }
+static inline uint32_t lk_part(const struct lat_key *k, int p) {
+  uint64_t w = p < 2 ? k->b : k->c;
+  return (uint32_t)(p & 1 ? w >> 32 : w);
+}
+
 static const int8_t node_ring[IC_NODE_COUNT] = {RING_D, -1, -1, RING_P, RING_C};
 
 struct ic_solver {
@@ -60,60 +76,117 @@ struct ic_solver {
   int8_t pos[256];  /* category id -> position in cats, or -1 */
   int win_pos;      /* position of win, or -1 */
   int32_t *bitm;    /* [ncat][np]: -1 where subset has bit k, else 0 */
-  uint64_t w, wmax; /* window (power of two) and its cap */
+  uint64_t w[RING_COUNT];    /* window of each ring (power of two) */
+  uint64_t wmax;             /* cap of every ring's window */
   int32_t *ring[RING_COUNT]; /* [w][np] each */
-  int32_t *scratch[4];       /* R, E, lat, lat2 */
+  int32_t *scratch[4];       /* R, E, and two for rebase */
+  /* Latency vectors by edge shape (lat_key): direct-mapped, LCACHE slots. */
+  struct lat_key *lkey;
+  uint64_t *lstamp;          /* [LCACHE]: instruction that last used the slot, + 1 */
+  int32_t *lvec;             /* [LCACHE][np] */
+  int32_t *lpool;            /* [2 * IC_MAX_EDGES][np]: when a slot is busy */
+  int npool;                 /* pool vectors used by the current instruction */
+  int avx2;                  /* the CPU runs k_node_avx2 */
   int64_t *base;             /* [np] */
   int32_t *zero;             /* [np]: offset of time 0, clamped at FLOOR */
   uint64_t *times;           /* [n] */
   int64_t ubound;            /* upper bound of every stored offset */
   int started;
   uint64_t seq0, next;
-  uint64_t valid_lo;         /* oldest seq whose vectors the rings still hold */
+  uint64_t valid_lo[RING_COUNT]; /* oldest seq whose vectors each ring still holds */
   int32_t *last_c;           /* C vector of the last record, or NULL */
   ic_solver_stats st;
 };
 
 /* ---- kernels ---------------------------------------------------------- */
 
-HOT static void k_max_add_scalar(int32_t *restrict acc, const int32_t *restrict src, int32_t lat,
-                                 uint32_t np) {
-  for (uint32_t s = 0; s < np; s += LANES)
-    for (int j = 0; j < LANES; j++) {
-      int32_t v = src[s + j] + lat;
-      acc[s + j] = v > acc[s + j] ? v : acc[s + j];
-    }
+/* Eight subsets at a time with GCC/Clang vector extensions, so the kernels
+ * are SIMD at -O2 whatever the auto-vectorizer decides. Macros, not
+ * functions, so no 32-byte vector crosses a call boundary. */
+typedef int32_t v8si __attribute__((vector_size(4 * LANES), may_alias));
+#define LD(p) (*(const v8si *)(const void *)(p))
+#define ST(p, v) (*(v8si *)(void *)(p) = (v))
+#define VMAX(a, b) __extension__({ v8si a_ = (a), b_ = (b), m_ = a_ > b_; (a_ & m_) | (b_ & ~m_); })
+#define SPLAT(x) ((v8si){(x), (x), (x), (x), (x), (x), (x), (x)})
+
+/* One node's arrival vector from all its in-edges in a single pass:
+ *   acc[s] = max(zero[s], max over vector edges e of src[e][s] + lat[e][s],
+ *                         max over scalar edges e of ssrc[e][s] + slat[e])
+ * (a scalar edge has the same latency in every subset). All vectors are
+ * 32-byte aligned and np is a multiple of 8. */
+typedef struct node_edges {
+  int nv, ns;
+  const int32_t *src[2 * IC_MAX_EDGES], *lat[2 * IC_MAX_EDGES];
+  const int32_t *ssrc[IC_MAX_EDGES];
+  int32_t slat[IC_MAX_EDGES];
+} node_edges;
+
+static void k_node_generic(int32_t *acc, const int32_t *zero, const node_edges *ne, uint32_t np) {
+  for (uint32_t s = 0; s < np; s += LANES) {
+    v8si v = LD(zero + s);
+    for (int e = 0; e < ne->nv; e++) v = VMAX(v, LD(ne->src[e] + s) + LD(ne->lat[e] + s));
+    for (int e = 0; e < ne->ns; e++) v = VMAX(v, LD(ne->ssrc[e] + s) + SPLAT(ne->slat[e]));
+    ST(acc + s, v);
+  }
 }
 
-HOT static void k_max_add(int32_t *restrict acc, const int32_t *restrict src,
-                          const int32_t *restrict lat, uint32_t np) {
-  for (uint32_t s = 0; s < np; s += LANES)
-    for (int j = 0; j < LANES; j++) {
-      int32_t v = src[s + j] + lat[s + j];
-      acc[s + j] = v > acc[s + j] ? v : acc[s + j];
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define HAVE_AVX2_KERNEL 1
+/* The same with AVX2 intrinsics, 32 subsets per block held in registers, so
+ * each edge costs one or two loads, one add and one max per 8 subsets. */
+#define AVX_LD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
+#define AVX_STEP(v, a, l) v = _mm256_max_epi32(v, _mm256_add_epi32(AVX_LD(a), l))
+__attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int32_t *zero,
+                                                        const node_edges *ne, uint32_t np) {
+  uint32_t s = 0;
+  for (; s + 4 * LANES <= np; s += 4 * LANES) {
+    __m256i v0 = AVX_LD(zero + s), v1 = AVX_LD(zero + s + 8), v2 = AVX_LD(zero + s + 16),
+            v3 = AVX_LD(zero + s + 24);
+    for (int e = 0; e < ne->nv; e++) {
+      const int32_t *a = ne->src[e] + s, *b = ne->lat[e] + s;
+      AVX_STEP(v0, a, AVX_LD(b));
+      AVX_STEP(v1, a + 8, AVX_LD(b + 8));
+      AVX_STEP(v2, a + 16, AVX_LD(b + 16));
+      AVX_STEP(v3, a + 24, AVX_LD(b + 24));
     }
+    for (int e = 0; e < ne->ns; e++) {
+      const int32_t *a = ne->ssrc[e] + s;
+      __m256i l = _mm256_set1_epi32(ne->slat[e]);
+      AVX_STEP(v0, a, l);
+      AVX_STEP(v1, a + 8, l);
+      AVX_STEP(v2, a + 16, l);
+      AVX_STEP(v3, a + 24, l);
+    }
+    _mm256_store_si256((__m256i *)(void *)(acc + s), v0);
+    _mm256_store_si256((__m256i *)(void *)(acc + s + 8), v1);
+    _mm256_store_si256((__m256i *)(void *)(acc + s + 16), v2);
+    _mm256_store_si256((__m256i *)(void *)(acc + s + 24), v3);
+  }
+  for (; s < np; s += LANES) {
+    __m256i v = AVX_LD(zero + s);
+    for (int e = 0; e < ne->nv; e++) AVX_STEP(v, ne->src[e] + s, AVX_LD(ne->lat[e] + s));
+    for (int e = 0; e < ne->ns; e++) AVX_STEP(v, ne->ssrc[e] + s, _mm256_set1_epi32(ne->slat[e]));
+    _mm256_store_si256((__m256i *)(void *)(acc + s), v);
+  }
 }
+#endif
 
-HOT static void k_fill(int32_t *restrict v, int32_t x, uint32_t np) {
-  for (uint32_t s = 0; s < np; s += LANES)
-    for (int j = 0; j < LANES; j++) v[s + j] = x;
+HOT static void k_fill(int32_t *v, int32_t x, uint32_t np) {
+  for (uint32_t s = 0; s < np; s += LANES) ST(v + s, SPLAT(x));
 }
 
 /* lat[s] -= c where bit k of s is set (m = bit mask vector of k). */
-HOT static void k_sub_masked(int32_t *restrict lat, const int32_t *restrict m, int32_t c,
-                             uint32_t np) {
-  for (uint32_t s = 0; s < np; s += LANES)
-    for (int j = 0; j < LANES; j++) lat[s + j] -= c & m[s + j];
+HOT static void k_sub_masked(int32_t *lat, const int32_t *m, int32_t c, uint32_t np) {
+  for (uint32_t s = 0; s < np; s += LANES) ST(lat + s, LD(lat + s) - (SPLAT(c) & LD(m + s)));
 }
 
-/* out[s] = NEG where (m[s] ^ inv) is set, else in[s]. */
-HOT static void k_neg_masked(int32_t *out, const int32_t *in, const int32_t *restrict m,
-                             int32_t inv, uint32_t np) {
-  for (uint32_t s = 0; s < np; s += LANES)
-    for (int j = 0; j < LANES; j++) {
-      int32_t mm = m[s + j] ^ inv;
-      out[s + j] = (in[s + j] & ~mm) | (NEG & mm);
-    }
+/* lat[s] = NEG where (m[s] ^ inv) is set. */
+HOT static void k_neg_masked(int32_t *lat, const int32_t *m, int32_t inv, uint32_t np) {
+  for (uint32_t s = 0; s < np; s += LANES) {
+    v8si mm = LD(m + s) ^ SPLAT(inv);
+    ST(lat + s, (LD(lat + s) & ~mm) | (SPLAT(NEG) & mm));
+  }
 }
 
 /* ---- allocation ------------------------------------------------------- */
@@ -134,11 +207,17 @@ static void *vec_alloc(size_t count, size_t size) {
 /* Ring memory is not cleared: a slot is read only after it was written
  * (valid_lo and the window bound every source), so untouched pages of a
  * large window cost no resident memory. */
-static int rings_alloc(int32_t *r[RING_COUNT], uint64_t w, uint32_t np) {
-  for (int k = 0; k < RING_COUNT; k++) r[k] = vec_alloc_raw(w * np, sizeof(int32_t));
+static int rings_alloc(int32_t *r[RING_COUNT], const uint64_t *w, uint32_t np) {
+  for (int k = 0; k < RING_COUNT; k++) r[k] = vec_alloc_raw(w[k] * np, sizeof(int32_t));
   if (r[0] && r[1] && r[2]) return 1;
   for (int k = 0; k < RING_COUNT; k++) free(r[k]);
   return 0;
+}
+
+static uint64_t max_window(const ic_solver *s) {
+  uint64_t m = 0;
+  for (int k = 0; k < RING_COUNT; k++) m = s->w[k] > m ? s->w[k] : m;
+  return m;
 }
 
 ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_err *err) {
@@ -166,20 +245,32 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
     if (cats[k] == IC_CAT_WIN) s->win_pos = k;
   }
   s->n = 1u << ncat;
+#ifdef HAVE_AVX2_KERNEL
+  __builtin_cpu_init();
+  s->avx2 = __builtin_cpu_supports("avx2");
+#endif
   s->np = (s->n + LANES - 1) / LANES * LANES;
   size_t per_inst = (size_t)RING_COUNT * s->np * sizeof(int32_t);
   s->wmax = 1024;
   while ((s->wmax * 2) * per_inst <= IC_SOLVER_MAX_WINDOW_BYTES) s->wmax *= 2;
-  s->w = 1024;
-  while (s->w * 2 * per_inst <= INIT_WINDOW_BYTES) s->w *= 2;
-  if (s->w > s->wmax) s->w = s->wmax;
+  /* D is a source only for short in-order edges (DD, FBW): a small ring. */
+  uint64_t w = 1024;
+  while (w * 2 * per_inst <= INIT_WINDOW_BYTES) w *= 2;
+  if (w > s->wmax) w = s->wmax;
+  s->w[RING_D] = MIN_WINDOW;
+  s->w[RING_P] = s->w[RING_C] = w;
   s->bitm = vec_alloc((size_t)(ncat ? ncat : 1) * s->np, sizeof(int32_t));
   s->base = vec_alloc(s->np, sizeof(int64_t));
   s->zero = vec_alloc(s->np, sizeof(int32_t));
   s->times = vec_alloc(s->n, sizeof(uint64_t));
   int ok = s->bitm && s->base && s->zero && s->times;
   for (int k = 0; k < 4; k++) ok = (s->scratch[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
+  ok = (s->lkey = calloc(LCACHE, sizeof *s->lkey)) && ok;
+  ok = (s->lstamp = calloc(LCACHE, sizeof *s->lstamp)) && ok;
+  ok = (s->lvec = vec_alloc((size_t)LCACHE * s->np, sizeof(int32_t))) && ok;
+  ok = (s->lpool = vec_alloc((size_t)2 * IC_MAX_EDGES * s->np, sizeof(int32_t))) && ok;
   if (!ok || !rings_alloc(s->ring, s->w, s->np)) {
+    for (int k = 0; k < RING_COUNT; k++) s->ring[k] = NULL;
     ic_solver_destroy(s);
     return ic_fail(err, IC_ERUN, "solver: out of memory (%d categories)", ncat);
   }
@@ -194,6 +285,10 @@ void ic_solver_destroy(ic_solver *s) {
   if (!s) return;
   for (int k = 0; k < RING_COUNT; k++) free(s->ring[k]);
   for (int k = 0; k < 4; k++) free(s->scratch[k]);
+  free(s->lkey);
+  free(s->lstamp);
+  free(s->lvec);
+  free(s->lpool);
   free(s->bitm);
   free(s->base);
   free(s->zero);
@@ -203,52 +298,53 @@ void ic_solver_destroy(ic_solver *s) {
 
 void ic_solver_reset(ic_solver *s) {
   s->started = 0;
-  s->seq0 = s->next = s->valid_lo = 0;
+  s->seq0 = s->next = 0;
+  for (int k = 0; k < RING_COUNT; k++) s->valid_lo[k] = 0;
   s->ubound = 0;
   s->last_c = NULL;
   memset(s->base, 0, s->np * sizeof *s->base);
   memset(s->zero, 0, s->np * sizeof *s->zero);
   memset(s->times, 0, s->n * sizeof *s->times);
-  uint64_t w = s->w;
+  memset(s->lstamp, 0, LCACHE * sizeof *s->lstamp);
   memset(&s->st, 0, sizeof s->st);
-  s->st.window = w;
+  s->st.window = max_window(s);
 }
 
-/* Grows the window to the smallest power of two above `need` (capped at
- * wmax), keeping the live entries of instructions [next-w+1, next-1]. */
-static ic_status grow_window(ic_solver *s, uint64_t need, ic_err *err) {
-  uint64_t w = s->w;
+/* Grows ring k's window to the smallest power of two above `need` (capped
+ * at wmax), keeping the live entries of instructions [next-w, next-1]. */
+static ic_status grow_window(ic_solver *s, int k, uint64_t need, ic_err *err) {
+  uint64_t w = s->w[k], old = s->w[k];
   while (w <= need && w < s->wmax) w *= 2;
-  if (w == s->w) return IC_OK;
-  int32_t *r[RING_COUNT];
-  if (!rings_alloc(r, w, s->np))
+  if (w == old) return IC_OK;
+  int32_t *r = vec_alloc_raw(w * s->np, sizeof(int32_t));
+  if (!r)
     return ic_fail(err, IC_ERUN, "solver: out of memory growing the window to %llu instructions",
                    (unsigned long long)w);
-  uint64_t lo = s->next - s->valid_lo < s->w ? s->valid_lo : s->next - s->w;
+  uint64_t lo = s->next - s->valid_lo[k] < old ? s->valid_lo[k] : s->next - old;
   for (uint64_t q = lo; q < s->next; q++)
-    for (int k = 0; k < RING_COUNT; k++)
-      memcpy(r[k] + (q & (w - 1)) * s->np, s->ring[k] + (q & (s->w - 1)) * s->np,
-             s->np * sizeof(int32_t));
-  for (int k = 0; k < RING_COUNT; k++) {
-    free(s->ring[k]);
-    s->ring[k] = r[k];
-  }
-  s->w = w;
-  s->valid_lo = lo;
-  s->st.window = w;
-  if (s->last_c) s->last_c = s->ring[RING_C] + ((s->next - 1) & (w - 1)) * s->np;
+    memcpy(r + (q & (w - 1)) * s->np, s->ring[k] + (q & (old - 1)) * s->np,
+           s->np * sizeof(int32_t));
+  free(s->ring[k]);
+  s->ring[k] = r;
+  s->w[k] = w;
+  s->valid_lo[k] = lo;
+  s->st.window = max_window(s);
+  if (k == RING_C && s->last_c) s->last_c = r + ((s->next - 1) & (w - 1)) * s->np;
   return IC_OK;
 }
 
 /* Brings every live offset down so that the largest one per subset is at
  * most REBASE_TO, raising the base by the same amount. */
+static uint64_t live_lo(const ic_solver *s, int k) {
+  return s->next - s->valid_lo[k] < s->w[k] ? s->valid_lo[k] : s->next - s->w[k];
+}
+
 static void rebase(ic_solver *s) {
-  uint64_t live = s->next - s->valid_lo < s->w ? s->next - s->valid_lo : s->w;
   int32_t *mx = s->scratch[2];
   k_fill(mx, FLOOR, s->np);
-  for (uint64_t q = s->next - live; q < s->next; q++)
-    for (int k = 0; k < RING_COUNT; k++) {
-      const int32_t *v = s->ring[k] + (q & (s->w - 1)) * s->np;
+  for (int k = 0; k < RING_COUNT; k++)
+    for (uint64_t q = live_lo(s, k); q < s->next; q++) {
+      const int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->np;
       for (uint32_t x = 0; x < s->np; x++) mx[x] = v[x] > mx[x] ? v[x] : mx[x];
     }
   int32_t *delta = s->scratch[3];
@@ -261,9 +357,9 @@ static void rebase(ic_solver *s) {
     int64_t m = mx[x] - delta[x];
     if (m > newmax) newmax = m;
   }
-  for (uint64_t q = s->next - live; q < s->next; q++)
-    for (int k = 0; k < RING_COUNT; k++) {
-      int32_t *v = s->ring[k] + (q & (s->w - 1)) * s->np;
+  for (int k = 0; k < RING_COUNT; k++)
+    for (uint64_t q = live_lo(s, k); q < s->next; q++) {
+      int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->np;
       for (uint32_t x = 0; x < s->np; x++) {
         if (!delta[x]) continue;
         int64_t y = (int64_t)v[x] - delta[x];
@@ -280,12 +376,45 @@ static void rebase(ic_solver *s) {
 
 /* ---- the forward pass ------------------------------------------------- */
 
+/* The latency vector of an edge shape, from the cache or built into it. A
+ * slot already used by the current instruction is not overwritten (its
+ * vector is still referenced): the vector is built in the pool instead. */
+static const int32_t *lat_vector(ic_solver *s, const struct lat_key *k) {
+  uint64_t x = (k->a * 0x9E3779B97F4A7C15ull) ^ (k->b * 0xC2B2AE3D27D4EB4Full) ^
+               (k->c * 0x165667B19E3779F9ull);
+  uint32_t h = (uint32_t)(x >> 56) & (LCACHE - 1);
+  struct lat_key *slot = &s->lkey[h];
+  int32_t *v = s->lvec + (size_t)h * s->np;
+  uint64_t now = s->st.instructions + 1;
+  if (slot->a == k->a && slot->b == k->b && slot->c == k->c) {
+    s->lstamp[h] = now;
+    return v;
+  }
+  if (s->lstamp[h] == now) {
+    v = s->lpool + (size_t)s->npool++ * s->np;
+  } else {
+    *slot = *k;
+    s->lstamp[h] = now;
+  }
+  int total = (int)(k->a & 0xffffff), drop = (int)((k->a >> 24) & 31) - 1,
+      half = (int)((k->a >> 29) & 3);
+  k_fill(v, total, s->np);
+  for (int p = 0; p < lk_nvp(k); p++) {
+    uint32_t w = lk_part(k, p);
+    k_sub_masked(v, s->bitm + (size_t)(w >> 24) * s->np, (int32_t)(w & 0xffffff), s->np);
+  }
+  if (drop >= 0) k_neg_masked(v, s->bitm + (size_t)drop * s->np, 0, s->np);
+  if (half) k_neg_masked(v, s->bitm + (size_t)s->win_pos * s->np, half == 1 ? 0 : -1, s->np);
+  return v;
+}
+
 static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
   ic_status st = dg_check_rec(r, err);
   if (st != IC_OK) return st;
   if (!s->started) {
     s->started = 1;
-    s->seq0 = s->next = s->valid_lo = r->seq;
+    s->seq0 = s->next = r->seq;
+    for (int k = 0; k < RING_COUNT; k++) s->valid_lo[k] = r->seq;
   } else if (r->seq != s->next) {
     return ic_fail(err, IC_EINPUT, "graph record %llu follows record %llu (sequence gap)",
                    (unsigned long long)r->seq, (unsigned long long)(s->next - 1));
@@ -296,81 +425,82 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
   /* Window: grow on the first sight of a longer distance, even one reaching
    * before the first record, so that later edges of that length find their
    * sources (a win-idealized CD edge is seen at the first instruction). */
-  uint64_t need = 0;
+  uint64_t need[RING_COUNT] = {0};
   for (int k = 0; k < r->nedges; k++) {
     const ic_edge *e = &r->edge[k];
     uint64_t d = e->dist;
     if (e->kind == IC_EDGE_CD && s->win_pos >= 0) d *= IC_WIN_FACTOR;
-    if (d > need) need = d;
+    int ring = node_ring[ic_edge_src_node[e->kind]];
+    if (ring >= 0 && d > need[ring]) need[ring] = d;
   }
-  if (need >= s->w && s->w < s->wmax && (st = grow_window(s, need, err)) != IC_OK) return st;
+  for (int k = 0; k < RING_COUNT; k++)
+    if (need[k] >= s->w[k] && s->w[k] < s->wmax && (st = grow_window(s, k, need[k], err)) != IC_OK)
+      return st;
 
-  const uint64_t wm = s->w - 1;
-  const uint64_t slot = r->seq & wm;
-  int32_t *vec[IC_NODE_COUNT] = {
-      s->ring[RING_D] + slot * np, s->scratch[0], s->scratch[1], s->ring[RING_P] + slot * np,
-      s->ring[RING_C] + slot * np};
-  int32_t *lat = s->scratch[2], *lat2 = s->scratch[3];
+  int32_t *vec[IC_NODE_COUNT] = {s->ring[RING_D] + (r->seq & (s->w[RING_D] - 1)) * np,
+                                 s->scratch[0], s->scratch[1],
+                                 s->ring[RING_P] + (r->seq & (s->w[RING_P] - 1)) * np,
+                                 s->ring[RING_C] + (r->seq & (s->w[RING_C] - 1)) * np};
+
+  /* Per destination node: the (source vector, latency vector) pairs. */
+  s->npool = 0;
+  node_edges ne[IC_NODE_COUNT];
+  for (int k = 0; k < IC_NODE_COUNT; k++) ne[k].nv = ne[k].ns = 0;
   int64_t grow = 0;
-
-  for (int node = 0; node < IC_NODE_COUNT; node++) {
-    int32_t *acc = vec[node];
-    memcpy(acc, s->zero, np * sizeof(int32_t));
-    for (int k = 0; k < r->nedges; k++) {
-      const ic_edge *e = &r->edge[k];
-      if (ic_edge_dst_node[e->kind] != node) continue;
-      s->st.edges++;
-      int32_t total = 0;
-      int vecparts = 0;
-      for (int p = 0; p < e->nparts; p++) {
-        total += (int32_t)e->part[p].cycles;
-        uint8_t c = e->part[p].cat;
-        if (c != IC_CAT_NONE && s->pos[c] >= 0 && e->part[p].cycles) vecparts = 1;
-      }
-      grow += total;
-      uint8_t dc = dg_edge_drop_cat(e->kind);
-      int drop_pos = dc != IC_CAT_NONE ? s->pos[dc] : -1;
-      int two = e->kind == IC_EDGE_CD && s->win_pos >= 0;
-      int srcnode = ic_edge_src_node[e->kind];
-
-      /* source vector(s): a = without win (or always), b = with win */
-      const int32_t *src[2] = {s->zero, s->zero};
-      for (int h = 0; h < 1 + two; h++) {
-        uint64_t d = h ? (uint64_t)e->dist * IC_WIN_FACTOR : e->dist;
-        if (d == 0)
-          src[h] = vec[srcnode];
-        else if (d > idx)
-          src[h] = s->zero;
-        else if (d > wm || r->seq - d < s->valid_lo) {
-          src[h] = s->zero;
+  for (int k = 0; k < r->nedges; k++) {
+    const ic_edge *e = &r->edge[k];
+    int node = ic_edge_dst_node[e->kind], srcnode = ic_edge_src_node[e->kind];
+    uint64_t total = 0, parts[IC_MAX_PARTS] = {0};
+    int nvp = 0;
+    for (int p = 0; p < e->nparts; p++) {
+      uint32_t c = e->part[p].cycles;
+      total += c;
+      uint8_t cat = e->part[p].cat;
+      if (c && cat != IC_CAT_NONE && s->pos[cat] >= 0)
+        parts[nvp++] = c | (uint64_t)(uint8_t)s->pos[cat] << 24;
+    }
+    grow += (int64_t)total;
+    uint8_t dc = dg_edge_drop_cat(e->kind);
+    int drop = dc != IC_CAT_NONE ? s->pos[dc] : -1;
+    struct lat_key key = {total | (uint64_t)(drop + 1) << 24 | (uint64_t)nvp << 32 | 1ull << 40,
+                          parts[0] | parts[1] << 32, parts[2] | parts[3] << 32};
+    int two = e->kind == IC_EDGE_CD && s->win_pos >= 0;
+    for (int h = 0; h < 1 + two; h++) {
+      uint64_t d = h ? (uint64_t)e->dist * IC_WIN_FACTOR : e->dist;
+      const int32_t *src;
+      if (d == 0)
+        src = vec[srcnode];
+      else if (d > idx)
+        src = s->zero;
+      else {
+        int ring = node_ring[srcnode];
+        if (d >= s->w[ring] || r->seq - d < s->valid_lo[ring]) {
+          src = s->zero;
           s->st.out_of_window++;
         } else
-          src[h] = s->ring[node_ring[srcnode]] + ((r->seq - d) & wm) * np;
+          src = s->ring[ring] + ((r->seq - d) & (s->w[ring] - 1)) * np;
       }
-
-      if (!vecparts && drop_pos < 0 && !two) {
-        k_max_add_scalar(acc, src[0], total, np);
+      node_edges *nd = &ne[node];
+      if (!two && !nvp && drop < 0) {
+        nd->ssrc[nd->ns] = src;
+        nd->slat[nd->ns++] = (int32_t)total;
         continue;
       }
-      k_fill(lat, total, np);
-      if (vecparts)
-        for (int p = 0; p < e->nparts; p++) {
-          uint8_t c = e->part[p].cat;
-          if (c != IC_CAT_NONE && s->pos[c] >= 0 && e->part[p].cycles)
-            k_sub_masked(lat, s->bitm + (size_t)s->pos[c] * np, (int32_t)e->part[p].cycles, np);
-        }
-      if (drop_pos >= 0) k_neg_masked(lat, lat, s->bitm + (size_t)drop_pos * np, 0, np);
-      if (!two) {
-        k_max_add(acc, src[0], lat, np);
-      } else {
-        const int32_t *wmask = s->bitm + (size_t)s->win_pos * np;
-        k_neg_masked(lat2, lat, wmask, 0, np);  /* subsets without win */
-        k_max_add(acc, src[0], lat2, np);
-        k_neg_masked(lat2, lat, wmask, -1, np); /* subsets with win */
-        k_max_add(acc, src[1], lat2, np);
-      }
+      struct lat_key kh = key;
+      if (two) kh.a |= (uint64_t)(h + 1) << 29;
+      nd->src[nd->nv] = src;
+      nd->lat[nd->nv++] = lat_vector(s, &kh);
     }
   }
+  s->st.edges += r->nedges;
+#ifdef HAVE_AVX2_KERNEL
+  if (s->avx2) {
+    for (int node = 0; node < IC_NODE_COUNT; node++)
+      k_node_avx2(vec[node], s->zero, &ne[node], np);
+  } else
+#endif
+    for (int node = 0; node < IC_NODE_COUNT; node++)
+      k_node_generic(vec[node], s->zero, &ne[node], np);
 
   /* Baseline invariant: subset 0 idealizes nothing. */
   for (int node = 0; node < IC_NODE_COUNT; node++)
@@ -416,18 +546,29 @@ void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions) {
   uint64_t w = MIN_WINDOW, per_inst = (uint64_t)RING_COUNT * s->np * sizeof(int32_t);
   while (w * 2 <= max_instructions && w * 2 * per_inst <= IC_SOLVER_MAX_WINDOW_BYTES) w *= 2;
   s->wmax = w;
-  if (s->w > w) {
-    int32_t *r[RING_COUNT];
-    if (!rings_alloc(r, w, s->np)) return; /* keep the larger window */
-    for (int k = 0; k < RING_COUNT; k++) {
-      free(s->ring[k]);
-      s->ring[k] = r[k];
-    }
-    s->w = w;
-    s->st.window = w;
-    s->valid_lo = s->next; /* nothing older survives the shrink */
-    s->last_c = NULL;
+  for (int k = 0; k < RING_COUNT; k++) {
+    if (s->w[k] <= w) continue;
+    int32_t *r = vec_alloc_raw(w * s->np, sizeof(int32_t));
+    if (!r) continue; /* keep the larger window */
+    free(s->ring[k]);
+    s->ring[k] = r;
+    s->w[k] = w;
+    s->valid_lo[k] = s->next; /* nothing older survives the shrink */
+    if (k == RING_C) s->last_c = NULL;
   }
+  s->st.window = max_window(s);
+}
+
+void ic_solver_force_generic(ic_solver *s, int on) {
+#ifdef HAVE_AVX2_KERNEL
+  if (on)
+    s->avx2 = 0;
+  else
+    s->avx2 = __builtin_cpu_supports("avx2");
+#else
+  (void)s;
+  (void)on;
+#endif
 }
 
 ic_catmask ic_solver_subset_catmask(const ic_solver *s, uint32_t subset) {

@@ -84,6 +84,10 @@ void ic_solver_reset(ic_solver *s);
  * before feeding or right after a reset. */
 void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions);
 
+/* Uses the portable kernel even where the AVX2 one runs (tests compare the
+ * two; results are identical by construction). */
+void ic_solver_force_generic(ic_solver *s, int on);
+
 /* Mask over ic_category ids of subset mask `subset` (bit k -> cats[k]). */
 ic_catmask ic_solver_subset_catmask(const ic_solver *s, uint32_t subset);
 

@@ -71,15 +71,21 @@ static inline uint64_t tg_ref(const tg *g, ic_catmask ideal) {
 }
 
 /* Runs the solver on the whole graph; times copied into t (2^ncat). */
-static inline void tg_solve(const tg *g, const uint8_t *cats, int ncat, uint64_t *t,
-                            ic_solver_stats *st) {
+static inline void tg_solve_k(const tg *g, const uint8_t *cats, int ncat, uint64_t *t,
+                              ic_solver_stats *st, int generic) {
   ic_solver *s = NULL;
   ic_err err = {{0}};
   cr_assert_eq(ic_solver_create(&s, cats, ncat, &err), IC_OK, "%s", err.msg);
+  ic_solver_force_generic(s, generic);
   cr_assert_eq(ic_solver_feed(s, g->r, g->n, &err), IC_OK, "%s", err.msg);
   memcpy(t, ic_solver_times(s), ((size_t)1 << ncat) * sizeof *t);
   if (st) ic_solver_get_stats(s, st);
   ic_solver_destroy(s);
+}
+
+static inline void tg_solve(const tg *g, const uint8_t *cats, int ncat, uint64_t *t,
+                            ic_solver_stats *st) {
+  tg_solve_k(g, cats, ncat, t, st, 0);
 }
 
 static inline void tg_free(tg *g) {
