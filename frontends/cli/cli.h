@@ -15,6 +15,7 @@ int cmd_sim(int argc, char **argv);      /* icost sim: timing model statistics *
 int cmd_icost(int argc, char **argv);    /* icost [options]: cost/icost breakdown */
 int cmd_critical(int argc, char **argv); /* icost critical: slack and criticality */
 int cmd_graph(int argc, char **argv);    /* icost graph: export a graph window */
+int cmd_validate(int argc, char **argv); /* icost validate: methods against multisim */
 
 /* Prints "icost: <msg>" on stderr and returns `code`. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

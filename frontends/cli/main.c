@@ -38,6 +38,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
     {"emu", cmd_emu},         {"sim", cmd_sim},     {"critical", cmd_critical},
     {"graph", cmd_graph},
+    {"validate", cmd_validate},
 };
 
 int main(int argc, char **argv) {

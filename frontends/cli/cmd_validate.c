@@ -1,0 +1,244 @@
+/* cmd_validate.c: `icost validate`, the breakdown computed several ways
+ * (multisim, graph, graphfrag) side by side, on one workload or a suite
+ * (paper Tables VIII and IX). The arithmetic is engine/validate.c; here are
+ * the options, the per-workload run set-up (run.h) and the printing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "breakdown.h"
+#include "cli.h"
+#include "run.h"
+#include "solver.h"
+#include "validate.h"
+#include "workload.h"
+
+static const char validate_help[] =
+    "usage: icost validate [--categories LIST] [--methods LIST] [--suite MANIFEST]\n"
+    "                      [--suite-tag TAG] [-j N] [--fragments K] [--fragment-length L]\n"
+    "                      [--frag-seed S] [--format text|csv|yaml] [--show all]\n"
+    "                      [common options] [-- PROGRAM ARGS]\n"
+    "\n"
+    "Computes the cost/interaction-cost breakdown of the categories several ways and\n"
+    "compares each with multisim, the ground truth (paper Tables VIII and IX).\n"
+    "\n"
+    "  --categories LIST  comma list of categories (default: all eight, in the order\n"
+    "                     dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss); 2^n runs each\n"
+    "  --methods LIST     methods compared with multisim (default: graph,graphfrag):\n"
+    "                       multisim   2^n model runs, run S with the categories of S\n"
+    "                                  idealized in the model; t(S) = its cycles\n"
+    "                       graph      one run recording the dependence graph; t(S) =\n"
+    "                                  critical path with the edges of S idealized\n"
+    "                       graphfrag  one run; K windows of L instructions of the\n"
+    "                                  graph, each solved alone (sources before the\n"
+    "                                  window at time 0); percents = icost summed over\n"
+    "                                  windows / the windows' time; the 95% CI is a\n"
+    "                                  bootstrap over windows (1000 resamples)\n"
+    "  --suite MANIFEST   run every workload of a manifest tagged `full` (or --suite-tag)\n"
+    "  --suite-tag TAG    run every workload of the manifest (default one unless\n"
+    "                     --suite) with this tag: short, full, default\n"
+    "  -j N               multisim runs in parallel (default: all cores)\n"
+    "  --fragments K      graphfrag windows (default 200), chosen uniformly among the\n"
+    "                     run's blocks of L instructions by reservoir sampling\n"
+    "  --fragment-length L  instructions per window (default 2000, the profiler's)\n"
+    "  --frag-seed S      seed of the window choice and the bootstrap (default 1)\n"
+    "  --format F         text (default), csv or yaml\n"
+    "  --show all         list every interaction (default with more than 4 categories:\n"
+    "                     singletons, pairs with the first category, `other` = the sum\n"
+    "                     of the remaining interactions, base)\n"
+    "\n"
+    "Common options: --config F, --set KEY=VALUE, --skip N, --warm N, --max N,\n"
+    "--seed S, --workload NAME, --guest-output (see `icost sim --help`). Every run\n"
+    "starts from one fast-forward checkpoint (loaded and skipped once) and re-warms\n"
+    "its own fresh core on its own copy of the emulator.\n"
+    "\n"
+    "Numbers: each entry is the icost of a set of categories in percent of execution\n"
+    "time (cycles); base is the time no chosen category removes; entries sum to 100.\n"
+    "error = method - multisim, in percentage points. `mean error` (Table IX) is the\n"
+    "mean of |method - multisim| / |multisim| in percent over the entries (every\n"
+    "interaction, not base) whose multisim magnitude exceeds 5% of execution time.\n"
+    "Interaction signs agree unless an interaction is >= +0.05 in one method and\n"
+    "<= -0.05 in the other. cycles: multisim's t, graph's critical path, graphfrag's\n"
+    "windows' cycles per instruction times the run's instructions. wall time:\n"
+    "seconds each method took (multisim with -j threads).\n";
+
+typedef struct vopts {
+  const char *categories, *methods, *suite, *suite_tag, *format, *show;
+  int jobs;
+  uint64_t fragments, fraglen, fragseed;
+} vopts;
+
+static int parse_extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
+  vopts *v = ctx;
+  const char *a = argv[i];
+  const char **str = NULL;
+  if (strcmp(a, "--categories") == 0) str = &v->categories;
+  else if (strcmp(a, "--methods") == 0) str = &v->methods;
+  else if (strcmp(a, "--suite") == 0) str = &v->suite;
+  else if (strcmp(a, "--suite-tag") == 0) str = &v->suite_tag;
+  else if (strcmp(a, "--format") == 0) str = &v->format;
+  else if (strcmp(a, "--show") == 0) str = &v->show;
+  uint64_t *num = NULL;
+  if (strcmp(a, "--fragments") == 0) num = &v->fragments;
+  else if (strcmp(a, "--fragment-length") == 0) num = &v->fraglen;
+  else if (strcmp(a, "--frag-seed") == 0) num = &v->fragseed;
+  int is_jobs = strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0;
+  if (!str && !num && !is_jobs) return 0;
+  if (i + 1 >= argc) {
+    ic_fail(err, IC_EINPUT, "%s needs a value", a);
+    return -1;
+  }
+  const char *val = argv[i + 1];
+  if (str) {
+    *str = val;
+    return 2;
+  }
+  uint64_t n;
+  if (cli_parse_count(val, &n) != 0) {
+    ic_fail(err, IC_EINPUT, "%s '%s': not a count", a, val);
+    return -1;
+  }
+  if (is_jobs) {
+    if (n < 1 || n > 1024) {
+      ic_fail(err, IC_EINPUT, "%s '%s': must be 1 to 1024", a, val);
+      return -1;
+    }
+    v->jobs = (int)n;
+  } else {
+    if (n == 0 && num != &v->fragseed) {
+      ic_fail(err, IC_EINPUT, "%s '%s': must be positive", a, val);
+      return -1;
+    }
+    *num = n;
+  }
+  return 2;
+}
+
+/* Progress on stderr (only when it is a terminal). */
+typedef struct vprogress {
+  const char *workload;
+} vprogress;
+
+static void show_progress(void *ctx, int done, int total) {
+  vprogress *p = ctx;
+  fprintf(stderr, "\rvalidate %s: multisim %d/%d runs", p->workload, done, total);
+  fflush(stderr);
+}
+
+static ic_status run_once(void *ctx, ic_catmask ideal, const ic_graph_sink *sink,
+                          uint64_t *cycles, uint64_t *insns, ic_err *err) {
+  const cli_run *r = ctx;
+  ooo_stats st;
+  ic_status s = cli_run_execute(r, ideal, sink, NULL, NULL, &st, err);
+  if (s != IC_OK) return s;
+  *cycles = st.cycles;
+  *insns = st.instructions;
+  return IC_OK;
+}
+
+/* Sets up and validates one workload. */
+static ic_status validate_one(const cli_run_opts *base, const char *name, int argc, char **argv,
+                              ic_validate_report *rep, ic_validate_run_opts *vo, int tty,
+                              ic_err *err) {
+  cli_run_opts o = *base;
+  if (argc > 0) {
+    o.prog_argc = argc;
+    o.prog_argv = argv;
+    o.workload = NULL;
+  }
+  cli_run run;
+  memset(&run, 0, sizeof run);
+  ic_status st = cli_run_setup(&o, &run, err);
+  if (st != IC_OK) return st; /* cli_run_setup released run */
+  const char *wname = name ? name : run.workload.name;
+  vprogress prog = {wname};
+  vo->run = run_once;
+  vo->run_ctx = &run;
+  vo->progress = tty ? show_progress : NULL;
+  vo->progress_ctx = &prog;
+  if (tty) {
+    fprintf(stderr, "\rvalidate %s: graph and graphfrag runs", wname);
+    fflush(stderr);
+  }
+  st = ic_validate_workload(rep, wname, vo, err);
+  if (tty) fprintf(stderr, "\r\033[K");
+  cli_run_free(&run);
+  return st;
+}
+
+int cmd_validate(int argc, char **argv) {
+  vopts v = {.fragseed = 1};
+  cli_run_opts ro;
+  ic_err err;
+  ic_status st = cli_run_parse(argc, argv, &ro, parse_extra, &v, &err);
+  if (st != IC_OK) return cli_fail_err(st, &err);
+  if (ro.help) {
+    fputs(validate_help, stdout);
+    return 0;
+  }
+  uint8_t cats[IC_SOLVER_MAX_CATS];
+  int ncat = 0;
+  if (v.categories) {
+    st = ic_parse_categories(v.categories, cats, &ncat, &err);
+    if (st != IC_OK) return cli_fail_err(st, &err);
+  } else {
+    for (int c = 0; c < IC_CAT_COUNT; c++) cats[ncat++] = (uint8_t)c;
+  }
+  int methods[IC_VALIDATE_MAX_METHODS], nm;
+  st = ic_validate_parse_methods(v.methods ? v.methods : "graph,graphfrag", methods, &nm, &err);
+  if (st != IC_OK) return cli_fail_err(st, &err);
+  ic_format fmt = IC_FMT_TEXT;
+  if (v.format && (st = ic_format_parse(v.format, &fmt, &err)) != IC_OK)
+    return cli_fail_err(st, &err);
+  int show_all = 0;
+  if (v.show) {
+    if (strcmp(v.show, "all") != 0) return cli_fail(2, "--show '%s': only `all` is known", v.show);
+    show_all = 1;
+  }
+  int suite = v.suite || v.suite_tag;
+  if (suite && (ro.prog_argc > 0 || ro.workload))
+    return cli_fail(2, "--suite/--suite-tag run a manifest's workloads: give no program or "
+                       "--workload");
+
+  const char *mnames[IC_VALIDATE_MAX_METHODS];
+  for (int m = 0; m < nm; m++) mnames[m] = ic_validate_method_names[methods[m]];
+  ic_validate_report *rep;
+  st = ic_validate_report_create(&rep, cats, ncat, mnames, nm, &err);
+  if (st != IC_OK) return cli_fail_err(st, &err);
+  ic_validate_run_opts vo = {.cats = cats, .ncat = ncat, .jobs = v.jobs};
+  vo.frag.length = v.fraglen;
+  vo.frag.fragments = v.fragments;
+  vo.frag.seed = v.fragseed;
+  int tty = isatty(2);
+
+  if (suite) {
+    cli_workload *ws = NULL;
+    size_t n = 0;
+    st = cli_workload_list(v.suite, v.suite_tag ? v.suite_tag : "full", &ws, &n, &err);
+    if (st == IC_OK && n == 0)
+      st = ic_fail(&err, IC_EINPUT, "%s: no workload tagged '%s'",
+                   v.suite ? v.suite : cli_workload_manifest_path(),
+                   v.suite_tag ? v.suite_tag : "full");
+    for (size_t i = 0; st == IC_OK && i < n; i++) {
+      st = validate_one(&ro, ws[i].name, ws[i].argc, ws[i].argv, rep, &vo, tty, &err);
+      if (st != IC_OK) {
+        ic_err inner = err;
+        ic_fail(&err, st, "workload %s: %s", ws[i].name, inner.msg);
+      }
+    }
+    cli_workload_list_free(ws, n);
+  } else {
+    st = validate_one(&ro, NULL, 0, NULL, rep, &vo, tty, &err);
+  }
+  if (st == IC_OK) {
+    ic_validate_format vf = fmt == IC_FMT_CSV    ? IC_VALIDATE_CSV
+                            : fmt == IC_FMT_YAML ? IC_VALIDATE_YAML
+                                                 : IC_VALIDATE_TEXT;
+    st = ic_validate_report_write(rep, stdout, vf, show_all, &err);
+  }
+  ic_validate_report_destroy(rep);
+  if (st != IC_OK) return cli_fail_err(st, &err);
+  if (fflush(stdout) != 0) return cli_fail(1, "validate: cannot write the report");
+  return 0;
+}

@@ -1,0 +1,227 @@
+/* test_validate_cli.c: `icost validate` end to end: the report's shape in
+ * YAML and text over one program and a suite manifest, a faulting guest, and
+ * usage errors. The programs are compiled at test time with
+ * riscv64-linux-gnu-gcc -static (skipped with a message without it). How
+ * close the methods come on single-bottleneck programs is
+ * tests/test_multisim_model.c. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <yaml.h>
+
+static const char branch_src[] =
+    "#include <stdint.h>\n"
+    "#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "  long n = argc > 1 ? atol(argv[1]) : 1000;\n"
+    "  uint64_t x = 88172645463325252ull, s = 0;\n"
+    "  for (long i = 0; i < n; i++) {\n"
+    "    x ^= x << 13; x ^= x >> 7; x ^= x << 17;\n"
+    "    if (x & 1) { s += (uint64_t)i; __asm__ volatile(\"\"); }\n"
+    "    else { s ^= (uint64_t)i * 3; __asm__ volatile(\"\"); }\n"
+    "  }\n"
+    "  return (int)(s & 1);\n"
+    "}\n";
+
+/* Runs one instruction loop, then an illegal instruction (the all-zero
+   word is defined illegal in RISC-V). */
+static const char fault_src[] =
+    "int main(void) {\n"
+    "  volatile long s = 0;\n"
+    "  for (long i = 0; i < 20000; i++) s += i;\n"
+    "  __asm__ volatile(\".4byte 0\");\n"
+    "  return (int)s;\n"
+    "}\n";
+
+/* Compiles src into ICOST_BUILD_DIR/h6_<name>; returns the path or NULL
+   (and skips the test) without a cross compiler. */
+static char *compile(const char *name, const char *src) {
+  static char path[4][512];
+  static int slot;
+  char *out = path[slot++ % 4];
+  if (system("riscv64-linux-gnu-gcc --version >/dev/null 2>&1") != 0) {
+    cr_skip_test("riscv64-linux-gnu-gcc not found: validate CLI tests skipped");
+    return NULL;
+  }
+  char csrc[512], cmd[1400];
+  snprintf(csrc, sizeof csrc, "%s/h6_%s.c", ICOST_BUILD_DIR, name);
+  snprintf(out, 512, "%s/h6_%s", ICOST_BUILD_DIR, name);
+  FILE *f = fopen(csrc, "w");
+  cr_assert_not_null(f);
+  fputs(src, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s %s 2>&1", out, csrc);
+  cr_assert_eq(system(cmd), 0, "cross compile of %s failed", name);
+  return out;
+}
+
+typedef struct result {
+  int status;
+  char *out, *err;
+} result;
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return strdup("");
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)n + 1);
+  size_t got = fread(b, 1, (size_t)n, f);
+  b[got] = 0;
+  fclose(f);
+  return b;
+}
+
+static result run_icost(const char *args) {
+  char cmd[2048], o[600], e[600];
+  snprintf(o, sizeof o, "%s/h6_out.%d", ICOST_BUILD_DIR, (int)getpid());
+  snprintf(e, sizeof e, "%s/h6_err.%d", ICOST_BUILD_DIR, (int)getpid());
+  snprintf(cmd, sizeof cmd, "%s validate %s >%s 2>%s", ICOST_BINARY, args, o, e);
+  int st = system(cmd);
+  result r = {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(o), slurp(e)};
+  unlink(o);
+  unlink(e);
+  return r;
+}
+
+/* The value of `key` inside the entry whose set is exactly `set` (e.g.
+   "dmiss") of the first workload of a validate YAML report; NAN if absent. */
+static double entry_value(const char *yaml, const char *set, const char *key) {
+  char needle[128];
+  snprintf(needle, sizeof needle, "- set: [%s]\n", set);
+  const char *p = strstr(yaml, needle);
+  if (!p) return NAN;
+  p += strlen(needle);
+  char k[96];
+  snprintf(k, sizeof k, "        %s: ", key);
+  const char *end = strstr(p, "- set: [");
+  const char *q = strstr(p, k);
+  if (!q || (end && q > end)) return NAN;
+  return atof(q + strlen(k));
+}
+
+/* The document must parse as YAML. */
+static void assert_yaml(const char *doc) {
+  yaml_parser_t p;
+  yaml_document_t d;
+  yaml_parser_initialize(&p);
+  yaml_parser_set_input_string(&p, (const unsigned char *)doc, strlen(doc));
+  int ok = yaml_parser_load(&p, &d);
+  cr_assert(ok, "report is not YAML: %s", doc);
+  yaml_document_delete(&d);
+  yaml_parser_delete(&p);
+}
+
+static double method_mean_error(const char *yaml, const char *method) {
+  char k[128];
+  snprintf(k, sizeof k, "\n  %s:\n    mean_error_percent: ", method);
+  const char *q = strstr(yaml, k);
+  return q ? atof(q + strlen(k)) : NAN;
+}
+
+Test(validate_cli, branch_yaml_report) {
+  char *prog = compile("branch", branch_src);
+  char args[1024];
+  snprintf(args, sizeof args,
+           "--categories bmisp,shalu,dl1 --methods graph,graphfrag --fragments 20 "
+           "--fragment-length 1000 -j 2 --skip 20k --warm 10k --max 60k --format yaml -- %s "
+           "100000",
+           prog);
+  result r = run_icost(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  assert_yaml(r.out);
+  double ms = entry_value(r.out, "bmisp", "multisim"), gr = entry_value(r.out, "bmisp", "graph");
+  cr_assert_gt(ms, 30, "bmisp must dominate the random branch: %.1f%%\n%s", ms, r.out);
+  cr_assert_lt(fabs(gr - ms), 3.0, "bmisp: graph %.1f%% vs multisim %.1f%%", gr, ms);
+  cr_assert_lt(method_mean_error(r.out, "graph"), 10.0, "%s", r.out);
+  /* graphfrag is there, with its interval */
+  cr_assert(strstr(r.out, "graphfrag_ci: ["), "%s", r.out);
+  free(r.out);
+  free(r.err);
+}
+
+Test(validate_cli, suite_manifest_text) {
+  char *prog = compile("branch", branch_src);
+  char manifest[600], args[1400];
+  snprintf(manifest, sizeof manifest, "%s/h6_manifest", ICOST_BUILD_DIR);
+  FILE *f = fopen(manifest, "w");
+  cr_assert_not_null(f);
+  fprintf(f, "# two runs of the branch loop\nbr.a full %s 30000\nbr.b full,short %s 40000\n"
+             "br.c short %s 50000\n", prog, prog, prog);
+  fclose(f);
+  snprintf(args, sizeof args,
+           "--suite %s --categories bmisp,shalu --methods graph -j 2 --skip 10k --warm 5k "
+           "--max 20k", manifest);
+  result r = run_icost(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cr_assert(strstr(r.out, "workload br.a:"), "%s", r.out);
+  cr_assert(strstr(r.out, "workload br.b:"), "%s", r.out);
+  cr_assert(!strstr(r.out, "workload br.c:"), "only `full` entries by default");
+  cr_assert(strstr(r.out, "mean error against multisim in percent"), "%s", r.out);
+  cr_assert(strstr(r.out, "multisim->graph"), "%s", r.out);
+  cr_assert(strstr(r.out, "     br.a     br.b     mean\n"), "%s", r.out);
+  free(r.out);
+  free(r.err);
+  snprintf(args, sizeof args,
+           "--suite %s --suite-tag short --categories bmisp --methods graph -j 1 --skip 10k "
+           "--warm 5k --max 10k --format csv", manifest);
+  r = run_icost(args);
+  cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+  cr_assert(strstr(r.out, "\nbr.c,bmisp,graph,"), "%s", r.out);
+  cr_assert(!strstr(r.out, "\nbr.a,"), "%s", r.out);
+  free(r.out);
+  free(r.err);
+  snprintf(args, sizeof args, "--suite %s --suite-tag nosuch", manifest);
+  r = run_icost(args);
+  cr_assert_eq(r.status, 2);
+  cr_assert(strstr(r.err, "icost: ") && strstr(r.err, "'nosuch'"), "%s", r.err);
+  free(r.out);
+  free(r.err);
+}
+
+Test(validate_cli, faulting_guest_names_the_subset) {
+  char *prog = compile("fault", fault_src);
+  char args[1024];
+  snprintf(args, sizeof args, "--categories dl1,bmisp --methods graph -j 2 --warm 0 -- %s", prog);
+  result r = run_icost(args);
+  cr_assert_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+  cr_assert(strstr(r.err, "icost: multisim run {}: "), "%s", r.err);
+  cr_assert(strstr(r.err, "illegal instruction"), "%s", r.err);
+  cr_assert_eq(strchr(r.err, '\n'), strrchr(r.err, '\n'), "one line: %s", r.err);
+  cr_assert_str_eq(r.out, "", "no partial table");
+  free(r.out);
+  free(r.err);
+}
+
+Test(validate_cli, usage_errors) {
+  result r = run_icost("--methods graph,nosuch");
+  cr_assert_eq(r.status, 2);
+  cr_assert(strstr(r.err, "icost: --methods: unknown method 'nosuch'"), "%s", r.err);
+  free(r.out);
+  free(r.err);
+  r = run_icost("--categories dl1,dl1");
+  cr_assert_eq(r.status, 2);
+  cr_assert(strstr(r.err, "twice"), "%s", r.err);
+  free(r.out);
+  free(r.err);
+  r = run_icost("--fragments 0");
+  cr_assert_eq(r.status, 2);
+  free(r.out);
+  free(r.err);
+  r = run_icost("--suite-tag short -- /bin/true");
+  cr_assert_eq(r.status, 2);
+  cr_assert(strstr(r.err, "give no program"), "%s", r.err);
+  free(r.out);
+  free(r.err);
+  r = run_icost("--help");
+  cr_assert_eq(r.status, 0);
+  cr_assert(strstr(r.out, "mean error"));
+  free(r.out);
+  free(r.err);
+}
