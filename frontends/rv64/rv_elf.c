@@ -58,12 +58,11 @@ uint64_t rv_rand_next(uint64_t *state) {
 static rv_proc *proc_alloc(void) {
   rv_proc *p = calloc(1, sizeof *p);
   if (!p) return NULL;
-  p->dcache = malloc(sizeof(rv_dinst) * RV_DCACHE_SIZE);
-  if (!p->dcache) {
+  p->bcache = rv_bcache_new();
+  if (!p->bcache) {
     free(p);
     return NULL;
   }
-  for (unsigned i = 0; i < RV_DCACHE_SIZE; i++) p->dcache[i].pc = RV_NO_PC;
   rv_mem_init(p);
   for (int i = 0; i < RV_MAX_FDS; i++) p->fds[i].host = -1;
   return p;
@@ -73,7 +72,7 @@ void rv_proc_destroy(rv_proc *p) {
   if (!p) return;
   rv_mem_free(p);
   rv_fds_close(p);
-  free(p->dcache);
+  free(p->bcache);
   free(p->exe_path);
   free(p);
 }
@@ -82,18 +81,17 @@ rv_proc *rv_proc_clone(const rv_proc *src) {
   rv_proc *p = malloc(sizeof *p);
   if (!p) return NULL;
   memcpy(p, src, sizeof *p);
-  p->dcache = NULL;
+  p->bcache = NULL;
   p->exe_path = NULL;
   memset(p->radix, 0, sizeof p->radix);
   for (int i = 0; i < RV_MAX_FDS; i++) p->fds[i].host = -1;
-  p->dcache = malloc(sizeof(rv_dinst) * RV_DCACHE_SIZE);
+  p->bcache = rv_bcache_new();
   p->exe_path = src->exe_path ? strdup(src->exe_path) : NULL;
-  if (!p->dcache || (src->exe_path && !p->exe_path) || rv_mem_copy_from(p, src) ||
+  if (!p->bcache || (src->exe_path && !p->exe_path) || rv_mem_copy_from(p, src) ||
       rv_fds_dup_from(p, src)) {
     rv_proc_destroy(p);
     return NULL;
   }
-  for (unsigned i = 0; i < RV_DCACHE_SIZE; i++) p->dcache[i].pc = RV_NO_PC;
   return p;
 }
 

@@ -84,34 +84,71 @@ static inline int store(rv_proc *p, uint64_t a, unsigned size, const void *in) {
   return store_slow(p, a, size, in);
 }
 
-/* ---- fetch ---- */
+/* ---- fetch: blocks ---- */
 
-static rv_dinst *fetch_slow(rv_proc *p, uint64_t pc, rv_dinst *d) {
+static void fetch_fault(rv_proc *p, uint64_t pc) {
+  const rv_pte *e = rv_mem_pte(p, pc >> RV_PAGE_BITS);
+  p->pc = pc;
+  rv_fault(p, "instruction fetch from %s address 0x%llx",
+           e && (e->prot & RV_MAPPED) ? "non-executable" : "unmapped", (unsigned long long)pc);
+}
+
+/* Decodes the instruction at pc into *d; -1 if it cannot be fetched. */
+static int decode_at(rv_proc *p, uint64_t pc, rv_dinst *d) {
   uint16_t lo, hi = 0;
   const uint8_t *h = rv_mem_host(p, pc, RV_PROT_X);
-  if (!h) goto bad;
+  if (!h) return -1;
   memcpy(&lo, h, 2);
   if ((lo & 3) == 3) {
     h = rv_mem_host(p, pc + 2, RV_PROT_X);
-    if (!h) goto bad;
+    if (!h) return -1;
     memcpy(&hi, h, 2);
   }
   rv_decode((uint32_t)lo | (uint32_t)hi << 16, pc, d);
-  return d;
-bad:
-  p->pc = pc;
-  rv_fault(p, "instruction fetch from %s address 0x%llx",
-           rv_mem_pte(p, pc >> RV_PAGE_BITS) && (rv_mem_pte(p, pc >> RV_PAGE_BITS)->prot & RV_MAPPED)
-               ? "non-executable"
-               : "unmapped",
-           (unsigned long long)pc);
-  return NULL;
+  return 0;
 }
 
-static inline rv_dinst *fetch(rv_proc *p, uint64_t pc) {
-  rv_dinst *d = &p->dcache[(pc >> 1) & (RV_DCACHE_SIZE - 1)];
-  if (RV_LIKELY(d->pc == pc)) return d;
-  return fetch_slow(p, pc, d);
+static int ends_block(const rv_dinst *d) {
+  switch (d->op) {
+  case RV_OP_JAL: case RV_OP_JALR: case RV_OP_BEQ: case RV_OP_BNE: case RV_OP_BLT:
+  case RV_OP_BGE: case RV_OP_BLTU: case RV_OP_BGEU: case RV_OP_ECALL: case RV_OP_EBREAK:
+  case RV_OP_FENCE_I: case RV_OP_ILLEGAL:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static inline unsigned block_slot(uint64_t pc) {
+  return (unsigned)((pc >> 1) ^ (pc >> (RV_BCACHE_BITS + 1))) & (RV_BCACHE_SIZE - 1);
+}
+
+/* Builds the block at pc. An instruction that cannot be fetched ends the
+   block before it, so its fault is raised only if it is reached. */
+static rv_block *block_build(rv_proc *p, uint64_t pc, rv_block *b) {
+  uint64_t a = pc;
+  b->n = 0;
+  for (;;) {
+    rv_dinst *d = &b->insts[b->n];
+    if (decode_at(p, a, d)) break;
+    b->n++;
+    a += d->size;
+    if (ends_block(d) || b->n == RV_BLOCK_MAX || (a >> RV_PAGE_BITS) != (pc >> RV_PAGE_BITS)) break;
+  }
+  if (b->n == 0) {
+    b->pc = RV_NO_PC;
+    fetch_fault(p, pc);
+    return NULL;
+  }
+  b->pc = pc;
+  b->end = a;
+  return b;
+}
+
+static inline rv_block *block_at(rv_proc *p, uint64_t pc) {
+  rv_block *b = &p->bcache[block_slot(pc)];
+  if (RV_LIKELY(b->pc == pc)) return b;
+  return block_build(p, pc, b);
 }
 
 /* ---- floating point helpers ---- */
@@ -473,12 +510,17 @@ static inline __attribute__((always_inline)) uint64_t run(rv_proc *p, uint64_t n
   p->host_rm = 0;
 
   uint64_t *x = p->x;
-  uint64_t pc = p->pc, done = 0;
+  uint64_t pc = p->pc, npc = pc, done = 0;
   const uint64_t base = p->icount;
   while (done < n) {
-    rv_dinst *d = fetch(p, pc);
-    if (RV_UNLIKELY(!d)) break;
-    uint64_t npc = pc + d->size, maddr = 0;
+    rv_block *blk = block_at(p, pc);
+    if (RV_UNLIKELY(!blk)) break;
+    rv_dinst *d = blk->insts;
+    const rv_dinst *end = d + (blk->n < n - done ? blk->n : n - done);
+  for (; d < end; d++) {
+    pc = d->pc;
+    npc = pc + d->size;
+    uint64_t maddr = 0;
     const unsigned rd = d->rd;
     const uint64_t a = x[d->rs1], b = x[d->rs2];
     const int64_t imm = d->imm;
@@ -594,8 +636,8 @@ static inline __attribute__((always_inline)) uint64_t run(rv_proc *p, uint64_t n
       break;
     }
     case RV_OP_FENCE: break;
-    case RV_OP_FENCE_I:
-      for (unsigned i = 0; i < RV_DCACHE_SIZE; i++) p->dcache[i].pc = RV_NO_PC;
+    case RV_OP_FENCE_I: /* ends its block: dropping the cache under it is safe */
+      for (unsigned i = 0; i < RV_BCACHE_SIZE; i++) p->bcache[i].pc = RV_NO_PC;
       break;
     case RV_OP_ECALL:
       p->pc = pc;
@@ -730,8 +772,10 @@ static inline __attribute__((always_inline)) uint64_t run(rv_proc *p, uint64_t n
       r->is_mem_rmw = d->is_rmw;
     }
     done++;
-    pc = npc;
-    if (RV_UNLIKELY(stop)) goto out;
+    if (RV_UNLIKELY(stop)) {
+      pc = npc;
+      goto out;
+    }
     continue;
   load_fault:
     mem_fault(p, pc, "load from", maddr);
@@ -747,6 +791,8 @@ static inline __attribute__((always_inline)) uint64_t run(rv_proc *p, uint64_t n
     p->pc = pc;
     rv_fault(p, "illegal instruction");
     goto out;
+  }
+    pc = npc;
   }
 out:
   if (p->state == RV_RUNNING) p->pc = pc;

@@ -168,8 +168,19 @@ typedef struct rv_dinst {
 } rv_dinst;
 #define RV_NO_PC UINT64_MAX
 
-#define RV_DCACHE_BITS 15
-#define RV_DCACHE_SIZE (1u << RV_DCACHE_BITS)
+/* A block: up to RV_BLOCK_MAX pre-decoded instructions that run in a row,
+   from pc to the first control transfer, system instruction or page end.
+   Running a block walks an array, so the next instruction does not wait for
+   the previous one's size to be loaded. */
+#define RV_BLOCK_MAX 16
+typedef struct rv_block {
+  uint64_t pc;  /* tag; RV_NO_PC when empty */
+  uint64_t end; /* pc after the last instruction */
+  uint32_t n;
+  rv_dinst insts[RV_BLOCK_MAX];
+} rv_block;
+#define RV_BCACHE_BITS 12
+#define RV_BCACHE_SIZE (1u << RV_BCACHE_BITS)
 
 #define RV_MAX_FDS 256
 
@@ -200,7 +211,7 @@ struct rv_proc {
   rv_pte **radix[RV_RADIX_SIZE]; /* [vpn>>24][(vpn>>12)&4095] -> leaf of 4096 ptes */
   uint64_t pages_alloc;          /* host pages allocated */
 
-  rv_dinst *dcache; /* RV_DCACHE_SIZE entries */
+  rv_block *bcache; /* RV_BCACHE_SIZE direct-mapped blocks */
 
   /* OS */
   uint64_t brk_start, brk_cur;
@@ -245,8 +256,10 @@ int rv_mem_peek(const rv_proc *p, uint64_t addr, void *buf, uint64_t len, uint32
 /* Reads a NUL-terminated guest string of at most cap-1 bytes; 0, -1 fault,
    -2 too long. */
 int rv_mem_read_str(rv_proc *p, uint64_t addr, char *buf, size_t cap);
-/* Drops pre-decoded instructions of [addr, addr+len). */
+/* Drops pre-decoded blocks that overlap [addr, addr+len). */
 void rv_dcache_invalidate(rv_proc *p, uint64_t addr, uint64_t len);
+/* A new, empty block cache (NULL on out of memory). */
+rv_block *rv_bcache_new(void);
 
 /* ---- decode (rv_decode.c) ---- */
 /* Decodes the instruction whose first 16 bits are lo (and next 16 hi, for a

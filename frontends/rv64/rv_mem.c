@@ -231,16 +231,16 @@ int rv_mem_read_str(rv_proc *p, uint64_t addr, char *buf, size_t cap) {
 }
 
 void rv_dcache_invalidate(rv_proc *p, uint64_t addr, uint64_t len) {
-  if (!p->dcache) return;
-  if (len >= (uint64_t)RV_DCACHE_SIZE * 2) {
-    for (unsigned i = 0; i < RV_DCACHE_SIZE; i++)
-      if (p->dcache[i].pc - addr < len) p->dcache[i].pc = RV_NO_PC;
-    return;
+  if (!p->bcache) return;
+  for (unsigned i = 0; i < RV_BCACHE_SIZE; i++) {
+    rv_block *b = &p->bcache[i];
+    if (b->pc != RV_NO_PC && b->pc < addr + len && b->end > addr) b->pc = RV_NO_PC;
   }
-  /* An instruction starting 2 bytes before the range may overlap it. */
-  uint64_t start = addr >= 2 ? addr - 2 : 0;
-  for (uint64_t a = start & ~1ull; a < addr + len; a += 2) {
-    rv_dinst *d = &p->dcache[(a >> 1) & (RV_DCACHE_SIZE - 1)];
-    if (d->pc == a) d->pc = RV_NO_PC;
-  }
+}
+
+rv_block *rv_bcache_new(void) {
+  rv_block *c = malloc(sizeof *c * RV_BCACHE_SIZE);
+  if (c)
+    for (unsigned i = 0; i < RV_BCACHE_SIZE; i++) c[i].pc = RV_NO_PC;
+  return c;
 }
