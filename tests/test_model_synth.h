@@ -105,15 +105,15 @@ static inline ic_status run_stream(const ooo_config *cfg, ic_catmask ideal, cons
 
 /* ---- generators ---------------------------------------------------------- */
 
-static void g_chain(ic_inst *in, size_t j, void *st) {
+static inline void g_chain(ic_inst *in, size_t j, void *st) {
   (void)j, (void)st;
   *in = mk(IC_OP_INT_ALU, 5, 5, IC_REG_NONE);
 }
-static void g_indep(ic_inst *in, size_t j, void *st) {
+static inline void g_indep(ic_inst *in, size_t j, void *st) {
   (void)st;
   *in = mk(IC_OP_INT_ALU, (uint8_t)(6 + j % 20), IC_REG_NONE, IC_REG_NONE);
 }
-static void g_mul(ic_inst *in, size_t j, void *st) {
+static inline void g_mul(ic_inst *in, size_t j, void *st) {
   (void)j, (void)st;
   *in = mk(IC_OP_INT_MUL, 5, 5, 6);
 }
@@ -121,7 +121,7 @@ typedef struct chase_st {
   uint64_t seed, lines;
 } chase_st;
 /* dependent loads x5 = [x5] at random lines among `lines` 64-byte lines */
-static void g_chase(ic_inst *in, size_t j, void *st) {
+static inline void g_chase(ic_inst *in, size_t j, void *st) {
   (void)j;
   chase_st *c = st;
   *in = mk(IC_OP_LOAD, 5, 5, IC_REG_NONE);
@@ -129,7 +129,7 @@ static void g_chase(ic_inst *in, size_t j, void *st) {
   in->mem_addr = 0x40000000 + (lcg(&c->seed) % c->lines) * 64;
 }
 /* a branch taken at random (it skips a nop), between independent adds */
-static void g_randbr(ic_inst *in, size_t j, void *st) {
+static inline void g_randbr(ic_inst *in, size_t j, void *st) {
   uint64_t *seed = st;
   if (j % 4 == 1) {
     *in = mk(IC_OP_BRANCH, IC_REG_NONE, 7, IC_REG_NONE);
@@ -139,7 +139,7 @@ static void g_randbr(ic_inst *in, size_t j, void *st) {
   }
 }
 /* a mix of everything the idealizations touch */
-static void g_mix(ic_inst *in, size_t j, void *st) {
+static inline void g_mix(ic_inst *in, size_t j, void *st) {
   uint64_t *seed = st;
   switch (j % 12) {
   case 0: *in = mk(IC_OP_LOAD, 5, 6, IC_REG_NONE); in->mem_size = 8;
