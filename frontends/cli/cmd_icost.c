@@ -1,8 +1,367 @@
-/* cmd_icost.c: placeholder until the breakdown command is built. */
+/* cmd_icost.c: the main command, `icost [options] [-- PROGRAM ARGS]`: cost
+ * and interaction-cost breakdown of a run over a list of categories.
+ *
+ * Methods (--method): graph (default) feeds the model's dependence graph to
+ * the streaming powerset solver during one model run; multisim (2^n model
+ * runs) and graphfrag (random windows of the graph) are engine/multisim.h's.
+ * Every method ends in the same ic_breakdown and the same output formats. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "breakdown.h"
 #include "cli.h"
+#include "multisim.h"
+#include "run.h"
+#include "solver.h"
+
+static const char icost_help[] =
+    "usage: icost [options] [-- PROGRAM ARGS]\n"
+    "\n"
+    "Runs PROGRAM (default: the default workload of the manifest) on the out-of-order\n"
+    "timing model and breaks its execution time into the cost of each category of\n"
+    "events and the interaction costs between them (Fields et al., TACO 2004).\n"
+    "\n"
+    "options:\n"
+    "  --categories LIST   comma list of categories, in the order the table shows them\n"
+    "                      (default: all eight, dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss;\n"
+    "                      at most 12; the graph method's time grows as 2^n)\n"
+    "  --method M          graph (default): one run recording the dependence graph, all\n"
+    "                        2^n idealizations solved in one pass over it;\n"
+    "                      multisim: 2^n model runs, run S with the hardware of the\n"
+    "                        categories in S idealized (ground truth, slow);\n"
+    "                      graphfrag: one run; K random windows of L instructions of\n"
+    "                        the graph, each solved alone (as the profiler's fragments)\n"
+    "  --format F          text (default), csv or yaml\n"
+    "  --cycles            text: add a column with the cycles of each entry\n"
+    "  --show all          list every interaction (default with more than 4 categories:\n"
+    "                      only the pairs with the first category, the rest summed as\n"
+    "                      `other`)\n"
+    "  -j N                multisim: runs in parallel (default: all cores)\n"
+    "  --fragments K       graphfrag: windows (default 200)\n"
+    "  --frag-length L     graphfrag: instructions per window (default 2000)\n"
+    "  --frag-seed S       graphfrag: seed of the window choice and bootstrap (default 1)\n"
+    "  --config F          machine file (default: configs/baseline.yaml, built in)\n"
+    "  --set KEY=VALUE     override one machine parameter (repeatable)\n"
+    "  --skip N            fast-forward N instructions first; the last min(N, --warm)\n"
+    "                      of them warm caches, TLBs and predictors (N may end in k/M/G)\n"
+    "  --warm N            warming length (default 1M)\n"
+    "  --max N             time at most N instructions (default: to the end)\n"
+    "  --seed S            guest seed (AT_RANDOM, getrandom)\n"
+    "  --workload NAME     a workload of the manifest instead of the default one\n"
+    "  --guest-output      let the program write to our stdout/stderr\n"
+    "\n"
+    "numbers (t(S) = execution time with the events of the categories in S idealized;\n"
+    "t = t({}); all in cycles of the timed part):\n"
+    "  cycles          the model's simulated cycles of the run (multisim: its\n"
+    "                  unidealized run; graphfrag: t estimated from the windows,\n"
+    "                  their cycles per instruction times the run's instructions)\n"
+    "  critical_path   graph: the critical-path length of the recorded dependence\n"
+    "                  graph; the model guarantees it equals cycles (a warning says\n"
+    "                  when it does not, with the number of mismatching records)\n"
+    "  instructions    timed instructions committed\n"
+    "  percent         of t: a category's row is cost({c}) = t - t({c}), the cycles\n"
+    "                  saved by idealizing it alone; an interaction row U is icost(U)\n"
+    "                  = cost(U) minus the icost of every proper subset of U (0:\n"
+    "                  independent, > 0: parallel, the events must be fixed together,\n"
+    "                  < 0: serial, fixing either one is enough); `other` is the sum of\n"
+    "                  the interactions not listed; `base` = t(all categories), the\n"
+    "                  cycles no listed category removes. The rows sum to t exactly.\n"
+    "                  Text shows one decimal: the base row is 100.0 minus the other\n"
+    "                  printed rows, so the printed column sums to exactly 100.0;\n"
+    "                  csv/yaml give the unrounded values (base = 100 - the others).\n"
+    "  cycles (column) the same entries in cycles (--cycles; always in csv/yaml)\n"
+    "  95% CI          graphfrag: bootstrap interval of the percent over windows\n"
+    "  solver window   graph: instructions of dependence graph kept live; edges out of\n"
+    "                  window: edges whose source was older and was taken as time 0\n"
+    "\n"
+    "yaml: workload, config, method, cycles, critical_path (null unless graph),\n"
+    "instructions, solver {window, out_of_window, baseline_mismatches} (graph),\n"
+    "categories, total (= t), and breakdown: a list of {name, kind (single,\n"
+    "interaction, other, base), set (the categories; [] for other and base), cycles,\n"
+    "percent, and lo/hi (graphfrag)}.\n"
+    "\n"
+    "categories:\n";
+
+typedef struct icost_opts {
+  const char *categories, *method, *format, *show;
+  int in_cycles;
+  int jobs;
+  uint64_t fragments, fraglen, fragseed;
+} icost_opts;
+
+/* "--name V" or "--name=V": the value, advancing *used; NULL if not this
+ * option. *missing is set when the value is absent. */
+static const char *value_of(int argc, char **argv, int i, const char *name, int *used,
+                            int *missing) {
+  size_t l = strlen(name);
+  const char *a = argv[i];
+  *missing = 0;
+  if (strncmp(a, name, l) != 0) return NULL;
+  if (a[l] == '=') {
+    *used = 1;
+    return a + l + 1;
+  }
+  if (a[l] != 0) return NULL;
+  if (i + 1 >= argc) {
+    *missing = 1;
+    return NULL;
+  }
+  *used = 2;
+  return argv[i + 1];
+}
+
+static int icost_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
+  icost_opts *o = ctx;
+  if (strcmp(argv[i], "--cycles") == 0) {
+    o->in_cycles = 1;
+    return 1;
+  }
+  static const char *const strs[] = {"--categories", "--method", "--format", "--show"};
+  const char **sdst[] = {&o->categories, &o->method, &o->format, &o->show};
+  static const char *const nums[] = {"-j", "--fragments", "--frag-length", "--frag-seed"};
+  int used = 0, missing = 0;
+  for (int k = 0; k < 4; k++) {
+    const char *v = value_of(argc, argv, i, strs[k], &used, &missing);
+    if (missing) {
+      ic_fail(err, IC_EINPUT, "%s needs a value", strs[k]);
+      return -1;
+    }
+    if (v) {
+      *sdst[k] = v;
+      return used;
+    }
+  }
+  for (int k = 0; k < 4; k++) {
+    const char *v = value_of(argc, argv, i, nums[k], &used, &missing);
+    if (missing) {
+      ic_fail(err, IC_EINPUT, "%s needs a value", nums[k]);
+      return -1;
+    }
+    if (!v) continue;
+    uint64_t n;
+    if (cli_parse_count(v, &n) != 0 || (k != 3 && n == 0) || (k == 0 && n > 1024)) {
+      ic_fail(err, IC_EINPUT, "%s '%s': %s", nums[k], v,
+              k == 3 ? "expected a number" : k == 0 ? "expected 1 to 1024" : "expected a positive count");
+      return -1;
+    }
+    if (k == 0) o->jobs = (int)n;
+    if (k == 1) o->fragments = n;
+    if (k == 2) o->fraglen = n;
+    if (k == 3) o->fragseed = n;
+    return used;
+  }
+  return 0;
+}
+
+/* ---- the model-run callback for multisim/graphfrag ------------------- */
+
+typedef struct run_ctx {
+  const cli_run *run;
+  uint64_t base_cycles, base_insns; /* of the run with nothing idealized */
+} run_ctx;
+
+static ic_status run_once(void *ctx, ic_catmask ideal, const ic_graph_sink *sink, uint64_t *cycles,
+                          uint64_t *insns, ic_err *err) {
+  run_ctx *c = ctx;
+  ooo_stats st;
+  ic_status s = cli_run_execute(c->run, ideal, sink, NULL, NULL, &st, err);
+  if (s != IC_OK) return s;
+  *cycles = st.cycles;
+  *insns = st.instructions;
+  if (ideal == 0) { /* one such run per method: no concurrent writer */
+    c->base_cycles = st.cycles;
+    c->base_insns = st.instructions;
+  }
+  return IC_OK;
+}
+
+/* ---- progress on stderr when it is a terminal ------------------------ */
+
+static void progress_insns(void *ctx, uint64_t n) {
+  (void)ctx;
+  fprintf(stderr, "\ricost: %llu instructions", (unsigned long long)n);
+  fflush(stderr);
+}
+
+static void progress_runs(void *ctx, int done, int total) {
+  (void)ctx;
+  fprintf(stderr, "\ricost: multisim %d/%d runs", done, total);
+  fflush(stderr);
+}
+
+/* ---- methods ---------------------------------------------------------- */
+
+typedef struct result {
+  ic_breakdown b;
+  uint64_t cycles, instructions;
+  int have_graph;             /* graph method: the fields below are valid */
+  uint64_t critical_path;
+  ic_solver_stats solver;
+} result;
+
+static ic_status method_graph(const cli_run *run, const uint8_t *cats, int ncat, int tty,
+                              result *res, ic_err *err) {
+  ic_solver *s;
+  ic_status st = ic_solver_create(&s, cats, ncat, err);
+  if (st != IC_OK) return st;
+  ic_graph_sink sink = ic_solver_sink(s);
+  ooo_stats os;
+  st = cli_run_execute(run, 0, &sink, tty ? progress_insns : NULL, NULL, &os, err);
+  if (st == IC_OK) {
+    size_t n = (size_t)1 << ncat;
+    double *t = malloc(n * sizeof *t);
+    if (!t) {
+      st = ic_fail(err, IC_ERUN, "out of memory");
+    } else {
+      const uint64_t *ts = ic_solver_times(s);
+      for (size_t k = 0; k < n; k++) t[k] = (double)ts[k];
+      st = ic_breakdown_from_times(&res->b, cats, ncat, t, err);
+      free(t);
+    }
+    res->cycles = os.cycles;
+    res->instructions = os.instructions;
+    res->have_graph = 1;
+    res->critical_path = ic_solver_times(s)[0];
+    ic_solver_get_stats(s, &res->solver);
+  }
+  ic_solver_destroy(s);
+  return st;
+}
+
+typedef ic_status (*method_fn)(const cli_run *run, const uint8_t *cats, int ncat, int tty,
+                               const icost_opts *o, result *res, ic_err *err);
+
+static ic_status method_multisim(const cli_run *run, const uint8_t *cats, int ncat, int tty,
+                                 const icost_opts *o, result *res, ic_err *err) {
+  run_ctx rc = {run, 0, 0};
+  ic_multisim_opts mo = {.cats = cats, .ncat = ncat, .run = run_once, .run_ctx = &rc,
+                         .jobs = o->jobs, .progress = tty ? progress_runs : NULL};
+  ic_status st = ic_multisim_run(&mo, &res->b, err);
+  res->cycles = rc.base_cycles;
+  res->instructions = rc.base_insns;
+  return st;
+}
+
+static ic_status method_graphfrag(const cli_run *run, const uint8_t *cats, int ncat, int tty,
+                                  const icost_opts *o, result *res, ic_err *err) {
+  (void)tty;
+  run_ctx rc = {run, 0, 0};
+  ic_graphfrag_opts fo = {.cats = cats, .ncat = ncat, .length = o->fraglen,
+                          .fragments = o->fragments, .seed = o->fragseed};
+  ic_status st = ic_graphfrag_run(&fo, run_once, &rc, &res->b, err);
+  res->cycles = (uint64_t)(res->b.total + 0.5);
+  res->instructions = rc.base_insns;
+  return st;
+}
+
+/* The --method switch: graph here, the others from engine/multisim.h. */
+static ic_status run_method(const char *method, const cli_run *run, const uint8_t *cats, int ncat,
+                            int tty, const icost_opts *o, result *res, ic_err *err) {
+  static const struct {
+    const char *name;
+    method_fn fn;
+  } methods[] = {{"multisim", method_multisim}, {"graphfrag", method_graphfrag}};
+  if (strcmp(method, "graph") == 0) return method_graph(run, cats, ncat, tty, res, err);
+  for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
+    if (strcmp(method, methods[k].name) == 0) return methods[k].fn(run, cats, ncat, tty, o, res, err);
+  return ic_fail(err, IC_EINPUT, "--method '%s': expected graph, multisim or graphfrag", method);
+}
+
+static int known_method(const char *m) {
+  return !strcmp(m, "graph") || !strcmp(m, "multisim") || !strcmp(m, "graphfrag");
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+static void write_header(FILE *f, ic_format fmt, const cli_run *run, const char *method,
+                         const result *r) {
+  const char *cfg = ooo_config_name(run->config);
+  if (fmt == IC_FMT_YAML) {
+    fprintf(f, "workload: %s\nconfig: %s\nmethod: %s\ncycles: %llu\n", run->workload.name, cfg,
+            method, (unsigned long long)r->cycles);
+    if (r->have_graph)
+      fprintf(f, "critical_path: %llu\n", (unsigned long long)r->critical_path);
+    else
+      fputs("critical_path: null\n", f);
+    fprintf(f, "instructions: %llu\n", (unsigned long long)r->instructions);
+    if (r->have_graph)
+      fprintf(f, "solver:\n  window: %llu\n  out_of_window: %llu\n  baseline_mismatches: %llu\n",
+              (unsigned long long)r->solver.window, (unsigned long long)r->solver.out_of_window,
+              (unsigned long long)r->solver.violations);
+  } else if (fmt == IC_FMT_TEXT) {
+    fprintf(f, "workload        %s\nconfig          %s\nmethod          %s\n", run->workload.name,
+            cfg, method);
+    fprintf(f, "instructions    %llu\ncycles          %llu\n", (unsigned long long)r->instructions,
+            (unsigned long long)r->cycles);
+    if (r->have_graph) {
+      fprintf(f, "critical path   %llu\n", (unsigned long long)r->critical_path);
+      fprintf(f, "solver window   %llu instructions, %llu edges out of window\n",
+              (unsigned long long)r->solver.window, (unsigned long long)r->solver.out_of_window);
+    }
+    fputc('\n', f);
+  }
+}
 
 int cmd_icost(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  return cli_fail(1, "breakdown: not implemented yet");
+  static char name[] = "icost";
+  argv[0] = name;
+  icost_opts io = {.method = "graph", .format = "text", .fragseed = 1};
+  cli_run_opts ro;
+  ic_err err;
+  ic_status st = cli_run_parse(argc, argv, &ro, icost_option, &io, &err);
+  if (st != IC_OK) return cli_fail_err(st, &err);
+  if (ro.help) {
+    fputs(icost_help, stdout);
+    for (int c = 0; c < IC_CAT_COUNT; c++)
+      printf("  %-8s %s\n", ic_category_names[c], ic_category_help[c]);
+    return 0;
+  }
+  uint8_t cats[IC_SOLVER_MAX_CATS];
+  int ncat = 0;
+  if (io.categories) {
+    if ((st = ic_parse_categories(io.categories, cats, &ncat, &err)) != IC_OK)
+      return cli_fail(2, "--categories: %s", err.msg);
+  } else {
+    for (int c = 0; c < IC_CAT_COUNT; c++) cats[ncat++] = (uint8_t)c;
+  }
+  ic_format fmt;
+  if ((st = ic_format_parse(io.format, &fmt, &err)) != IC_OK)
+    return cli_fail(2, "--format: %s", err.msg);
+  int show_all = 0;
+  if (io.show) {
+    if (strcmp(io.show, "all") != 0) return cli_fail(2, "--show '%s': only 'all' is known", io.show);
+    show_all = 1;
+  }
+  if (!known_method(io.method))
+    return cli_fail(2, "--method '%s': expected graph, multisim or graphfrag", io.method);
+
+  cli_run run;
+  memset(&run, 0, sizeof run);
+  if ((st = cli_run_setup(&ro, &run, &err)) != IC_OK) return cli_fail_err(st, &err);
+  int tty = isatty(2);
+  result res;
+  memset(&res, 0, sizeof res);
+  st = run_method(io.method, &run, cats, ncat, tty, &io, &res, &err);
+  if (tty) fputs("\r\033[K", stderr);
+  if (st != IC_OK) {
+    cli_run_free(&run);
+    return cli_fail_err(st, &err);
+  }
+  if (res.have_graph && (res.critical_path != res.cycles || res.solver.violations))
+    fprintf(stderr,
+            "icost: warning: graph critical path %llu, simulated cycles %llu, %llu records whose "
+            "node times differ from the model's (first: instruction %llu); the breakdown may be "
+            "off\n",
+            (unsigned long long)res.critical_path, (unsigned long long)res.cycles,
+            (unsigned long long)res.solver.violations,
+            (unsigned long long)res.solver.first_violation_seq);
+  write_header(stdout, fmt, &run, io.method, &res);
+  st = ic_breakdown_write(&res.b, stdout, fmt, show_all, io.in_cycles, &err);
+  ic_breakdown_free(&res.b);
+  cli_run_free(&run);
+  if (st != IC_OK) return cli_fail_err(st, &err);
+  if (fflush(stdout) != 0) return cli_fail(1, "cannot write the breakdown");
+  return 0;
 }
