@@ -3,6 +3,7 @@
 #include "export.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -252,11 +253,17 @@ ic_status ic_export_write_path(const char *path, const ic_graph_rec *recs, size_
     free(text);
     return rc;
   }
+  /* O_EXCL on a name of our own (not mkstemp) so the file gets the usual
+   * 0666 & ~umask mode */
   size_t pl = strlen(path);
-  char *tmp = malloc(pl + 16);
+  char *tmp = malloc(pl + 40);
   if (!tmp) return ic_fail(err, IC_ERUN, "graph export: out of memory");
-  snprintf(tmp, pl + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
+  int fd = -1;
+  for (int k = 0; k < 100 && fd < 0; k++) {
+    snprintf(tmp, pl + 40, "%s.tmp.%ld.%d", path, (long)getpid(), k);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   if (fd < 0) {
     ic_status rc = ic_fail(err, IC_EINPUT, "%s: cannot create: %s", path, strerror(errno));
     free(tmp);

@@ -1,0 +1,185 @@
+/* test_slack_model.c: slack and export on graph records of the real timing
+ * model (model/ooo.h), driven by a synthetic instruction stream (a loop
+ * with strided loads over 8 MB, dependent multiplies and a data-dependent
+ * branch), so the emulator is not needed.
+ *
+ * Independent checks on many windows of the run: the longest path through
+ * the exported igraph graph (from its "start" vertex, in igraph's
+ * topological order) equals the model's stamps for windows from instruction
+ * 0, and the slack engine's forward pass and the powerset solver's t({})
+ * agree with the model's cycle count; slack is exact in the last window. */
+#include <criterion/criterion.h>
+#include <igraph.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "ooo.h"
+#include "slack.h"
+#include "solver.h"
+
+typedef struct synth {
+  uint64_t n, max, x, pc, addr;
+} synth;
+
+static uint64_t rnd(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  return *x;
+}
+
+/* Loop body at 0x1000: 12 instructions, the last a branch back (taken
+ * with probability 3/4, random), else 4 more and a jump back. */
+static size_t synth_fill(void *ctx, ic_inst *buf, size_t cap) {
+  synth *s = ctx;
+  size_t k = 0;
+  while (k < cap && s->n < s->max) {
+    ic_inst *in = &buf[k++];
+    memset(in, 0, sizeof *in);
+    memset(in->src, IC_REG_NONE, sizeof in->src);
+    memset(in->dst, IC_REG_NONE, sizeof in->dst);
+    in->pc = s->pc;
+    in->size = 4;
+    in->opclass = IC_OP_INT_ALU;
+    uint64_t slot = (s->pc - 0x1000) / 4;
+    switch (slot) {
+    case 0: /* load a0, (a1): strided over 8 MB, misses */
+    case 5:
+      in->opclass = IC_OP_LOAD;
+      in->src[0] = 11;
+      in->dst[0] = 10 + (uint8_t)(slot / 5);
+      s->addr = (s->addr + 4160) % (8u << 20);
+      in->mem_addr = 0x10000000 + s->addr;
+      in->mem_size = 8;
+      break;
+    case 1: in->src[0] = 10; in->src[1] = 12; in->dst[0] = 12; break;
+    case 2: in->opclass = IC_OP_INT_MUL; in->src[0] = 12; in->src[1] = 13; in->dst[0] = 13; break;
+    case 3: in->src[0] = 11; in->dst[0] = 11; break;
+    case 7:
+      in->opclass = IC_OP_STORE;
+      in->src[0] = 11;
+      in->src[1] = 13;
+      in->mem_addr = 0x20000000 + (s->n % 512) * 8;
+      in->mem_size = 8;
+      break;
+    case 11: in->opclass = IC_OP_BRANCH; in->src[0] = 12; break;
+    case 15: in->opclass = IC_OP_JUMP; break;
+    default: in->src[0] = 14; in->dst[0] = 14 + (uint8_t)(slot % 3); break;
+    }
+    if (slot == 11) in->next_pc = rnd(&s->x) % 4 ? 0x1000 : s->pc + 4;
+    else if (slot == 15) in->next_pc = 0x1000;
+    else in->next_pc = s->pc + 4;
+    s->pc = in->next_pc;
+    s->n++;
+  }
+  return k;
+}
+
+typedef struct tee {
+  ic_graph_sink a, b;
+  ic_graph_rec *all;
+  size_t n, cap;
+} tee;
+
+static ic_status tee_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err) {
+  tee *t = ctx;
+  ic_status rc = t->a.consume(t->a.ctx, recs, n, err);
+  if (rc == IC_OK) rc = t->b.consume(t->b.ctx, recs, n, err);
+  for (size_t i = 0; i < n && t->n < t->cap; i++) t->all[t->n++] = recs[i];
+  return rc;
+}
+
+static double *longest(const igraph_t *g) {
+  igraph_integer_t nv = igraph_vcount(g);
+  igraph_vector_int_t order, inc;
+  igraph_vector_t lat;
+  igraph_vector_int_init(&order, 0);
+  igraph_vector_int_init(&inc, 0);
+  igraph_vector_init(&lat, 0);
+  cr_assert_eq(igraph_topological_sorting(g, &order, IGRAPH_OUT), IGRAPH_SUCCESS);
+  cr_assert_eq(igraph_vector_int_size(&order), nv, "the model's graph has a cycle");
+  cr_assert_eq(igraph_cattribute_EANV(g, "latency", igraph_ess_all(IGRAPH_EDGEORDER_ID), &lat), IGRAPH_SUCCESS);
+  double *a = calloc((size_t)nv, sizeof *a);
+  for (igraph_integer_t k = 0; k < nv; k++) {
+    igraph_integer_t v = VECTOR(order)[k];
+    igraph_incident(g, &inc, v, IGRAPH_IN);
+    for (igraph_integer_t q = 0; q < igraph_vector_int_size(&inc); q++) {
+      igraph_integer_t e = VECTOR(inc)[q];
+      double c = a[IGRAPH_FROM(g, e)] + VECTOR(lat)[e];
+      if (c > a[v]) a[v] = c;
+    }
+  }
+  igraph_vector_int_destroy(&order);
+  igraph_vector_int_destroy(&inc);
+  igraph_vector_destroy(&lat);
+  return a;
+}
+
+Test(slack_model, real_model_records) {
+  const uint64_t N = 30000;
+  ic_err err;
+  ooo_config *cfg;
+  cr_assert_eq(ooo_config_load(&cfg, NULL, &err), IC_OK, "%s", err.msg);
+  ooo_core *core;
+  cr_assert_eq(ooo_create(&core, cfg, 0, &err), IC_OK, "%s", err.msg);
+  ic_slack *sl;
+  cr_assert_eq(ic_slack_create(&sl, 2048, &err), IC_OK);
+  ic_solver *sv;
+  cr_assert_eq(ic_solver_create(&sv, NULL, 0, &err), IC_OK, "%s", err.msg);
+  tee t = {.a = ic_slack_sink(sl), .b = ic_solver_sink(sv), .cap = N};
+  t.all = calloc(N, sizeof *t.all);
+  cr_assert(t.all);
+  ooo_set_graph_sink(core, (ic_graph_sink){.ctx = &t, .consume = tee_consume});
+  synth sy = {.max = N, .x = 12345, .pc = 0x1000};
+  cr_assert_eq(ooo_run(core, (ic_inst_source){.ctx = &sy, .fill = synth_fill}, 0, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_slack_finish(sl, &err), IC_OK, "%s", err.msg);
+  const ooo_stats *st = ooo_get_stats(core);
+  const ic_slack_totals *tt = ic_slack_get_totals(sl);
+  cr_assert_eq(t.n, N);
+  cr_assert_eq(tt->instructions, N);
+  cr_assert_eq(tt->stamp_mismatches, 0, "%llu nodes: forward pass != model stamps",
+               (unsigned long long)tt->stamp_mismatches);
+  cr_assert_eq(tt->cycles, st->cycles);
+  cr_assert_eq(ic_solver_times(sv)[0], st->cycles);
+  cr_assert_eq(ic_solver_invariant_violations(sv), 0);
+  cr_assert_gt(tt->crit_miss_cycles, 0, "the strided loads should put misses on the critical path");
+  cr_assert_gt(tt->misp_count, 0);
+  cr_log_info("%llu instructions, %llu cycles; critical E %.3f; crit miss %llu of %llu; crit misp %llu of %llu",
+              (unsigned long long)N, (unsigned long long)st->cycles, (double)tt->crit[IC_NODE_E] / (double)N,
+              (unsigned long long)tt->crit_miss_cycles, (unsigned long long)tt->miss_cycles,
+              (unsigned long long)tt->crit_misp_cycles, (unsigned long long)tt->misp_cycles);
+
+  /* windows from 0 of growing length: longest path == stamps */
+  for (size_t m = 100; m <= 6400; m *= 4) {
+    igraph_t g;
+    cr_assert_eq(ic_export_build(&g, t.all, m, 0, &err), IC_OK, "%s", err.msg);
+    double *a = longest(&g);
+    for (size_t i = 0; i < m; i++)
+      for (int k = 0; k < IC_NODE_COUNT; k++)
+        cr_assert_eq((uint64_t)a[IC_NODE_COUNT * i + (size_t)k], t.all[i].t[k], "window 0..%zu: %c%zu", m - 1,
+                     ic_node_names[k], i);
+    free(a);
+    igraph_destroy(&g);
+  }
+  /* later windows: a lower bound of the stamps, and the solver fed the same
+   * window (sources before it at time 0) agrees with igraph */
+  for (size_t from = 1000; from + 3000 <= N; from += 5000) {
+    size_t m = 3000;
+    igraph_t g;
+    cr_assert_eq(ic_export_build(&g, t.all + from, m, 0, &err), IC_OK, "%s", err.msg);
+    double *a = longest(&g);
+    ic_solver_reset(sv);
+    cr_assert_eq(ic_solver_feed(sv, t.all + from, m, &err), IC_OK, "%s", err.msg);
+    cr_assert_eq((uint64_t)a[IC_NODE_COUNT * (m - 1) + IC_NODE_C], ic_solver_times(sv)[0]);
+    for (size_t i = 0; i < m; i++)
+      for (int k = 0; k < IC_NODE_COUNT; k++) cr_assert_leq((uint64_t)a[IC_NODE_COUNT * i + (size_t)k], t.all[from + i].t[k]);
+    free(a);
+    igraph_destroy(&g);
+  }
+  free(t.all);
+  ic_solver_destroy(sv);
+  ic_slack_destroy(sl);
+  ooo_destroy(core);
+  ooo_config_destroy(cfg);
+}
