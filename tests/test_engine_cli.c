@@ -1,0 +1,248 @@
+/* test_engine_cli.c: the `icost` breakdown command end to end.
+ *
+ *   - usage errors (categories, method, format, show): one line, exit 2;
+ *   - the baseline invariant on the real model: for every short workload of
+ *     the manifest and every machine in configs/, the recorded graph's
+ *     critical path equals the simulated cycles and no record's node times
+ *     differ from the model's stamps;
+ *   - the graph agrees with the model's own idealization where the graph is
+ *     exact by construction: a loop whose only bottleneck is mispredicted
+ *     branches, cost(bmisp) from the graph vs t - t(bmisp) from `icost sim
+ *     --ideal bmisp` (two model runs);
+ *   - the breakdown's percents sum to 100 and its cycles to t.
+ * Real runs need riscv64-linux-gnu-gcc (programs are compiled at test time
+ * into the build directory); without it those tests are skipped. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static char *run_cmd(const char *cmd, int *status) {
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  size_t k;
+  while ((k = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+    len += k;
+    if (len + 1 == cap) buf = realloc(buf, cap *= 2);
+  }
+  buf[len] = 0;
+  int st = pclose(p);
+  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return buf;
+}
+
+/* Runs icost with args; stderr goes to stdout so messages can be checked. */
+static char *icost(const char *args, int *status) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "%s %s 2>&1", ICOST_BINARY, args);
+  return run_cmd(cmd, status);
+}
+
+static void expect_usage_error(const char *args, const char *msg) {
+  int st;
+  char *out = icost(args, &st);
+  cr_expect_eq(st, 2, "%s: exit %d: %s", args, st, out);
+  cr_expect(strstr(out, msg) != NULL, "%s: '%s' not in: %s", args, msg, out);
+  cr_expect(strncmp(out, "icost: ", 7) == 0, "%s: %s", args, out);
+  cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "one line: %s", out);
+  free(out);
+}
+
+Test(icost_cli, usage_errors) {
+  expect_usage_error("--categories dl1,nosuch", "unknown category 'nosuch'");
+  expect_usage_error("--categories ''", "empty list");
+  expect_usage_error("--categories dl1,,win", "empty item");
+  expect_usage_error("--categories win,dl1,win", "'win' given twice");
+  expect_usage_error("--categories dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss,dl1,win,bw,bmisp,dmiss",
+                     "given twice");
+  expect_usage_error("--method nosuch", "--method 'nosuch'");
+  expect_usage_error("--format json", "json");
+  expect_usage_error("--show some", "--show 'some'");
+  expect_usage_error("--categories", "needs a value");
+  expect_usage_error("--fragments 0", "positive");
+}
+
+Test(icost_cli, help_defines_every_number) {
+  int st;
+  char *out = icost("--help", &st);
+  cr_assert_eq(st, 0);
+  const char *words[] = {"cycles", "critical_path", "instructions", "percent", "base", "other",
+                         "icost(U)", "cost({c})", "--categories", "--method", "imiss"};
+  for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+    cr_expect(strstr(out, words[k]) != NULL, "--help lacks %s", words[k]);
+  free(out);
+}
+
+/* ---- real runs -------------------------------------------------------- */
+
+static void need_cross_compiler(void) {
+  if (system("riscv64-linux-gnu-gcc --version >/dev/null 2>&1") != 0)
+    cr_skip_test("riscv64-linux-gnu-gcc not found: model runs skipped");
+}
+
+/* Value of a top-level "key: N" line of YAML output (or "  key: N" when
+ * indent is 2). */
+static double yaml_num(const char *y, const char *key, int indent) {
+  char pat[128];
+  snprintf(pat, sizeof pat, "\n%*s%s: ", indent, "", key);
+  const char *p = strstr(y, pat);
+  if (!p && indent == 0 && strncmp(y, pat + 1, strlen(pat + 1)) == 0) p = y - 1;
+  cr_assert_not_null(p, "no '%s' in:\n%s", key, y);
+  return strtod(p + strlen(pat), NULL);
+}
+
+/* Sums percent and cycles over the breakdown entries of YAML output. */
+static void yaml_sums(const char *y, double *pct, double *cyc, int *n) {
+  *pct = *cyc = 0;
+  *n = 0;
+  for (const char *p = strstr(y, "\nbreakdown:\n"); p && (p = strstr(p, "\n  - name: "));) {
+    const char *c = strstr(p, "\n    cycles: "), *q = strstr(p, "\n    percent: ");
+    cr_assert(c && q);
+    *cyc += strtod(c + 13, NULL);
+    *pct += strtod(q + 14, NULL);
+    (*n)++;
+    p++;
+  }
+}
+
+/* Cycles of the entry named `name` in YAML output. */
+static double yaml_entry_cycles(const char *y, const char *name) {
+  char pat[128];
+  snprintf(pat, sizeof pat, "\n  - name: %s\n", name);
+  const char *p = strstr(y, pat);
+  cr_assert_not_null(p, "no entry %s", name);
+  const char *c = strstr(p, "\n    cycles: ");
+  cr_assert_not_null(c);
+  return strtod(c + 13, NULL);
+}
+
+/* The short workloads are built into BUILD/h4_workloads from the suite's
+ * sources (a program = src/NAME.c + src/kernels.c) unless already there. */
+static const char *workload_dir(void) {
+  static char dir[1024];
+  snprintf(dir, sizeof dir, "%s/h4_workloads", ICOST_BUILD_DIR);
+  const char *progs[] = {"chase", "stream", "branchy", "depchain", "stencil", "mix"};
+  char cmd[16384];
+  snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+  cr_assert_eq(system(cmd), 0);
+  for (size_t k = 0; k < sizeof progs / sizeof progs[0]; k++) {
+    snprintf(cmd, sizeof cmd,
+             "test -x %s/%s || riscv64-linux-gnu-gcc -O2 -static -o %s/%s.tmp "
+             "%s/bench/workloads/src/%s.c %s/bench/workloads/src/kernels.c -lm && "
+             "{ test -x %s/%s || mv %s/%s.tmp %s/%s; }",
+             dir, progs[k], dir, progs[k], ICOST_SOURCE_DIR, progs[k], ICOST_SOURCE_DIR, dir,
+             progs[k], dir, progs[k], dir, progs[k]);
+    cr_assert_eq(system(cmd), 0, "building workload %s failed", progs[k]);
+  }
+  return dir;
+}
+
+/* Every short workload of the manifest on every config: the graph's
+ * critical path equals the simulated cycles, zero mismatching records. */
+Test(icost_cli, baseline_invariant_on_short_workloads_and_configs, .timeout = 300) {
+  need_cross_compiler();
+  const char *wdir = workload_dir();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/bench/workloads/manifest", ICOST_SOURCE_DIR);
+  FILE *m = fopen(path, "r");
+  cr_assert_not_null(m);
+  char line[1024], names[32][64];
+  int nw = 0;
+  while (fgets(line, sizeof line, m) && nw < 32) {
+    char name[64], tags[128];
+    if (sscanf(line, "%63s %127s", name, tags) != 2 || name[0] == '#') continue;
+    char *save = NULL;
+    for (char *t = strtok_r(tags, ",", &save); t; t = strtok_r(NULL, ",", &save))
+      if (!strcmp(t, "short")) strcpy(names[nw++], name);
+  }
+  fclose(m);
+  cr_assert_gt(nw, 0, "no short workload in the manifest");
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "ls %s/configs/*.yaml", ICOST_SOURCE_DIR);
+  int st;
+  char *configs = run_cmd(cmd, &st);
+  cr_assert_eq(st, 0);
+  int runs = 0;
+  char *save = NULL;
+  for (char *cfg = strtok_r(configs, "\n", &save); cfg; cfg = strtok_r(NULL, "\n", &save))
+    for (int w = 0; w < nw; w++) {
+      snprintf(cmd, sizeof cmd,
+               "ICOST_WORKLOADS=%s %s --config %s --workload %s --max 150000 "
+               "--categories dl1,win,bw,bmisp,dmiss --show all --format yaml 2>&1",
+               wdir, ICOST_BINARY, cfg, names[w]);
+      char *y = run_cmd(cmd, &st);
+      cr_assert_eq(st, 0, "%s on %s: exit %d: %s", names[w], cfg, st, y);
+      double cycles = yaml_num(y, "cycles", 0), cp = yaml_num(y, "critical_path", 0);
+      cr_expect_eq(cycles, cp, "%s on %s: critical path %.0f != cycles %.0f", names[w], cfg, cp,
+                   cycles);
+      cr_expect_eq(yaml_num(y, "baseline_mismatches", 2), 0, "%s on %s: mismatching records",
+                   names[w], cfg);
+      cr_expect_gt(yaml_num(y, "instructions", 0), 0);
+      double pct, cyc;
+      int n;
+      yaml_sums(y, &pct, &cyc, &n);
+      cr_expect_eq(n, 32, "2^5 entries (show: every subset with base)");
+      cr_expect_float_eq(pct, 100.0, 1e-9, "%s on %s: percents sum to %.12f", names[w], cfg, pct);
+      cr_expect_eq(cyc, cycles, "%s on %s: entry cycles sum to %.0f of %.0f", names[w], cfg, cyc,
+                   cycles);
+      free(y);
+      runs++;
+    }
+  cr_assert_geq(runs, 5);
+  free(configs);
+}
+
+static const char bmisp_src[] =
+    "#include <stdint.h>\n"
+    "#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "  long n = argc > 1 ? atol(argv[1]) : 1000;\n"
+    "  uint64_t x = 88172645463325252ull, s = 0;\n"
+    "  for (long i = 0; i < n; i++) {\n"
+    "    x ^= x << 13; x ^= x >> 7; x ^= x << 17;\n"
+    "    if (x & 1) { s += (uint64_t)i; __asm__ volatile(\"\"); }\n"
+    "    else { s ^= (uint64_t)i * 3; __asm__ volatile(\"\"); }\n"
+    "  }\n"
+    "  return (int)(s & 1);\n"
+    "}\n";
+
+/* A loop whose only bottleneck is a random branch: the graph's cost(bmisp)
+ * (dropping PD edges) against the model rerun with perfect prediction.
+ * Stated tolerance: within 3% of t (the graph does not model every effect
+ * of wrong-path-free refetch exactly, e.g. fetch-queue occupancy). */
+Test(icost_cli, graph_bmisp_agrees_with_model_idealization, .timeout = 120) {
+  need_cross_compiler();
+  char src[1024], prog[1024], cmd[4096];
+  snprintf(src, sizeof src, "%s/h4_bmisp.c", ICOST_BUILD_DIR);
+  snprintf(prog, sizeof prog, "%s/h4_bmisp", ICOST_BUILD_DIR);
+  FILE *f = fopen(src, "w");
+  cr_assert_not_null(f);
+  fputs(bmisp_src, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s %s", prog, src);
+  cr_assert_eq(system(cmd), 0);
+  int st;
+  snprintf(cmd, sizeof cmd,
+           "%s --categories bmisp,dmiss --skip 20000 --max 200000 --format yaml -- %s 40000 2>&1",
+           ICOST_BINARY, prog);
+  char *g = run_cmd(cmd, &st);
+  cr_assert_eq(st, 0, "%s", g);
+  snprintf(cmd, sizeof cmd,
+           "%s sim --ideal bmisp --skip 20000 --max 200000 --format yaml -- %s 40000 2>&1",
+           ICOST_BINARY, prog);
+  char *s = run_cmd(cmd, &st);
+  cr_assert_eq(st, 0, "%s", s);
+  double t = yaml_num(g, "cycles", 0), t_ideal = yaml_num(s, "cycles", 0);
+  double cost_graph = yaml_entry_cycles(g, "bmisp");
+  double cost_model = t - t_ideal;
+  cr_assert_gt(cost_model, 0.3 * t, "mispredictions must dominate: %.0f of %.0f", cost_model, t);
+  cr_expect_lt(fabs(cost_graph - cost_model), 0.03 * t,
+               "graph cost(bmisp) %.0f vs model %.0f (t %.0f)", cost_graph, cost_model, t);
+  cr_expect_eq(yaml_num(g, "baseline_mismatches", 2), 0);
+  free(g);
+  free(s);
+}
