@@ -1,0 +1,10 @@
+/* depchain N: N iterations of a dependent integer chain (see kernels.h). */
+#include "kernels.h"
+#include "wl_common.h"
+
+int main(int argc, char **argv) {
+  uint64_t n = wl_arg(argc, argv, 1, "N", 1, 1ULL << 40, "N");
+  printf("depchain %llu: %016llx\n", (unsigned long long)n,
+         (unsigned long long)wl_depchain(n, 4));
+  return 0;
+}
