@@ -412,7 +412,7 @@ Test(solver, equals_reference_on_random_graphs) {
                                  IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_LGALU, IC_CAT_IMISS};
   static const uint8_t three[] = {IC_CAT_BMISP, IC_CAT_WIN, IC_CAT_DMISS};
   static const uint8_t odd[] = {IC_CAT_IMISS, IC_CAT_SHALU, IC_CAT_BW, IC_CAT_DL1, IC_CAT_WIN};
-  for (uint64_t seed = 1; seed <= 6; seed++) check_random(400, seed, 30, all8, 8);
+  for (uint64_t seed = 1; seed <= 3; seed++) check_random(400, seed, 30, all8, 8);
   for (uint64_t seed = 7; seed <= 12; seed++) check_random(300, seed, 200, three, 3);
   for (uint64_t seed = 13; seed <= 16; seed++) check_random(300, seed, 5, odd, 5);
   check_random(50, 17, 3, NULL, 0);
