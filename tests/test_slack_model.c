@@ -116,6 +116,23 @@ static double *longest(const igraph_t *g) {
   return a;
 }
 
+static void keep_slack(void *ctx, uint64_t seq, uint64_t pc, const uint64_t arr[IC_NODE_COUNT],
+                       const uint64_t slack[IC_NODE_COUNT]) {
+  (void)pc;
+  (void)arr;
+  memcpy(((uint64_t(*)[IC_NODE_COUNT])ctx)[seq], slack, IC_NODE_COUNT * sizeof slack[0]);
+}
+
+static void slack_of(const ic_graph_rec *recs, size_t n, uint32_t window, uint64_t (*out)[IC_NODE_COUNT]) {
+  ic_slack *s;
+  ic_err err;
+  cr_assert_eq(ic_slack_create(&s, window, &err), IC_OK, "%s", err.msg);
+  ic_slack_set_observer(s, keep_slack, out);
+  cr_assert_eq(ic_slack_consume(s, recs, n, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_slack_finish(s, &err), IC_OK);
+  ic_slack_destroy(s);
+}
+
 Test(slack_model, real_model_records) {
   const uint64_t N = 30000;
   ic_err err;
@@ -177,6 +194,34 @@ Test(slack_model, real_model_records) {
     free(a);
     igraph_destroy(&g);
   }
+  /* windowed slack against the exact one (a single window over the whole
+   * run) on these real records: agreement grows with W; the default
+   * window's look-ahead (4096) is 16 ROBs of the baseline machine */
+  uint64_t(*exact)[IC_NODE_COUNT] = calloc(N, sizeof *exact), (*ws)[IC_NODE_COUNT] = calloc(N, sizeof *ws);
+  slack_of(t.all, N, (uint32_t)N, exact);
+  static const uint32_t wins[] = {64, 512, 2048, IC_SLACK_DEFAULT_WINDOW};
+  double prev = 0;
+  for (size_t w = 0; w < sizeof wins / sizeof wins[0]; w++) {
+    slack_of(t.all, N, wins[w], ws);
+    size_t same = 0, crit_same = 0;
+    for (size_t i = 0; i < N; i++) {
+      int a = 1, c = 1;
+      for (int k = 0; k < IC_NODE_COUNT; k++) {
+        a &= ws[i][k] == exact[i][k];
+        c &= (ws[i][k] == 0) == (exact[i][k] == 0);
+      }
+      same += (size_t)a;
+      crit_same += (size_t)c;
+    }
+    double frac = (double)same / (double)N;
+    cr_log_info("window %u: %.4f of instructions with exactly the global slack, %.4f with the same critical nodes",
+                wins[w], frac, (double)crit_same / (double)N);
+    cr_assert_geq(frac, prev - 0.01);
+    prev = frac;
+  }
+  cr_assert_geq(prev, 0.99, "default window: only %.4f of instructions get the global slack", prev);
+  free(exact);
+  free(ws);
   free(t.all);
   ic_solver_destroy(sv);
   ic_slack_destroy(sl);
