@@ -145,7 +145,8 @@ struct ooo_core {
   /* graph */
   int have_sink;
   ic_graph_sink sink;
-  ic_graph_rec *recs;
+  ic_graph_rec *recs; /* ring of rcap records: dispatch .. flush */
+  uint64_t rmask;
   uint64_t flushed;
   ic_status sink_status;
   ic_err sink_err;
@@ -411,7 +412,11 @@ void ooo_set_graph_sink(ooo_core *c, ic_graph_sink sink) {
   c->sink = sink;
   c->have_sink = sink.consume != NULL;
   if (c->have_sink && !c->recs) {
-    c->recs = calloc(c->cap, sizeof *c->recs);
+    /* a record lives from dispatch (< head + rob) until flushed (at most
+     * FLUSH_EVERY + one commit group behind head) */
+    uint64_t rcap = pow2_at_least((uint64_t)c->rob + FLUSH_EVERY + c->cw + 64);
+    c->rmask = rcap - 1;
+    c->recs = calloc(rcap, sizeof *c->recs);
     if (!c->recs) {
       c->have_sink = 0;
       c->sink_status = ic_fail(&c->sink_err, IC_ERUN, "out of memory for graph records");
@@ -515,9 +520,9 @@ ic_status ooo_warm(ooo_core *c, ic_inst_source src, uint64_t n, uint64_t *done, 
 
 static void flush_records(ooo_core *c) {
   while (c->flushed < c->head && c->sink_status == IC_OK) {
-    uint64_t from = c->flushed & c->mask;
+    uint64_t from = c->flushed & c->rmask;
     uint64_t n = c->head - c->flushed;
-    if (from + n > c->cap) n = c->cap - from;
+    if (from + n > c->rmask + 1) n = c->rmask + 1 - from;
     c->sink_status = c->sink.consume(c->sink.ctx, c->recs + from, (size_t)n, &c->sink_err);
     c->flushed += n;
   }
@@ -526,7 +531,7 @@ static void flush_records(ooo_core *c) {
 /* Edges into D, DR and PR of instruction i at dispatch (stamps D known). */
 static void rec_dispatch(ooo_core *c, uint64_t i) {
   uint64_t x = i & c->mask;
-  ic_graph_rec *r = &c->recs[x];
+  ic_graph_rec *r = &c->recs[i & c->rmask];
   r->seq = i;
   r->pc = c->in[x].pc;
   r->opclass = c->in[x].opclass;
@@ -616,7 +621,7 @@ static void commit(ooo_core *c, uint64_t t) {
     if (f & (FL_LOAD | FL_STORE)) c->lsq_count--;
     c->C[x] = t;
     if (c->have_sink) {
-      ic_graph_rec *r = &c->recs[x];
+      ic_graph_rec *r = &c->recs[i & c->rmask];
       r->t[IC_NODE_D] = c->D[x];
       r->t[IC_NODE_R] = c->R[x];
       r->t[IC_NODE_E] = c->E[x];
@@ -811,7 +816,7 @@ static void issue(ooo_core *c, uint64_t t) {
     c->iq_count--;
     issued++;
     if (c->have_sink) {
-      ic_graph_rec *r = &c->recs[x];
+      ic_graph_rec *r = &c->recs[seq & c->rmask];
       ic_edge *re = rec_edge(r, IC_EDGE_RE, 0);
       uint64_t wait = t - c->R[x], fu = c->re_fu[x], ms = c->re_mshr[x];
       if (fu + ms > wait) fu = wait > ms ? wait - ms : 0, ms = ms < wait ? ms : wait;

@@ -26,6 +26,10 @@ static void sim_usage(FILE *f) {
         "  --guest-output      let the program write to our stdout/stderr\n"
         "  --format F          text (default), csv or yaml\n"
         "  --print-config      print the resolved machine as YAML and exit\n"
+        "  --graph MODE        graph hook: none (default); check: record the dependence\n"
+        "                      graph and verify that replaying it reproduces every node's\n"
+        "                      cycle and the cycle count (prints graph_records); discard:\n"
+        "                      record and drop it (to measure the recording overhead)\n"
         "\n"
         "categories for --ideal:\n",
         f);
@@ -44,6 +48,7 @@ static void sim_usage(FILE *f) {
 typedef struct sim_opts {
   const char *format;
   const char *ideal;
+  const char *graph;
   int print_config;
 } sim_opts;
 
@@ -54,9 +59,9 @@ static int sim_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
     s->print_config = 1;
     return 1;
   }
-  const char *names[] = {"--format", "--ideal"};
-  const char **dst[] = {&s->format, &s->ideal};
-  for (int k = 0; k < 2; k++) {
+  const char *names[] = {"--format", "--ideal", "--graph"};
+  const char **dst[] = {&s->format, &s->ideal, &s->graph};
+  for (int k = 0; k < 3; k++) {
     size_t l = strlen(names[k]);
     if (strncmp(a, names[k], l) != 0) continue;
     if (a[l] == '=') {
@@ -92,6 +97,12 @@ static void progress(void *ctx, uint64_t n) {
   (void)ctx;
   fprintf(stderr, "\rsim: %llu instructions", (unsigned long long)n);
   fflush(stderr);
+}
+
+static ic_status discard(void *ctx, const ic_graph_rec *r, size_t n, ic_err *err) {
+  (void)r, (void)err;
+  *(uint64_t *)ctx += n;
+  return IC_OK;
 }
 
 static int is_event(const char *name) {
@@ -140,7 +151,7 @@ static void print_stats(const char *format, const cli_run *r, ic_catmask ideal, 
 
 int cmd_sim(int argc, char **argv) {
   cli_run_opts o;
-  sim_opts so = {"text", NULL, 0};
+  sim_opts so = {"text", NULL, "none", 0};
   ic_err err;
   ic_status st = cli_run_parse(argc, argv, &o, sim_option, &so, &err);
   if (st) return cli_fail_err(st, &err);
@@ -150,6 +161,8 @@ int cmd_sim(int argc, char **argv) {
   }
   if (strcmp(so.format, "text") && strcmp(so.format, "csv") && strcmp(so.format, "yaml"))
     return cli_fail(2, "sim: --format must be text, csv or yaml, not '%s'", so.format);
+  if (strcmp(so.graph, "none") && strcmp(so.graph, "check") && strcmp(so.graph, "discard"))
+    return cli_fail(2, "sim: --graph must be none, check or discard, not '%s'", so.graph);
   ic_catmask ideal;
   if ((st = parse_ideal(so.ideal, &ideal, &err))) return cli_fail_err(st, &err);
   if (so.print_config) {
@@ -168,13 +181,38 @@ int cmd_sim(int argc, char **argv) {
   if ((st = cli_run_setup(&o, &r, &err))) return cli_fail_err(st, &err);
   ooo_stats s;
   int tty = isatty(2);
-  st = cli_run_execute(&r, ideal, NULL, tty ? progress : NULL, NULL, &s, &err);
+  uint64_t discarded = 0;
+  ooo_graph_check *chk = NULL;
+  ic_graph_sink sink = {&discarded, discard};
+  if (strcmp(so.graph, "check") == 0) {
+    if (!(chk = ooo_graph_check_create())) {
+      cli_run_free(&r);
+      return cli_fail(1, "sim: out of memory");
+    }
+    sink = ooo_graph_check_sink(chk);
+  }
+  int hook = strcmp(so.graph, "none") != 0;
+  st = cli_run_execute(&r, ideal, hook ? &sink : NULL, tty ? progress : NULL, NULL, &s, &err);
   if (tty) fputs("\r\033[K", stderr);
+  if (st == IC_OK && chk && ooo_graph_check_last_commit(chk) != s.cycles)
+    st = ic_fail(&err, IC_ERUN, "graph check: last commit %llu != cycles %llu",
+                 (unsigned long long)ooo_graph_check_last_commit(chk), (unsigned long long)s.cycles);
   if (st) {
+    ooo_graph_check_destroy(chk);
     cli_run_free(&r);
     return cli_fail_err(st, &err);
   }
   print_stats(so.format, &r, ideal, &s);
+  if (chk) {
+    if (strcmp(so.format, "text") == 0)
+      printf("%-22s %14llu  (replayed: every stamp and the cycle count reproduced)\n", "graph_records",
+             (unsigned long long)ooo_graph_check_count(chk));
+    else if (strcmp(so.format, "csv") == 0)
+      printf("graph_records,%llu\n", (unsigned long long)ooo_graph_check_count(chk));
+    else
+      printf("graph_records: %llu\n", (unsigned long long)ooo_graph_check_count(chk));
+    ooo_graph_check_destroy(chk);
+  }
   cli_run_free(&r);
   return 0;
 }
