@@ -15,9 +15,11 @@
  * of the caller is saved and restored around every run. What the host does
  * not do the RISC-V way is done by hand: canonical NaNs, NaN boxing,
  * fmin/fmax, comparisons, fclass, and float-to-integer conversions
- * (saturating, with their own invalid/inexact rules). Rounding mode RMM is
- * exact for conversions to integers; for arithmetic the host rounds to
- * nearest-even instead (compilers do not emit RMM arithmetic). */
+ * (saturating, with their own invalid/inexact rules). Rounding mode RMM,
+ * which the host lacks, is nearest-even plus a step away from zero on exact
+ * ties (found from the exact error of the result) for add, sub, mul, the
+ * fused ops and conversions; fdiv/fsqrt, whose ties occur only in the
+ * subnormal range, keep nearest-even under RMM (a known difference). */
 #include <fenv.h>
 #include <math.h>
 #include <stdio.h>
@@ -294,9 +296,47 @@ static uint64_t d_cmp(rv_proc *p, uint64_t a, uint64_t b, int kind) {
   return kind == 0 ? fa == fb : kind == 1 ? fa < fb : fa <= fb;
 }
 
+/* RMM (round to nearest, ties to max magnitude) on a host that only has
+   ties-to-even: the host rounds to nearest-even, and on an exact tie the
+   result steps one ulp away from zero. s is that result, err the exact
+   value minus s, computed exactly by the caller (TwoSum, fma, integers). */
+static double rmm_d(double s, double err, double scale) {
+  uint64_t b = dbits(s), nb;
+  if (err == 0 || d_isnan(b) || d_isinf(b)) return s;
+  if ((b << 1) == 0) nb = (err < 0 ? 1ull << 63 : 0) | 1;
+  else nb = ((err > 0) == !(b >> 63)) ? b + 1 : b - 1;
+  double n = bitsd(nb);
+  if (d_isinf(nb) || (n - s) * scale != 2 * err) return s;
+  return fabs(n) > fabs(s) ? n : s;
+}
+
+static float rmm_s(float s, double err) {
+  uint32_t b = fbits(s), nb;
+  if (err == 0 || s_isnan(b) || s_isinf(b)) return s;
+  if ((b << 1) == 0) nb = (err < 0 ? 1u << 31 : 0) | 1;
+  else nb = ((err > 0) == !(b >> 31)) ? b + 1 : b - 1;
+  float n = bitsf(nb);
+  if (s_isinf(nb) || (double)n - (double)s != 2 * err) return s;
+  return fabsf(n) > fabsf(s) ? n : s;
+}
+
+/* Exact error of the nearest-even sum s = a + b (TwoSum). */
+static double two_sum_err(double a, double b, double s) {
+  double bb = s - a;
+  return (a - (s - bb)) + (b - bb);
+}
+
+/* Exact error of an integer converted to nearest-even s (|s| < 2^64). */
+static double int_err(int64_t v, int is_unsigned, double s) {
+  __int128 exact = is_unsigned ? (__int128)(uint64_t)v : (__int128)v;
+  __int128 r = s >= 18446744073709551616.0 ? ((__int128)1 << 64) : s < 0 ? (__int128)(int64_t)s
+               : (__int128)(uint64_t)s;
+  return (double)(exact - r); /* |exact - r| is below 2^12: exact in a double */
+}
+
 /* The fused ops; neg_prod / neg_add select fmadd, fmsub, fnmsub, fnmadd.
    inf * 0 is invalid even when the addend is a quiet NaN. */
-static void fma_s(rv_proc *p, const rv_dinst *d, int neg_prod, int neg_add) {
+static void fma_s(rv_proc *p, const rv_dinst *d, int neg_prod, int neg_add, int rm) {
   uint32_t a = gets_bits(p, d->rs1), b = gets_bits(p, d->rs2), c = gets_bits(p, d->rs3);
   if (s_isnan(c) && ((s_isinf(a) && s_iszero(b)) || (s_iszero(a) && s_isinf(b))))
     p->fflags |= FF_NV;
@@ -304,10 +344,15 @@ static void fma_s(rv_proc *p, const rv_dinst *d, int neg_prod, int neg_add) {
         fc = bitsf(neg_add ? c ^ 0x80000000u : c), res;
   volatile float va = fa, vb = fb, vc = fc;
   VOP(float, fmaf(va, vb, vc));
+  if (rm == 4 && !s_isnan(fbits(res)) && !s_isinf(fbits(res))) {
+    /* The product is exact in double; a float tie is a sum exact in double. */
+    double prod = (double)fa * (double)fb, sum = prod + (double)fc;
+    if (two_sum_err(prod, (double)fc, sum) == 0) res = rmm_s(res, sum - (double)res);
+  }
   puts_(p, d->rd, res);
 }
 
-static void fma_d(rv_proc *p, const rv_dinst *d, int neg_prod, int neg_add) {
+static void fma_d(rv_proc *p, const rv_dinst *d, int neg_prod, int neg_add, int rm) {
   uint64_t a = p->f[d->rs1], b = p->f[d->rs2], c = p->f[d->rs3];
   const uint64_t sgn = 1ull << 63;
   if (d_isnan(c) && ((d_isinf(a) && d_iszero(b)) || (d_iszero(a) && d_isinf(b))))
@@ -316,6 +361,20 @@ static void fma_d(rv_proc *p, const rv_dinst *d, int neg_prod, int neg_add) {
          res;
   volatile double va = fa, vb = fb, vc = fc;
   VOP(double, fma(va, vb, vc));
+  if (rm == 4 && !d_isnan(dbits(res)) && !d_isinf(dbits(res))) {
+    /* The product is exact in binary128; a double tie is a sum exact there. */
+    __float128 prod = (__float128)fa * fb, sum = prod + fc, bb = sum - prod;
+    if ((prod - (sum - bb)) + (fc - bb) == 0) {
+      __float128 err = sum - res; /* exact; compared in binary128, no flags */
+      uint64_t b = dbits(res), nb;
+      if (err != 0) {
+        if ((b << 1) == 0) nb = (err < 0 ? 1ull << 63 : 0) | 1;
+        else nb = ((err > 0) == !(b >> 63)) ? b + 1 : b - 1;
+        if (!d_isinf(nb) && (__float128)bitsd(nb) - res == 2 * err && fabs(bitsd(nb)) > fabs(res))
+          res = bitsd(nb);
+      }
+    }
+  }
   putd(p, d->rd, res);
 }
 
@@ -328,14 +387,14 @@ static int exec_fp(rv_proc *p, const rv_dinst *d) {
   uint64_t *x = p->x;
   unsigned rd = d->rd, r1 = d->rs1, r2 = d->rs2;
   switch ((rv_op)d->op) {
-  case RV_OP_FMADD_S: fma_s(p, d, 0, 0); break;
-  case RV_OP_FMSUB_S: fma_s(p, d, 0, 1); break;
-  case RV_OP_FNMSUB_S: fma_s(p, d, 1, 0); break;
-  case RV_OP_FNMADD_S: fma_s(p, d, 1, 1); break;
-  case RV_OP_FMADD_D: fma_d(p, d, 0, 0); break;
-  case RV_OP_FMSUB_D: fma_d(p, d, 0, 1); break;
-  case RV_OP_FNMSUB_D: fma_d(p, d, 1, 0); break;
-  case RV_OP_FNMADD_D: fma_d(p, d, 1, 1); break;
+  case RV_OP_FMADD_S: fma_s(p, d, 0, 0, rm); break;
+  case RV_OP_FMSUB_S: fma_s(p, d, 0, 1, rm); break;
+  case RV_OP_FNMSUB_S: fma_s(p, d, 1, 0, rm); break;
+  case RV_OP_FNMADD_S: fma_s(p, d, 1, 1, rm); break;
+  case RV_OP_FMADD_D: fma_d(p, d, 0, 0, rm); break;
+  case RV_OP_FMSUB_D: fma_d(p, d, 0, 1, rm); break;
+  case RV_OP_FNMSUB_D: fma_d(p, d, 1, 0, rm); break;
+  case RV_OP_FNMADD_D: fma_d(p, d, 1, 1, rm); break;
   case RV_OP_FADD_S: case RV_OP_FSUB_S: case RV_OP_FMUL_S: case RV_OP_FDIV_S: {
     volatile float a = gets(p, r1), b = gets(p, r2);
     float res;
@@ -343,6 +402,11 @@ static int exec_fp(rv_proc *p, const rv_dinst *d) {
     else if (d->op == RV_OP_FSUB_S) VOP(float, a - b);
     else if (d->op == RV_OP_FMUL_S) VOP(float, a * b);
     else VOP(float, a / b);
+    if (rm == 4 && d->op != RV_OP_FDIV_S && !s_isnan(fbits(res)) && !s_isinf(fbits(res))) { /* float +,-,* are exact in double */
+      double da = a, db = b;
+      double exact = d->op == RV_OP_FADD_S ? da + db : d->op == RV_OP_FSUB_S ? da - db : da * db;
+      res = rmm_s(res, exact - (double)res);
+    }
     puts_(p, rd, res);
     break;
   }
@@ -360,6 +424,17 @@ static int exec_fp(rv_proc *p, const rv_dinst *d) {
     else if (d->op == RV_OP_FSUB_D) VOP(double, a - b);
     else if (d->op == RV_OP_FMUL_D) VOP(double, a * b);
     else VOP(double, a / b);
+    if (rm == 4 && d->op != RV_OP_FDIV_D && !d_isnan(dbits(res)) && !d_isinf(dbits(res))) {
+      if (d->op != RV_OP_FMUL_D) {
+        res = rmm_d(res, two_sum_err(a, d->op == RV_OP_FADD_D ? b : -b, res), 1.0);
+      } else if (fabs(res) > 0x1p-900) {
+        res = rmm_d(res, fma(a, b, -res), 1.0);
+      } else { /* tiny product: find its error scaled into the normal range */
+        double x = a, y = b;
+        if (fabs(x) > fabs(y)) x = b, y = a;
+        res = rmm_d(res, fma(x * 0x1p600, y, -res * 0x1p600), 0x1p600);
+      }
+    }
     putd(p, rd, res);
     break;
   }
@@ -433,6 +508,11 @@ static int exec_fp(rv_proc *p, const rv_dinst *d) {
     else if (d->op == RV_OP_FCVT_S_WU) VOP(float, (float)(uint32_t)v);
     else if (d->op == RV_OP_FCVT_S_L) VOP(float, (float)(int64_t)v);
     else VOP(float, (float)v);
+    if (rm == 4) {
+      int64_t iv = d->op == RV_OP_FCVT_S_W ? (int32_t)v : d->op == RV_OP_FCVT_S_WU ? (int64_t)(uint32_t)v
+                                                                                : (int64_t)v;
+      res = rmm_s(res, int_err(iv, d->op == RV_OP_FCVT_S_LU, (double)res));
+    }
     puts_(p, rd, res);
     break;
   }
@@ -443,6 +523,8 @@ static int exec_fp(rv_proc *p, const rv_dinst *d) {
     else if (d->op == RV_OP_FCVT_D_WU) VOP(double, (double)(uint32_t)v);
     else if (d->op == RV_OP_FCVT_D_L) VOP(double, (double)(int64_t)v);
     else VOP(double, (double)v);
+    if (rm == 4 && (d->op == RV_OP_FCVT_D_L || d->op == RV_OP_FCVT_D_LU))
+      res = rmm_d(res, int_err((int64_t)v, d->op == RV_OP_FCVT_D_LU, res), 1.0);
     putd(p, rd, res);
     break;
   }
@@ -450,6 +532,7 @@ static int exec_fp(rv_proc *p, const rv_dinst *d) {
     volatile double a = getd(p, r1);
     float res;
     VOP(float, (float)a);
+    if (rm == 4 && !d_isnan(dbits(a)) && !d_isinf(dbits(a)) && fabs(a) > 0x1p-120) res = rmm_s(res, a - (double)res);
     puts_(p, rd, res);
     break;
   }
