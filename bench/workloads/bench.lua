@@ -76,7 +76,7 @@ local function nbody(steps)
 end
 
 local primes = sieve(100 * n)
-local f = fib(5 + math.min(n, 20))
+local f = fib(5 + math.min(n, 17))
 local h = sort_records(10 * n)
 local hits, sum = strings(15 * n)
 local e = nbody(n)
