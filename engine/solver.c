@@ -408,9 +408,16 @@ static const int32_t *lat_vector(ic_solver *s, const struct lat_key *k) {
   return v;
 }
 
+/* An edge as feed_one sees it after the first pass over the record. */
+typedef struct edge_prep {
+  struct lat_key key;
+  uint8_t node, srcnode, two, scalar;
+  int32_t total;
+  uint32_t dist;
+} edge_prep;
+
 static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
-  ic_status st = dg_check_rec(r, err);
-  if (st != IC_OK) return st;
+  ic_status st;
   if (!s->started) {
     s->started = 1;
     s->seq0 = s->next = r->seq;
@@ -422,16 +429,54 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
   const uint64_t idx = r->seq - s->seq0; /* sources with dist > idx precede the first record */
   const uint32_t np = s->np;
 
-  /* Window: grow on the first sight of a longer distance, even one reaching
+  /* First pass: the checks of dg_check_rec (which, on failure, says what is
+   * wrong), each edge's latency key, and the distances the windows need.
+   * Windows grow on the first sight of a longer distance, even one reaching
    * before the first record, so that later edges of that length find their
    * sources (a win-idealized CD edge is seen at the first instruction). */
+  edge_prep ep[IC_MAX_EDGES];
   uint64_t need[RING_COUNT] = {0};
-  for (int k = 0; k < r->nedges; k++) {
+  int bad = r->nedges > IC_MAX_EDGES;
+  int64_t grow = 0;
+  for (int k = 0; k < r->nedges && !bad; k++) {
     const ic_edge *e = &r->edge[k];
-    uint64_t d = e->dist;
-    if (e->kind == IC_EDGE_CD && s->win_pos >= 0) d *= IC_WIN_FACTOR;
-    int ring = node_ring[ic_edge_src_node[e->kind]];
+    edge_prep *q = &ep[k];
+    if (e->kind >= IC_EDGE_KIND_COUNT || e->nparts > IC_MAX_PARTS) {
+      bad = 1;
+      break;
+    }
+    q->node = ic_edge_dst_node[e->kind];
+    q->srcnode = ic_edge_src_node[e->kind];
+    q->dist = e->dist;
+    if (e->dist == 0 ? q->srcnode >= q->node : (q->srcnode == IC_NODE_R || q->srcnode == IC_NODE_E))
+      bad = 1;
+    uint64_t total = 0, parts[IC_MAX_PARTS] = {0};
+    int nvp = 0;
+    for (int p = 0; p < e->nparts; p++) {
+      uint32_t c = e->part[p].cycles;
+      uint8_t cat = e->part[p].cat;
+      total += c;
+      if (cat != IC_CAT_NONE && cat >= IC_CAT_COUNT) bad = 1;
+      if (c && cat != IC_CAT_NONE && s->pos[cat] >= 0)
+        parts[nvp++] = c | (uint64_t)(uint8_t)s->pos[cat] << 24;
+    }
+    if (total > IC_GRAPH_MAX_EDGE_LAT) bad = 1;
+    grow += (int64_t)total;
+    uint8_t dc = dg_edge_drop_cat(e->kind);
+    int drop = dc != IC_CAT_NONE ? s->pos[dc] : -1;
+    q->key = (struct lat_key){total | (uint64_t)(drop + 1) << 24 | (uint64_t)nvp << 32 | 1ull << 40,
+                              parts[0] | parts[1] << 32, parts[2] | parts[3] << 32};
+    q->total = (int32_t)total;
+    q->two = e->kind == IC_EDGE_CD && s->win_pos >= 0;
+    q->scalar = !q->two && !nvp && drop < 0;
+    uint64_t d = q->two ? (uint64_t)e->dist * IC_WIN_FACTOR : e->dist;
+    int ring = node_ring[q->srcnode];
     if (ring >= 0 && d > need[ring]) need[ring] = d;
+  }
+  if (bad) {
+    st = dg_check_rec(r, err);
+    return st != IC_OK ? st : ic_fail(err, IC_EINPUT, "graph record %llu: malformed",
+                                      (unsigned long long)r->seq);
   }
   for (int k = 0; k < RING_COUNT; k++)
     if (need[k] >= s->w[k] && s->w[k] < s->wmax && (st = grow_window(s, k, need[k], err)) != IC_OK)
@@ -446,48 +491,31 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
   s->npool = 0;
   node_edges ne[IC_NODE_COUNT];
   for (int k = 0; k < IC_NODE_COUNT; k++) ne[k].nv = ne[k].ns = 0;
-  int64_t grow = 0;
   for (int k = 0; k < r->nedges; k++) {
-    const ic_edge *e = &r->edge[k];
-    int node = ic_edge_dst_node[e->kind], srcnode = ic_edge_src_node[e->kind];
-    uint64_t total = 0, parts[IC_MAX_PARTS] = {0};
-    int nvp = 0;
-    for (int p = 0; p < e->nparts; p++) {
-      uint32_t c = e->part[p].cycles;
-      total += c;
-      uint8_t cat = e->part[p].cat;
-      if (c && cat != IC_CAT_NONE && s->pos[cat] >= 0)
-        parts[nvp++] = c | (uint64_t)(uint8_t)s->pos[cat] << 24;
-    }
-    grow += (int64_t)total;
-    uint8_t dc = dg_edge_drop_cat(e->kind);
-    int drop = dc != IC_CAT_NONE ? s->pos[dc] : -1;
-    struct lat_key key = {total | (uint64_t)(drop + 1) << 24 | (uint64_t)nvp << 32 | 1ull << 40,
-                          parts[0] | parts[1] << 32, parts[2] | parts[3] << 32};
-    int two = e->kind == IC_EDGE_CD && s->win_pos >= 0;
-    for (int h = 0; h < 1 + two; h++) {
-      uint64_t d = h ? (uint64_t)e->dist * IC_WIN_FACTOR : e->dist;
+    const edge_prep *q = &ep[k];
+    node_edges *nd = &ne[q->node];
+    for (int h = 0; h < 1 + q->two; h++) {
+      uint64_t d = h ? (uint64_t)q->dist * IC_WIN_FACTOR : q->dist;
       const int32_t *src;
       if (d == 0)
-        src = vec[srcnode];
+        src = vec[q->srcnode];
       else if (d > idx)
         src = s->zero;
       else {
-        int ring = node_ring[srcnode];
+        int ring = node_ring[q->srcnode];
         if (d >= s->w[ring] || r->seq - d < s->valid_lo[ring]) {
           src = s->zero;
           s->st.out_of_window++;
         } else
           src = s->ring[ring] + ((r->seq - d) & (s->w[ring] - 1)) * np;
       }
-      node_edges *nd = &ne[node];
-      if (!two && !nvp && drop < 0) {
+      if (q->scalar) {
         nd->ssrc[nd->ns] = src;
-        nd->slat[nd->ns++] = (int32_t)total;
+        nd->slat[nd->ns++] = q->total;
         continue;
       }
-      struct lat_key kh = key;
-      if (two) kh.a |= (uint64_t)(h + 1) << 29;
+      struct lat_key kh = q->key;
+      if (q->two) kh.a |= (uint64_t)(h + 1) << 29;
       nd->src[nd->nv] = src;
       nd->lat[nd->nv++] = lat_vector(s, &kh);
     }

@@ -1,0 +1,44 @@
+#!/bin/bash
+# bench_solver.sh: figures for the powerset solver and the graph method.
+#
+#   bash bench/bench_solver.sh [BUILD_DIR] [-- PROGRAM ARGS]
+#
+# BUILD_DIR (default: build) must hold a built icost and libicostlib.a
+# (cmake -S . -B build && cmake --build build). Without a program the
+# default workload of the manifest runs ($ICOST_WORKLOADS or build/workloads).
+# Prints:
+#   - model alone vs model + graph hook (recording overhead);
+#   - solver throughput with 3 and 8 categories on recorded graphs, and its
+#     speedup over 255 separate one-subset passes (bench/bench_solver.c);
+#   - peak memory (max RSS, /usr/bin/time -v) of `icost` (graph method, 8
+#     categories) on a run and on a run 10x longer.
+# Sizes: BENCH_MAX (default 400000) timed instructions for the solver part,
+# BENCH_MEM_MAX (default 200000) for the shorter memory run.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$src/build}
+[ "${1:-}" != "" ] && [ "$1" != "--" ] && shift || true
+[ "${1:-}" = "--" ] && shift || true
+max=${BENCH_MAX:-400000}
+memmax=${BENCH_MEM_MAX:-200000}
+lib=$build/libicostlib.a
+[ -f "$lib" ] && [ -x "$build/icost" ] || { echo "bench_solver: build $build first" >&2; exit 2; }
+drv=$build/bench_solver
+gcc -std=gnu11 -O2 -g -Wall -Wextra -DICOST_SOURCE_DIR="\"$src\"" \
+  -I"$src/model" -I"$src/engine" -I"$src/signatures" -I"$src/frontends/rv64" -I"$src/frontends/cli" \
+  "$src/bench/bench_solver.c" "$src/frontends/cli/run.c" "$src/frontends/cli/workload.c" "$lib" \
+  $(pkg-config --libs igraph gsl yaml-0.1) -lm -lpthread -o "$drv"
+prog=()
+[ $# -gt 0 ] && prog=(-- "$@")
+echo "== solver and recording (--max $max)"
+"$drv" --max "$max" --records "$max" --passes-records 100000 "${prog[@]}"
+echo
+echo "== peak memory of icost (graph method, 8 categories)"
+for n in "$memmax" $((memmax * 10)); do
+  out=$( { /usr/bin/time -v "$build/icost" --max "$n" --format yaml "${prog[@]}" >/tmp/bench_solver.$$ ; } 2>&1 )
+  rss=$(echo "$out" | awk -F': ' '/Maximum resident set size/ {print $2}')
+  secs=$(echo "$out" | awk -F': ' '/Elapsed \(wall clock\)/ {print $2}')
+  insns=$(awk '/^instructions:/ {print $2}' /tmp/bench_solver.$$)
+  echo "icost --max $n: $insns instructions, max RSS $rss KB, wall $secs"
+done
+rm -f /tmp/bench_solver.$$
