@@ -58,11 +58,6 @@ uint64_t rv_rand_next(uint64_t *state) {
 static rv_proc *proc_alloc(void) {
   rv_proc *p = calloc(1, sizeof *p);
   if (!p) return NULL;
-  p->bcache = rv_bcache_new();
-  if (!p->bcache) {
-    free(p);
-    return NULL;
-  }
   rv_mem_init(p);
   for (int i = 0; i < RV_MAX_FDS; i++) p->fds[i].host = -1;
   return p;
@@ -85,9 +80,8 @@ rv_proc *rv_proc_clone(const rv_proc *src) {
   p->exe_path = NULL;
   memset(p->radix, 0, sizeof p->radix);
   for (int i = 0; i < RV_MAX_FDS; i++) p->fds[i].host = -1;
-  p->bcache = rv_bcache_new();
   p->exe_path = src->exe_path ? strdup(src->exe_path) : NULL;
-  if (!p->bcache || (src->exe_path && !p->exe_path) || rv_mem_copy_from(p, src) ||
+  if ((src->exe_path && !p->exe_path) || rv_mem_copy_from(p, src) ||
       rv_fds_dup_from(p, src)) {
     rv_proc_destroy(p);
     return NULL;

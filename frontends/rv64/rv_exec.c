@@ -148,6 +148,11 @@ static rv_block *block_build(rv_proc *p, uint64_t pc, rv_block *b) {
 }
 
 static inline rv_block *block_at(rv_proc *p, uint64_t pc) {
+  if (RV_UNLIKELY(!p->bcache) && !(p->bcache = rv_bcache_new())) {
+    p->pc = pc;
+    rv_fault(p, "out of host memory for the block cache");
+    return NULL;
+  }
   rv_block *b = &p->bcache[block_slot(pc)];
   if (RV_LIKELY(b->pc == pc)) return b;
   return block_build(p, pc, b);

@@ -211,7 +211,7 @@ struct rv_proc {
   rv_pte **radix[RV_RADIX_SIZE]; /* [vpn>>24][(vpn>>12)&4095] -> leaf of 4096 ptes */
   uint64_t pages_alloc;          /* host pages allocated */
 
-  rv_block *bcache; /* RV_BCACHE_SIZE direct-mapped blocks */
+  rv_block *bcache; /* RV_BCACHE_SIZE direct-mapped blocks; allocated by the first run */
 
   /* OS */
   uint64_t brk_start, brk_cur;
