@@ -538,6 +538,17 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
       break;
     }
 
+  /* The next instructions' ring slots are cold (last written a window
+   * ago): fetch them ahead so their stores do not wait for memory. */
+  {
+    uint64_t ahead = r->seq + 4;
+    const char *pp = (const char *)(s->ring[RING_P] + (ahead & (s->w[RING_P] - 1)) * np);
+    const char *pc = (const char *)(s->ring[RING_C] + (ahead & (s->w[RING_C] - 1)) * np);
+    for (size_t off = 0; off < np * sizeof(int32_t); off += 64) {
+      __builtin_prefetch(pp + off, 1, 3);
+      __builtin_prefetch(pc + off, 1, 3);
+    }
+  }
   s->last_c = vec[IC_NODE_C];
   s->next = r->seq + 1;
   s->st.instructions++;
