@@ -1,0 +1,49 @@
+/* sig_db.h: the sample database: detailed samples grouped by pc, signature
+ * samples in arrival order, and best-match lookup.
+ *
+ * Match quality of a detailed sample against a wanted signature w under a
+ * mask (the window positions the caller knows) is the number of identical
+ * bits: popcount(~(sig ^ w) & mask), at most 42. The best match maximizes
+ * it; ties go to the sample whose retire count is nearest the wanted one
+ * (the profiler's timestamp: in the same program phase), then to the lower
+ * retire count, then to the earlier sample. Fully deterministic.
+ *
+ * Index: a hash table on pc; each pc holds its distinct signatures (sorted)
+ * and, per signature, its samples sorted by retire count. A lookup costs a
+ * hash probe, a scan over the pc's distinct signatures (a popcount each) and
+ * a binary search per best signature: fast for millions of samples, since
+ * the distinct signatures of a pc are few compared with its samples. */
+#ifndef IC_SIG_DB_H
+#define IC_SIG_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ic_err.h"
+#include "sig.h"
+
+typedef struct sig_db sig_db;
+
+ic_status sig_db_create(sig_db **out, ic_err *err);
+void sig_db_destroy(sig_db *db);
+/* sig_out callbacks that add copies of samples (ctx = db). Adding after
+ * sig_db_build is an error. */
+sig_out sig_db_out(sig_db *db);
+/* Builds the index. Time complexity: O(n log n). */
+ic_status sig_db_build(sig_db *db, ic_err *err);
+
+size_t sig_db_details(const sig_db *db);
+size_t sig_db_skeletons(const sig_db *db);
+/* Distinct pcs with detailed samples (after build). */
+size_t sig_db_pcs(const sig_db *db);
+const sig_skeleton *sig_db_skeleton(const sig_db *db, size_t i);
+const sig_detail *sig_db_detail(const sig_db *db, size_t i);
+
+/* Best detailed sample for pc against signature want under mask (both over
+ * the 42-bit layout of sig.h), near retire count seq; NULL when the pc has
+ * no sample. *same (may be NULL) gets the number of identical bits.
+ * Time complexity: O(distinct signatures of pc + log samples). */
+const sig_detail *sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
+                              uint64_t seq, int *same);
+
+#endif
