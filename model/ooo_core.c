@@ -18,9 +18,10 @@
  * through per-source slots, no allocation); its issue fixes its completion
  * P and wakes them.
  *
- * Graph records (graph_rec.h) are written in place in a ring of
- * ic_graph_rec as each node gets its stamp, and handed to the sink in
- * contiguous slices after commit. Where a node waited beyond all of its
+ * Graph records (graph_rec.h) are built at commit from the per-instruction
+ * arrays (stamps, producers, latency parts, cause counters) into a small
+ * batch that stays in cache, and handed to the sink every FLUSH_EVERY
+ * commits. Where a node waited beyond all of its
  * modelled in-edges, the residual is attributed from per-instruction cause
  * counters (front-end gap cycles by cause, dispatch cycles blocked by a full
  * window, issue cycles blocked by FUs or MSHRs, commit cycles blocked by
@@ -36,7 +37,7 @@
 #define NONE_SEQ UINT64_MAX
 #define INF_CYCLE UINT64_MAX
 #define BATCH 256
-#define FLUSH_EVERY 256
+#define FLUSH_EVERY 32
 
 const char *const ooo_stats_names[] = {
 #define OOO_X(f, n, d) n,
@@ -87,6 +88,11 @@ struct ooo_core {
   uint32_t iq_count, lsq_count;
   ic_inst *in;
   uint64_t *F, *D, *R, *E, *P, *C;
+  uint64_t *Phist;     /* P by seq & hmask, kept IC_WIN_FACTOR windows back */
+  uint64_t hmask;
+  uint32_t *ep_a, *ep_b; /* EP parts: latency (or dl1 part of a load), dmiss part */
+  uint8_t *ep_cat;
+  uint64_t *pp_src;      /* load waiting on an older load's miss, or NONE */
   uint8_t *fl, *pending;
   uint64_t *racc;      /* max producer-ready time seen so far */
   uint64_t *cons_head; /* first consumer link (seq*4+slot) */
@@ -145,9 +151,8 @@ struct ooo_core {
   /* graph */
   int have_sink;
   ic_graph_sink sink;
-  ic_graph_rec *recs; /* ring of rcap records: dispatch .. flush */
-  uint64_t rmask;
-  uint64_t flushed;
+  ic_graph_rec *batch; /* records built at commit, handed over every FLUSH_EVERY */
+  uint32_t nbatch;
   ic_status sink_status;
   ic_err sink_err;
 
@@ -166,15 +171,6 @@ static uint64_t pow2_at_least(uint64_t v) {
 
 static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-static inline ic_edge *rec_edge(ic_graph_rec *r, uint8_t kind, uint32_t dist) {
-  ic_edge *e = &r->edge[r->nedges++];
-  e->kind = kind;
-  e->nparts = 0;
-  e->flags = 0;
-  e->dist = dist;
-  return e;
-}
-
 static inline void edge_add(ic_edge *e, uint8_t cat, uint64_t cyc) {
   if (!cyc) return;
   for (int k = 0; k < e->nparts; k++)
@@ -191,30 +187,41 @@ static inline void edge_add(ic_edge *e, uint8_t cat, uint64_t cyc) {
   }
 }
 
-static inline uint64_t edge_sum(const ic_edge *e) { return ic_edge_latency(e, 0); }
-
 /* A cause budget for residual attribution. */
 typedef struct budget {
   uint8_t cat;
   uint64_t cyc;
 } budget;
 
-/* Node `stamp` has in-edges e[0..n) with source times src[]; e[io] is its
- * in-order edge. If the stamp exceeds every edge, the residual is
- * attributed: when the causes recorded for this node cover the whole gap
- * from the in-order source, the in-order edge is stretched to the stamp with
- * parts from the causes in priority order; otherwise the residual is added
- * to the binding edge, from the causes first and IC_CAT_NONE for any rest. */
-static void attribute(ic_edge *const *e, const uint64_t *src, int n, int io, uint64_t stamp,
-                      budget *b, int nb) {
-  uint64_t m = 0;
+/* A new edge at *cur with at most one part (none when cyc is 0). The
+ * caller counts edges itself: a count kept in the record would be reloaded
+ * after every byte store (uint8_t aliases everything). */
+static inline ic_edge *edge1(ic_edge **cur, uint8_t kind, uint32_t dist, uint8_t cat, uint64_t cyc) {
+  ic_edge *e = (*cur)++;
+  e->kind = kind;
+  e->flags = 0;
+  e->dist = dist;
+  e->part[0].cycles = (uint32_t)cyc;
+  e->part[0].cat = cat;
+  e->nparts = cyc != 0;
+  return e;
+}
+
+/* Node `stamp` has in-edges e[0..n) whose source time + latency is v[];
+ * e[io] is its in-order edge, from source time src_io. If the stamp exceeds
+ * every edge, the residual is attributed: when the causes recorded for this
+ * node cover the whole gap from the in-order edge, that edge is stretched to
+ * the stamp with parts from the causes in priority order; otherwise the
+ * residual is added to the binding edge, from the causes first and
+ * IC_CAT_NONE for any rest. */
+static void attribute(ic_edge *const *e, const uint64_t *v, int n, int io, uint64_t stamp,
+                      const budget *b, int nb) {
+  uint64_t m = v[io];
   int bind = io;
-  for (int k = 0; k < n; k++) {
-    uint64_t v = src[k] + edge_sum(e[k]);
-    if (v > m || (v == m && k == io)) m = v, bind = k;
-  }
+  for (int k = 0; k < n; k++)
+    if (v[k] > m) m = v[k], bind = k;
   if (stamp <= m) return;
-  uint64_t need = stamp - (src[io] + edge_sum(e[io]));
+  uint64_t need = stamp - v[io];
   uint64_t have = 0;
   for (int k = 0; k < nb; k++) have += b[k].cyc;
   ic_edge *tgt = e[io];
@@ -325,8 +332,13 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   c->nmshr = (uint32_t)v[OOO_MSHRS];
   c->maxdist = IC_WIN_FACTOR * c->rob;
 
-  c->cap = pow2_at_least((uint64_t)c->maxdist + c->rob + c->fe_cap + FLUSH_EVERY + BATCH);
+  /* the ring holds the ROB and the front end; at commit of i it still
+   * holds i - rob (CD) and i - fetch width (FBW) */
+  c->cap = pow2_at_least(2ull * c->rob + c->fe_cap + c->fw + 64);
   c->mask = c->cap - 1;
+  uint64_t hcap = pow2_at_least((uint64_t)c->maxdist + c->rob + c->fe_cap + 64);
+  c->hmask = hcap - 1;
+  ALLOC(c->Phist, hcap);
   uint64_t n = c->cap;
   ALLOC(c->in, n);
   ALLOC(c->F, n);
@@ -335,6 +347,10 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->E, n);
   ALLOC(c->P, n);
   ALLOC(c->C, n);
+  ALLOC(c->ep_a, n);
+  ALLOC(c->ep_b, n);
+  ALLOC(c->ep_cat, n);
+  ALLOC(c->pp_src, n);
   ALLOC(c->fl, n);
   ALLOC(c->pending, n);
   ALLOC(c->racc, n);
@@ -400,7 +416,8 @@ void ooo_destroy(ooo_core *c) {
   free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_none);
   free(c->dwin); free(c->re_fu); free(c->re_mshr); free(c->sb_blk); free(c->blk_why);
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
-  free(c->wheel_head); free(c->mshr_free); free(c->recs);
+  free(c->wheel_head); free(c->mshr_free); free(c->batch);
+  free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
   for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]);
   cache_free(&c->l1i); cache_free(&c->l1d); cache_free(&c->l2);
   cache_free(&c->dtlb); cache_free(&c->itlb);
@@ -411,13 +428,9 @@ void ooo_destroy(ooo_core *c) {
 void ooo_set_graph_sink(ooo_core *c, ic_graph_sink sink) {
   c->sink = sink;
   c->have_sink = sink.consume != NULL;
-  if (c->have_sink && !c->recs) {
-    /* a record lives from dispatch (< head + rob) until flushed (at most
-     * FLUSH_EVERY + one commit group behind head) */
-    uint64_t rcap = pow2_at_least((uint64_t)c->rob + FLUSH_EVERY + c->cw + 64);
-    c->rmask = rcap - 1;
-    c->recs = calloc(rcap, sizeof *c->recs);
-    if (!c->recs) {
+  if (c->have_sink && !c->batch) {
+    c->batch = calloc(FLUSH_EVERY, sizeof *c->batch);
+    if (!c->batch) {
       c->have_sink = 0;
       c->sink_status = ic_fail(&c->sink_err, IC_ERUN, "out of memory for graph records");
     }
@@ -519,57 +532,93 @@ ic_status ooo_warm(ooo_core *c, ic_inst_source src, uint64_t n, uint64_t *done, 
 /* ---- graph records ------------------------------------------------------- */
 
 static void flush_records(ooo_core *c) {
-  while (c->flushed < c->head && c->sink_status == IC_OK) {
-    uint64_t from = c->flushed & c->rmask;
-    uint64_t n = c->head - c->flushed;
-    if (from + n > c->rmask + 1) n = c->rmask + 1 - from;
-    c->sink_status = c->sink.consume(c->sink.ctx, c->recs + from, (size_t)n, &c->sink_err);
-    c->flushed += n;
-  }
+  if (c->nbatch && c->sink_status == IC_OK)
+    c->sink_status = c->sink.consume(c->sink.ctx, c->batch, c->nbatch, &c->sink_err);
+  c->nbatch = 0;
 }
 
-/* Edges into D, DR and PR of instruction i at dispatch (stamps D known). */
-static void rec_dispatch(ooo_core *c, uint64_t i) {
+/* The record of instruction i, committed at cycle t: every edge into its
+ * five nodes, from the per-instruction arrays. */
+static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   uint64_t x = i & c->mask;
-  ic_graph_rec *r = &c->recs[i & c->rmask];
+  ic_graph_rec *r = &c->batch[c->nbatch++];
   r->seq = i;
   r->pc = c->in[x].pc;
   r->opclass = c->in[x].opclass;
-  r->nedges = 0;
+  ic_edge *cur = r->edge;
+  r->t[IC_NODE_D] = c->D[x];
+  r->t[IC_NODE_R] = c->R[x];
+  r->t[IC_NODE_E] = c->E[x];
+  r->t[IC_NODE_P] = c->P[x];
+  r->t[IC_NODE_C] = t;
   ic_edge *e[4];
-  uint64_t src[4];
+  uint64_t v[4];
   int n = 0;
-  e[n] = rec_edge(r, IC_EDGE_DD, 1);
-  src[n++] = i > 0 ? c->D[(i - 1) & c->mask] : 0;
-  if (i >= c->fw && i - c->fw >= c->run_first) {
-    e[n] = rec_edge(r, IC_EDGE_FBW, c->fw);
-    edge_add(e[n], IC_CAT_BW, 1);
-    src[n++] = c->D[(i - c->fw) & c->mask];
+  uint64_t first = c->run_first;
+  /* D: DD, FBW, CD, PD */
+  e[n] = edge1(&cur, IC_EDGE_DD, 1, IC_CAT_NONE, 0);
+  v[n++] = i > 0 ? c->D[(i - 1) & c->mask] : 0;
+  if (i >= first + c->fw) {
+    e[n] = edge1(&cur, IC_EDGE_FBW, c->fw, IC_CAT_BW, 1);
+    v[n++] = c->D[(i - c->fw) & c->mask] + 1;
   }
-  if (i >= c->rob && i - c->rob >= c->run_first) {
-    e[n] = rec_edge(r, IC_EDGE_CD, c->rob);
-    src[n++] = c->C[(i - c->rob) & c->mask];
+  if (i >= first + c->rob) {
+    e[n] = edge1(&cur, IC_EDGE_CD, c->rob, IC_CAT_NONE, 0);
+    v[n++] = c->C[(i - c->rob) & c->mask];
   }
   uint64_t gi = c->g_imiss[x];
-  if (i > c->run_first && (c->fl[(i - 1) & c->mask] & FL_MISP)) {
-    e[n] = rec_edge(r, IC_EDGE_PD, 1);
-    edge_add(e[n], IC_CAT_NONE, (uint64_t)c->recov + c->depth);
+  if (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) {
+    uint64_t base = (uint64_t)c->recov + c->depth;
+    e[n] = edge1(&cur, IC_EDGE_PD, 1, IC_CAT_NONE, base);
     edge_add(e[n], IC_CAT_IMISS, gi);
-    src[n++] = c->P[(i - 1) & c->mask];
+    v[n++] = c->P[(i - 1) & c->mask] + base + gi;
     gi = 0;
   }
-  budget b[4] = {{IC_CAT_IMISS, gi}, {IC_CAT_BW, c->g_bw[x]}, {IC_CAT_WIN, c->dwin[x]},
-                 {IC_CAT_NONE, c->g_none[x]}};
-  attribute(e, src, n, 0, c->D[x], b, 4);
-  ic_edge *dr = rec_edge(r, IC_EDGE_DR, 0);
-  edge_add(dr, IC_CAT_NONE, c->dr);
+  if (c->D[x] > v[0]) {
+    budget b[4] = {{IC_CAT_IMISS, gi}, {IC_CAT_BW, c->g_bw[x]}, {IC_CAT_WIN, c->dwin[x]},
+                   {IC_CAT_NONE, c->g_none[x]}};
+    attribute(e, v, n, 0, c->D[x], b, 4);
+  }
+  /* R: DR, PR */
+  edge1(&cur, IC_EDGE_DR, 0, IC_CAT_NONE, c->dr);
+  const uint64_t *prod = &c->prod[x * 4];
   for (int k = 0; k < 4; k++) {
-    uint64_t p = c->prod[x * 4 + k];
-    if (p == NONE_SEQ) continue;
-    ic_edge *pr = rec_edge(r, IC_EDGE_PR, (uint32_t)(i - p));
-    edge_add(pr, IC_CAT_NONE, c->wk - 1);
+    if (prod[k] == NONE_SEQ) continue;
+    ic_edge *pr = edge1(&cur, IC_EDGE_PR, (uint32_t)(i - prod[k]), IC_CAT_NONE, c->wk - 1);
     if (k == 3) pr->flags = IC_EDGE_MEM;
   }
+  /* E: RE, the wait split by cause (issue width is what is left) */
+  uint64_t wait = c->E[x] - c->R[x];
+  ic_edge *re = edge1(&cur, IC_EDGE_RE, 0, IC_CAT_BW, wait);
+  if (wait && (c->re_fu[x] | c->re_mshr[x])) {
+    uint64_t fu = c->re_fu[x], ms = c->re_mshr[x];
+    if (ms > wait) ms = wait;
+    if (fu > wait - ms) fu = wait - ms;
+    re->nparts = 0;
+    edge_add(re, IC_CAT_BW, wait - fu - ms);
+    edge_add(re, IC_CAT_DMISS, ms);
+    edge_add(re, IC_CAT_NONE, fu);
+  }
+  /* P: EP, PP */
+  ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);
+  edge_add(ep, IC_CAT_DMISS, c->ep_b[x]);
+  if (c->pp_src[x] != NONE_SEQ) edge1(&cur, IC_EDGE_PP, (uint32_t)(i - c->pp_src[x]), IC_CAT_NONE, 0);
+  /* C: CC, PC, CBW */
+  n = 0;
+  e[n] = edge1(&cur, IC_EDGE_CC, 1, IC_CAT_NONE, 0);
+  v[n++] = i > 0 ? c->C[(i - 1) & c->mask] : 0;
+  e[n] = edge1(&cur, IC_EDGE_PC, 0, IC_CAT_NONE, 1);
+  v[n++] = c->P[x] + 1;
+  if (i >= first + c->cw) {
+    e[n] = edge1(&cur, IC_EDGE_CBW, c->cw, IC_CAT_BW, 1);
+    v[n++] = c->C[(i - c->cw) & c->mask] + 1;
+  }
+  if (t > v[0]) {
+    budget sb[1] = {{IC_CAT_BW, c->sb_blk[x]}};
+    attribute(e, v, n, 0, t, sb, 1);
+  }
+  r->nedges = (uint8_t)(cur - r->edge);
+  if (c->nbatch == FLUSH_EVERY) flush_records(c);
 }
 
 /* ---- stages -------------------------------------------------------------- */
@@ -620,29 +669,7 @@ static void commit(ooo_core *c, uint64_t t) {
     }
     if (f & (FL_LOAD | FL_STORE)) c->lsq_count--;
     c->C[x] = t;
-    if (c->have_sink) {
-      ic_graph_rec *r = &c->recs[i & c->rmask];
-      r->t[IC_NODE_D] = c->D[x];
-      r->t[IC_NODE_R] = c->R[x];
-      r->t[IC_NODE_E] = c->E[x];
-      r->t[IC_NODE_P] = c->P[x];
-      r->t[IC_NODE_C] = t;
-      ic_edge *e[3];
-      uint64_t src[3];
-      int m = 0;
-      e[m] = rec_edge(r, IC_EDGE_CC, 1);
-      src[m++] = i > 0 ? c->C[(i - 1) & c->mask] : 0;
-      e[m] = rec_edge(r, IC_EDGE_PC, 0);
-      edge_add(e[m], IC_CAT_NONE, 1);
-      src[m++] = c->P[x];
-      if (i >= c->cw && i - c->cw >= c->run_first) {
-        e[m] = rec_edge(r, IC_EDGE_CBW, c->cw);
-        edge_add(e[m], IC_CAT_BW, 1);
-        src[m++] = c->C[(i - c->cw) & c->mask];
-      }
-      budget b[1] = {{IC_CAT_BW, c->sb_blk[x]}};
-      attribute(e, src, m, 0, t, b, 1);
-    }
+    if (c->have_sink) build_record(c, i, t);
     c->head++;
     n++;
   }
@@ -650,7 +677,6 @@ static void commit(ooo_core *c, uint64_t t) {
     c->activity = 1;
     c->st.instructions += n;
     c->st.cycles = t;
-    if (c->have_sink && c->head - c->flushed >= FLUSH_EVERY) flush_records(c);
     if (c->progress && c->st.instructions >= c->pnext) {
       c->progress(c->pctx, c->st.instructions);
       c->pnext = c->st.instructions + c->pevery;
@@ -776,7 +802,7 @@ static void issue(ooo_core *c, uint64_t t) {
         if (ready > base) {
           uint64_t fs = c->l1d.fill_seq[l1];
           if (fs != NONE_SEQ && fs < seq && fs >= c->run_first && seq - fs <= c->maxdist &&
-              (c->fl[fs & c->mask] & FL_ISSUED) && c->P[fs & c->mask] == ready)
+              (fs < c->head || (c->fl[fs & c->mask] & FL_ISSUED)) && c->Phist[fs & c->hmask] == ready)
             pp_src = fs;
           else
             part_dmiss += ready - base;
@@ -811,30 +837,23 @@ static void issue(ooo_core *c, uint64_t t) {
     busy[unit] = t + occ;
     c->E[x] = t;
     c->P[x] = p;
+    c->Phist[seq & c->hmask] = p;
     c->fl[x] = f | FL_ISSUED;
     c->ready_bits[x >> 6] &= ~(1ull << (x & 63));
     c->iq_count--;
     issued++;
-    if (c->have_sink) {
-      ic_graph_rec *r = &c->recs[seq & c->rmask];
-      ic_edge *re = rec_edge(r, IC_EDGE_RE, 0);
-      uint64_t wait = t - c->R[x], fu = c->re_fu[x], ms = c->re_mshr[x];
-      if (fu + ms > wait) fu = wait > ms ? wait - ms : 0, ms = ms < wait ? ms : wait;
-      edge_add(re, IC_CAT_BW, wait - fu - ms);
-      edge_add(re, IC_CAT_DMISS, ms);
-      edge_add(re, IC_CAT_NONE, fu);
-      ic_edge *ep = rec_edge(r, IC_EDGE_EP, 0);
-      if (f & FL_LOAD) {
-        edge_add(ep, IC_CAT_DL1, part_dl1);
-        edge_add(ep, IC_CAT_DMISS, part_dmiss);
-      } else if (f & FL_STORE) {
-        edge_add(ep, IC_CAT_NONE, 1);
-        edge_add(ep, IC_CAT_DMISS, part_dmiss);
-      } else {
-        edge_add(ep, cat, lat);
-      }
-      if (pp_src != NONE_SEQ) rec_edge(r, IC_EDGE_PP, (uint32_t)(seq - pp_src));
+    if (f & FL_LOAD) {
+      c->ep_a[x] = (uint32_t)part_dl1;
+      c->ep_cat[x] = IC_CAT_DL1;
+    } else if (f & FL_STORE) {
+      c->ep_a[x] = 1;
+      c->ep_cat[x] = IC_CAT_NONE;
+    } else {
+      c->ep_a[x] = lat;
+      c->ep_cat[x] = cat;
     }
+    c->ep_b[x] = (uint32_t)part_dmiss;
+    c->pp_src[x] = pp_src;
     /* wake consumers */
     uint64_t avail = p + c->wk - 1;
     uint64_t link = c->cons_head[x];
@@ -897,8 +916,8 @@ static void dispatch(ooo_core *c, uint64_t t) {
       if (dup) continue;
       c->prod[x * 4 + k] = w;
       uint64_t wx = w & c->mask;
-      if (c->fl[wx] & FL_ISSUED) {
-        uint64_t avail = c->P[wx] + c->wk - 1;
+      if (w < c->head || (c->fl[wx] & FL_ISSUED)) { /* committed ones may be out of the ring */
+        uint64_t avail = c->Phist[w & c->hmask] + c->wk - 1;
         if (avail > c->racc[x]) c->racc[x] = avail;
       } else {
         c->cons_next[x * 4 + k] = c->cons_head[wx];
@@ -940,7 +959,6 @@ static void dispatch(ooo_core *c, uint64_t t) {
     if (in->dst[0] != IC_REG_NONE && in->dst[0] != IC_REG_X0 && in->dst[0] < IC_REG_COUNT)
       c->last_writer[in->dst[0]] = i;
     c->pending[x] = pend;
-    if (c->have_sink) rec_dispatch(c, i);
     if (!pend) make_ready(c, i, t);
     c->disp++;
     n++;
@@ -1138,7 +1156,6 @@ ic_status ooo_run(ooo_core *c, ic_inst_source src, uint64_t max, ic_err *err) {
   memset(c->acc, 0, sizeof c->acc);
   for (int r = 0; r < IC_REG_COUNT; r++) c->last_writer[r] = NONE_SEQ;
   c->run_first = c->tail;
-  c->flushed = c->tail;
   if (c->progress) c->pnext = c->st.instructions + c->pevery;
   uint64_t t = c->cycle;
   for (;;) {
