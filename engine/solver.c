@@ -4,9 +4,11 @@
  * time(node, S) = base[S] + off(node, S). A vector holds NP >= 2^ncat int32
  * (padded to a multiple of 8 so the kernels' inner loops have a fixed trip
  * count and vectorize at -O2; padding lanes compute harmless garbage that is
- * never reported). The D, P and C vectors of the last W instructions live in
- * three ring buffers indexed by seq & (W-1); R and E are only ever sources
- * inside their own instruction, so they live in scratch vectors.
+ * never reported). The D, P and C vectors of recent instructions live in
+ * three ring buffers indexed by seq & (W-1), each with its own window W (D
+ * only feeds short in-order edges, so its ring stays small; P and C grow with
+ * the distances seen); R and E are only ever sources inside their own
+ * instruction, so they live in scratch vectors.
  *
  * Range argument (why int32 is safe). Every stored offset is at most
  * `ubound`: time 0 has offset <= 0, and an instruction raises the largest
@@ -26,7 +28,14 @@
  * containing c), built from per-position bit masks; an edge with no part in
  * a chosen category and no dropping category chosen uses a scalar latency.
  * The win rule makes CD two half-edges: C(i-w) for subsets without win and
- * C(i-20w) for subsets with it, each masked with NEG on the other half. */
+ * C(i-20w) for subsets with it, each masked with NEG on the other half.
+ * Latency vectors are cached by edge shape (a run has few shapes).
+ *
+ * Per instruction: one pass over its edges checks them and builds their
+ * keys; a second resolves sources and latency vectors; then each node's
+ * vector is computed in one fused pass over the subsets (k_node: AVX2 with
+ * 32 subsets in registers where the CPU has it, portable vector code
+ * otherwise), and subset 0 is compared with the record's stamps. */
 #include "solver.h"
 
 #include <stdlib.h>
@@ -41,9 +50,6 @@
 #define MIN_WINDOW 64u
 #define INIT_WINDOW_BYTES ((size_t)16 << 20)
 #define LANES 8
-
-/* Rarely run kernels (latency vectors are cached): generic vector code. */
-#define HOT
 
 enum { RING_D, RING_P, RING_C, RING_COUNT };
 
@@ -172,17 +178,17 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
 }
 #endif
 
-HOT static void k_fill(int32_t *v, int32_t x, uint32_t np) {
+static void k_fill(int32_t *v, int32_t x, uint32_t np) {
   for (uint32_t s = 0; s < np; s += LANES) ST(v + s, SPLAT(x));
 }
 
 /* lat[s] -= c where bit k of s is set (m = bit mask vector of k). */
-HOT static void k_sub_masked(int32_t *lat, const int32_t *m, int32_t c, uint32_t np) {
+static void k_sub_masked(int32_t *lat, const int32_t *m, int32_t c, uint32_t np) {
   for (uint32_t s = 0; s < np; s += LANES) ST(lat + s, LD(lat + s) - (SPLAT(c) & LD(m + s)));
 }
 
 /* lat[s] = NEG where (m[s] ^ inv) is set. */
-HOT static void k_neg_masked(int32_t *lat, const int32_t *m, int32_t inv, uint32_t np) {
+static void k_neg_masked(int32_t *lat, const int32_t *m, int32_t inv, uint32_t np) {
   for (uint32_t s = 0; s < np; s += LANES) {
     v8si mm = LD(m + s) ^ SPLAT(inv);
     ST(lat + s, (LD(lat + s) & ~mm) | (SPLAT(NEG) & mm));
