@@ -130,7 +130,7 @@ Test(validate_cli, branch_yaml_report) {
   char args[1024];
   snprintf(args, sizeof args,
            "--categories bmisp,shalu,dl1 --methods graph,graphfrag --fragments 20 "
-           "--fragment-length 1000 -j 2 --skip 20k --warm 10k --max 60k --format yaml -- %s "
+           "--frag-length 1000 -j 2 --skip 20k --warm 10k --max 60k --format yaml -- %s "
            "100000",
            prog);
   result r = run_icost(args);

@@ -16,7 +16,7 @@
 
 static const char validate_help[] =
     "usage: icost validate [--categories LIST] [--methods LIST] [--suite MANIFEST]\n"
-    "                      [--suite-tag TAG] [-j N] [--fragments K] [--fragment-length L]\n"
+    "                      [--suite-tag TAG] [-j N] [--fragments K] [--frag-length L]\n"
     "                      [--frag-seed S] [--format text|csv|yaml] [--show all]\n"
     "                      [common options] [-- PROGRAM ARGS]\n"
     "\n"
@@ -41,7 +41,7 @@ static const char validate_help[] =
     "  -j N               multisim runs in parallel (default: all cores)\n"
     "  --fragments K      graphfrag windows (default 200), chosen uniformly among the\n"
     "                     run's blocks of L instructions by reservoir sampling\n"
-    "  --fragment-length L  instructions per window (default 2000, the profiler's)\n"
+    "  --frag-length L    instructions per window (default 2000, the profiler's)\n"
     "  --frag-seed S      seed of the window choice and the bootstrap (default 1)\n"
     "  --format F         text (default), csv or yaml\n"
     "  --show all         list every interaction (default with more than 4 categories:\n"
@@ -81,7 +81,8 @@ static int parse_extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
   else if (strcmp(a, "--show") == 0) str = &v->show;
   uint64_t *num = NULL;
   if (strcmp(a, "--fragments") == 0) num = &v->fragments;
-  else if (strcmp(a, "--fragment-length") == 0) num = &v->fraglen;
+  else if (strcmp(a, "--frag-length") == 0 || strcmp(a, "--fragment-length") == 0)
+    num = &v->fraglen;
   else if (strcmp(a, "--frag-seed") == 0) num = &v->fragseed;
   int is_jobs = strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0;
   if (!str && !num && !is_jobs) return 0;
