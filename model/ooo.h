@@ -83,7 +83,8 @@ uint32_t ooo_config_commit_width(const ooo_config *c); /* CBW distance */
   X(stall_icache, "stall_icache", "cycles fetch waited for an L1I or ITLB miss") \
   X(stall_fetch_queue, "stall_fetch_queue", "cycles fetch stopped because the fetch queue was full") \
   X(stall_store_bw, "stall_store_bw", "cycles commit stopped at the store-bandwidth limit") \
-  X(skipped_cycles, "skipped_cycles", "idle cycles skipped without simulating them (included in cycles)")
+  X(skipped_cycles, "skipped_cycles", "idle cycles skipped without simulating them (included in cycles)") \
+  X(graph_unattributed, "graph_unattributed", "graph hook only: node delay cycles beyond every edge that no recorded cause explained (tagged none)")
 
 typedef struct ooo_stats {
 #define OOO_X(f, n, d) uint64_t f;

@@ -213,14 +213,14 @@ static inline ic_edge *edge1(ic_edge **cur, uint8_t kind, uint32_t dist, uint8_t
  * node cover the whole gap from the in-order edge, that edge is stretched to
  * the stamp with parts from the causes in priority order; otherwise the
  * residual is added to the binding edge, from the causes first and
- * IC_CAT_NONE for any rest. */
-static void attribute(ic_edge *const *e, const uint64_t *v, int n, int io, uint64_t stamp,
-                      const budget *b, int nb) {
+ * IC_CAT_NONE for any rest. Returns the cycles no recorded cause covered. */
+static uint64_t attribute(ic_edge *const *e, const uint64_t *v, int n, int io, uint64_t stamp,
+                          const budget *b, int nb) {
   uint64_t m = v[io];
   int bind = io;
   for (int k = 0; k < n; k++)
     if (v[k] > m) m = v[k], bind = k;
-  if (stamp <= m) return;
+  if (stamp <= m) return 0;
   uint64_t need = stamp - v[io];
   uint64_t have = 0;
   for (int k = 0; k < nb; k++) have += b[k].cyc;
@@ -235,6 +235,15 @@ static void attribute(ic_edge *const *e, const uint64_t *v, int n, int io, uint6
     need -= take;
   }
   edge_add(tgt, IC_CAT_NONE, need);
+  return need;
+}
+
+/* Largest of v[0..n). */
+static inline uint64_t vmax(const uint64_t *v, int n) {
+  uint64_t m = v[0];
+  for (int k = 1; k < n; k++)
+    if (v[k] > m) m = v[k];
+  return m;
 }
 
 /* ---- store hash ---------------------------------------------------------- */
@@ -574,10 +583,10 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     v[n++] = c->P[(i - 1) & c->mask] + base + gi;
     gi = 0;
   }
-  if (c->D[x] > v[0]) {
+  if (c->D[x] > vmax(v, n)) {
     budget b[4] = {{IC_CAT_IMISS, gi}, {IC_CAT_BW, c->g_bw[x]}, {IC_CAT_WIN, c->dwin[x]},
                    {IC_CAT_NONE, c->g_none[x]}};
-    attribute(e, v, n, 0, c->D[x], b, 4);
+    c->st.graph_unattributed += attribute(e, v, n, 0, c->D[x], b, 4);
   }
   /* R: DR, PR */
   edge1(&cur, IC_EDGE_DR, 0, IC_CAT_NONE, c->dr);
@@ -613,9 +622,9 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     e[n] = edge1(&cur, IC_EDGE_CBW, c->cw, IC_CAT_BW, 1);
     v[n++] = c->C[(i - c->cw) & c->mask] + 1;
   }
-  if (t > v[0]) {
+  if (t > vmax(v, n)) {
     budget sb[1] = {{IC_CAT_BW, c->sb_blk[x]}};
-    attribute(e, v, n, 0, t, sb, 1);
+    c->st.graph_unattributed += attribute(e, v, n, 0, t, sb, 1);
   }
   r->nedges = (uint8_t)(cur - r->edge);
   if (c->nbatch == FLUSH_EVERY) flush_records(c);

@@ -106,7 +106,7 @@ static ic_status discard(void *ctx, const ic_graph_rec *r, size_t n, ic_err *err
 }
 
 static int is_event(const char *name) {
-  return strncmp(name, "stall_", 6) != 0 && strcmp(name, "cycles") != 0 &&
+  return strncmp(name, "stall_", 6) != 0 && strncmp(name, "graph_", 6) != 0 && strcmp(name, "cycles") != 0 &&
          strcmp(name, "instructions") != 0 && strcmp(name, "skipped_cycles") != 0;
 }
 
