@@ -1,0 +1,220 @@
+/* profiler.c: the shotgun profiler breakdown (profiler.h): collection
+ * through the sampling hook, fragment choice, stitching, solving and the
+ * bootstrap interval. */
+#include "profiler.h"
+
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+#include "validate.h"
+
+static uint64_t uniform(gsl_rng *rng, uint64_t n) {
+  if (n <= gsl_rng_max(rng)) return gsl_rng_uniform_int(rng, (unsigned long)n);
+  uint64_t v = (uint64_t)(gsl_rng_uniform(rng) * (double)n);
+  return v < n ? v : n - 1;
+}
+
+static ic_status check_opts(const ic_profiler_opts *o, ic_err *err) {
+  if (o->ncat < 1 || o->ncat > IC_BREAKDOWN_MAX_CATS)
+    return ic_fail(err, IC_EINPUT, "profiler: %d categories (1 to %d allowed)", o->ncat,
+                   IC_BREAKDOWN_MAX_CATS);
+  return IC_OK;
+}
+
+ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db,
+                                     const ic_program_image *img, double **times,
+                                     uint64_t **lens, uint64_t *nfrag, ic_stitch_stats *sst,
+                                     ic_err *err) {
+  *times = NULL;
+  *lens = NULL;
+  *nfrag = 0;
+  ic_status st = check_opts(o, err);
+  if (st != IC_OK) return st;
+  size_t nsk = sig_db_skeletons(db);
+  uint64_t k = o->fragments && o->fragments < nsk ? o->fragments : nsk;
+  size_t nsub = (size_t)1 << o->ncat;
+  size_t *pick = malloc((nsk ? nsk : 1) * sizeof *pick);
+  double *t = malloc((k ? k : 1) * nsub * sizeof *t);
+  uint64_t *l = malloc((k ? k : 1) * sizeof *l);
+  ic_graph_rec *recs = NULL;
+  size_t cap = 0;
+  ic_solver *solver = NULL;
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  if (!pick || !t || !l || !rng) {
+    st = ic_fail(err, IC_ERUN, "profiler: out of memory");
+    goto done;
+  }
+  /* K of the skeletons without replacement (partial Fisher-Yates), then in
+     file order so the result does not depend on the draw order */
+  gsl_rng_set(rng, (unsigned long)(o->seed ^ UINT64_C(0x5bd1e9955bd1e995)));
+  for (size_t i = 0; i < nsk; i++) pick[i] = i;
+  if (k < nsk) {
+    for (uint64_t i = 0; i < k; i++) {
+      size_t j = i + (size_t)uniform(rng, nsk - i);
+      size_t x = pick[i];
+      pick[i] = pick[j];
+      pick[j] = x;
+    }
+    gsl_sort_ulong((unsigned long *)pick, 1, (size_t)k);
+  }
+  if ((st = ic_solver_create(&solver, o->cats, o->ncat, err)) != IC_OK) goto done;
+  ic_stitch_stats stats = {0};
+  uint64_t m = 0;
+  for (uint64_t i = 0; i < k; i++) {
+    const sig_skeleton *sk = sig_db_skeleton(db, pick[i]);
+    if (sk->n > cap) {
+      free(recs);
+      cap = sk->n;
+      recs = malloc(cap * sizeof *recs);
+      if (!recs) {
+        st = ic_fail(err, IC_ERUN, "profiler: out of memory");
+        goto done;
+      }
+    }
+    size_t built;
+    if ((st = ic_stitch_fragment(db, &o->machine, img, sk, recs, &built, &stats, err)) != IC_OK)
+      goto done;
+    if (!built) continue;
+    ic_solver_reset(solver);
+    if ((st = ic_solver_feed(solver, recs, built, err)) != IC_OK) goto done;
+    const uint64_t *ts = ic_solver_times(solver);
+    for (size_t s = 0; s < nsub; s++) t[m * nsub + s] = (double)ts[s];
+    l[m] = built;
+    m++;
+  }
+  if (sst) ic_stitch_stats_add(sst, &stats);
+  *times = t;
+  *lens = l;
+  *nfrag = m;
+  t = NULL;
+  l = NULL;
+done:
+  if (rng) gsl_rng_free(rng);
+  if (solver) ic_solver_destroy(solver);
+  free(recs);
+  free(pick);
+  free(t);
+  free(l);
+  return st;
+}
+
+static void sum_times(const double *t, size_t nsub, const uint64_t *idx, uint64_t m, double *sum) {
+  memset(sum, 0, nsub * sizeof *sum);
+  for (uint64_t f = 0; f < m; f++) {
+    const double *v = t + (idx ? idx[f] : f) * nsub;
+    for (size_t s = 0; s < nsub; s++) sum[s] += v[s];
+  }
+}
+
+ic_status ic_profiler_analyze(const ic_profiler_opts *o, const sig_db *db,
+                              const ic_program_image *img, uint64_t run_instructions,
+                              ic_breakdown *out, ic_profiler_stats *pst, ic_err *err) {
+  memset(out, 0, sizeof *out);
+  double *t;
+  uint64_t *lens, m;
+  ic_stitch_stats sst = {0};
+  ic_status st = ic_profiler_fragment_times(o, db, img, &t, &lens, &m, &sst, err);
+  if (st != IC_OK) return st;
+  uint64_t flen = 0;
+  for (uint64_t f = 0; f < m; f++) flen += lens[f];
+  if (pst) {
+    ic_stitch_stats_add(&pst->stitch, &sst);
+    pst->fragment_instructions += flen;
+    if (run_instructions) pst->instructions = run_instructions;
+  }
+  if (m == 0) {
+    free(t);
+    free(lens);
+    if (sig_db_skeletons(db) == 0)
+      return ic_fail(err, IC_ERUN,
+                     "profiler: no signature sample (the run is shorter than the fragment "
+                     "length plus the signature interval?)");
+    return ic_fail(err, IC_ERUN, "profiler: all %llu fragments aborted in stitching",
+                   (unsigned long long)sst.fragments);
+  }
+  size_t nsub = (size_t)1 << o->ncat;
+  double *sum = malloc(nsub * sizeof *sum);
+  int nb = o->bootstrap == 0 ? IC_PROFILER_BOOTSTRAP : o->bootstrap;
+  double *pcts = NULL, *col = NULL, *pct = NULL;
+  uint64_t *idx = NULL;
+  gsl_rng *rng = NULL;
+  if (!sum) {
+    st = ic_fail(err, IC_ERUN, "profiler: out of memory");
+    goto done;
+  }
+  sum_times(t, nsub, NULL, m, sum);
+  double scale = run_instructions ? (double)run_instructions / (double)flen : 1.0;
+  for (size_t s = 0; s < nsub; s++) sum[s] *= scale;
+  st = ic_breakdown_from_times(out, o->cats, o->ncat, sum, err);
+  if (st != IC_OK || nb < 0) goto done;
+  pcts = malloc((size_t)nb * nsub * sizeof *pcts);
+  col = malloc((size_t)nb * sizeof *col);
+  pct = malloc(nsub * sizeof *pct);
+  idx = malloc(m * sizeof *idx);
+  rng = gsl_rng_alloc(gsl_rng_mt19937);
+  out->lo = malloc(nsub * sizeof *out->lo);
+  out->hi = malloc(nsub * sizeof *out->hi);
+  if (!pcts || !col || !pct || !idx || !rng || !out->lo || !out->hi) {
+    st = ic_fail(err, IC_ERUN, "profiler: out of memory");
+    goto done;
+  }
+  gsl_rng_set(rng, (unsigned long)(o->seed ^ UINT64_C(0x9e3779b97f4a7c15)));
+  for (int b = 0; b < nb; b++) {
+    for (uint64_t f = 0; f < m; f++) idx[f] = uniform(rng, m);
+    sum_times(t, nsub, idx, m, sum);
+    st = ic_validate_pct_from_times(sum, o->ncat, pct, err);
+    if (st != IC_OK) goto done;
+    for (size_t s = 0; s < nsub; s++) pcts[(size_t)b * nsub + s] = pct[s];
+  }
+  for (size_t s = 0; s < nsub; s++) {
+    for (int b = 0; b < nb; b++) col[b] = pcts[(size_t)b * nsub + s];
+    gsl_sort(col, 1, (size_t)nb);
+    out->lo[s] = gsl_stats_quantile_from_sorted_data(col, 1, (size_t)nb, 0.025);
+    out->hi[s] = gsl_stats_quantile_from_sorted_data(col, 1, (size_t)nb, 0.975);
+  }
+done:
+  if (st != IC_OK) ic_breakdown_free(out);
+  if (rng) gsl_rng_free(rng);
+  free(pcts);
+  free(col);
+  free(pct);
+  free(idx);
+  free(sum);
+  free(t);
+  free(lens);
+  return st;
+}
+
+ic_status ic_profiler_run(const ic_profiler_opts *o, ic_model_run_fn run, void *run_ctx,
+                          const ic_program_image *img, ic_breakdown *out, ic_profiler_stats *pst,
+                          ic_err *err) {
+  memset(out, 0, sizeof *out);
+  ic_status st = check_opts(o, err);
+  if (st != IC_OK) return st;
+  sig_sampler_opts so = {
+      o->detail_interval ? o->detail_interval : IC_PROFILER_DEFAULT_DETAIL_INTERVAL,
+      o->signature_interval ? o->signature_interval : IC_PROFILER_DEFAULT_SIGNATURE_INTERVAL,
+      o->length ? o->length : SIG_DEFAULT_LENGTH, o->seed};
+  sig_db *db = NULL;
+  sig_sampler *smp = NULL;
+  if ((st = sig_db_create(&db, err)) != IC_OK) return st;
+  if ((st = sig_sampler_create(&smp, &so, &o->machine, img, sig_db_out(db), err)) != IC_OK)
+    goto done;
+  ic_graph_sink sink = sig_sampler_sink(smp, NULL);
+  uint64_t cycles = 0, insns = 0;
+  if ((st = run(run_ctx, 0, &sink, &cycles, &insns, err)) != IC_OK) goto done;
+  sig_sampler_finish(smp);
+  if ((st = sig_db_build(db, err)) != IC_OK) goto done;
+  ic_profiler_stats local = {0};
+  sig_sampler_get_stats(smp, &local.sampler);
+  st = ic_profiler_analyze(o, db, img, insns, out, &local, err);
+  if (pst) *pst = local;
+done:
+  sig_sampler_destroy(smp);
+  sig_db_destroy(db);
+  return st;
+}

@@ -1,0 +1,78 @@
+/* profiler.h: the shotgun profiler breakdown (paper Section 5.4, design #4):
+ * the model acts as hardware with the sampling hook of signatures/sig.h;
+ * detailed and signature samples go to a database (sig_db.h), signature
+ * samples are stitched into fragments (stitch.h) and each fragment's graph is
+ * solved alone by the powerset solver, as graphfrag solves its windows
+ * (multisim.h), so the two methods' numbers are directly comparable:
+ *   T(S) = sum over stitched fragments f of t_f(S)
+ *   percent of entry U = 100 * icost_T(U) / T({})
+ *   cycles: T(S) * N / (sum of fragment lengths), N = the run's timed
+ *           instructions (when known; else the fragments' own cycles)
+ *   lo/hi: bootstrap 95% interval of each entry's percent: B resamples of
+ *          the fragments with replacement (GSL MT19937 seeded from the
+ *          seed), 2.5th and 97.5th percentiles.
+ * Aborted fragments are left out (counted in the stitch statistics). */
+#ifndef IC_PROFILER_H
+#define IC_PROFILER_H
+
+#include <stdint.h>
+
+#include "breakdown.h"
+#include "ic_err.h"
+#include "inst.h"
+#include "multisim.h"
+#include "sig.h"
+#include "sig_db.h"
+#include "stitch.h"
+
+#define IC_PROFILER_DEFAULT_DETAIL_INTERVAL 64
+#define IC_PROFILER_DEFAULT_SIGNATURE_INTERVAL 10000
+#define IC_PROFILER_BOOTSTRAP 1000
+
+typedef struct ic_profiler_opts {
+  const uint8_t *cats;         /* category ids, in the user's order */
+  int ncat;                    /* 1 .. IC_BREAKDOWN_MAX_CATS */
+  sig_machine machine;         /* sig_machine_from_config of the run's config */
+  uint64_t detail_interval;    /* mean; 0: IC_PROFILER_DEFAULT_DETAIL_INTERVAL */
+  uint64_t signature_interval; /* mean; 0: IC_PROFILER_DEFAULT_SIGNATURE_INTERVAL */
+  uint32_t length;             /* L; 0: SIG_DEFAULT_LENGTH */
+  uint64_t fragments;          /* signature samples stitched, chosen at random
+                                  without replacement; 0: all of them */
+  uint64_t seed;               /* sampling, fragment choice, bootstrap */
+  int bootstrap;               /* resamples; 0: IC_PROFILER_BOOTSTRAP; < 0: none */
+} ic_profiler_opts;
+
+typedef struct ic_profiler_stats {
+  sig_sampler_stats sampler; /* collection (ic_profiler_run only) */
+  ic_stitch_stats stitch;
+  uint64_t instructions;     /* the run's timed instructions (0: unknown) */
+  uint64_t fragment_instructions; /* instructions of the stitched fragments */
+} ic_profiler_stats;
+
+/* Collect and stitch in one go (for `icost --method profiler` and `icost
+ * validate`): one model run with ideal = {} and the sampling hook as its
+ * graph sink, samples kept in memory, then ic_profiler_analyze. img is the
+ * program image of the run's program (rv_proc_image of the checkpoint).
+ * IC_ERUN when no fragment could be stitched (the message says why: run
+ * shorter than L, or every fragment aborted). st may be NULL. */
+ic_status ic_profiler_run(const ic_profiler_opts *o, ic_model_run_fn run, void *run_ctx,
+                          const ic_program_image *img, ic_breakdown *out, ic_profiler_stats *st,
+                          ic_err *err);
+
+/* The offline half: stitch the signature samples of a built database and
+ * compute the breakdown. run_instructions scales cycles (0: unscaled).
+ * st (may be NULL) gets the stitch counts. Time complexity: O(K L 2^ncat)
+ * for K fragments of L instructions, plus B K 2^ncat for the bootstrap. */
+ic_status ic_profiler_analyze(const ic_profiler_opts *o, const sig_db *db,
+                              const ic_program_image *img, uint64_t run_instructions,
+                              ic_breakdown *out, ic_profiler_stats *st, ic_err *err);
+
+/* The t_f(S) vectors of the stitched fragments, for tests and tools:
+ * *times gets a malloc'ed array of (*nfrag) * 2^ncat values (fragment f's
+ * vector at f * 2^ncat), *lens their lengths (malloc'ed). */
+ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db,
+                                     const ic_program_image *img, double **times,
+                                     uint64_t **lens, uint64_t *nfrag, ic_stitch_stats *st,
+                                     ic_err *err);
+
+#endif

@@ -1,0 +1,256 @@
+/* stitch.c: the stitcher (stitch.h), paper Fig. 7. */
+#include "stitch.h"
+
+#include <string.h>
+
+#include "categories.h"
+
+const char *const ic_stitch_abort_help[IC_STITCH_ABORT_COUNT] = {
+#define IC_X(e, d) d,
+    IC_STITCH_ABORT_LIST(IC_X)
+#undef IC_X
+};
+
+void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b) {
+  a->fragments += b->fragments;
+  a->stitched += b->stitched;
+  a->aborted += b->aborted;
+  for (int k = 0; k < IC_STITCH_ABORT_COUNT; k++) a->abort_why[k] += b->abort_why[k];
+  a->instructions += b->instructions;
+  a->exact += b->exact;
+  a->approx += b->approx;
+  a->inferred += b->inferred;
+}
+
+static ic_edge *new_edge(ic_graph_rec *r, uint8_t kind, uint32_t dist) {
+  ic_edge *e = &r->edge[r->nedges++];
+  memset(e, 0, sizeof *e);
+  e->kind = kind;
+  e->dist = dist;
+  return e;
+}
+
+static void part(ic_edge *e, uint8_t cat, uint64_t cyc) {
+  if (!cyc || e->nparts >= IC_MAX_PARTS) return;
+  e->part[e->nparts].cat = cat;
+  e->part[e->nparts].cycles = (uint32_t)cyc;
+  e->nparts++;
+}
+
+static const ic_edge *item(const sig_detail *d, uint8_t kind, uint8_t flags) {
+  if (!d) return NULL;
+  for (int k = 0; k < d->nitems; k++)
+    if (d->item[k].kind == kind && (d->item[k].flags & IC_EDGE_MEM) == flags) return &d->item[k];
+  return NULL;
+}
+
+static int is_control(uint8_t op) {
+  return op == IC_OP_BRANCH || op == IC_OP_JUMP || op == IC_OP_CALL || op == IC_OP_RETURN ||
+         op == IC_OP_IJUMP;
+}
+
+/* Bits impossible for the opcode. */
+static int bits_impossible(uint8_t op, unsigned b) {
+  int b1 = (b & SIG_B1) != 0, b2 = (b & SIG_B2) != 0;
+  switch (op) {
+  case IC_OP_BRANCH: return 0;
+  case IC_OP_JUMP:
+  case IC_OP_CALL:
+  case IC_OP_RETURN:
+  case IC_OP_IJUMP:
+  case IC_OP_STORE: return !b1;
+  case IC_OP_LOAD: return !b1 && !b2;
+  default: return b1;
+  }
+}
+
+/* EP of an inferred instruction. */
+static void infer_ep(ic_edge *ep, uint8_t op, unsigned b, const sig_machine *m) {
+  switch (op) {
+  case IC_OP_INT_MUL: part(ep, IC_CAT_LGALU, m->lat_int_mul); break;
+  case IC_OP_INT_DIV: part(ep, IC_CAT_LGALU, m->lat_int_div); break;
+  case IC_OP_FP_ADD: part(ep, IC_CAT_LGALU, m->lat_fp_add); break;
+  case IC_OP_FP_MUL: part(ep, IC_CAT_LGALU, m->lat_fp_mul); break;
+  case IC_OP_FP_DIV: part(ep, IC_CAT_LGALU, m->lat_fp_div); break;
+  case IC_OP_LOAD:
+    part(ep, IC_CAT_DL1, m->l1d_latency);
+    if (b & SIG_B2)
+      part(ep, IC_CAT_DMISS,
+           (uint64_t)m->l2_latency + ((b & SIG_B1) ? 0 : (uint64_t)m->mem_latency));
+    break;
+  case IC_OP_STORE: part(ep, IC_CAT_NONE, 1); break;
+  default: part(ep, IC_CAT_SHALU, m->lat_int_alu); break;
+  }
+}
+
+#define STACK_MAX 256
+#define ABORT(why)                          \
+  do {                                      \
+    st->aborted++;                          \
+    st->abort_why[IC_STITCH_ABORT_##why]++; \
+    return IC_OK;                           \
+  } while (0)
+
+ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_program_image *img,
+                             const sig_skeleton *sk, ic_graph_rec *recs, size_t *built,
+                             ic_stitch_stats *st, ic_err *err) {
+  (void)err;
+  *built = 0;
+  st->fragments++;
+  int64_t last_writer[IC_REG_COUNT];
+  for (int r = 0; r < IC_REG_COUNT; r++) last_writer[r] = -1;
+  uint64_t stack[STACK_MAX];
+  int sp = 0; /* a ring: the oldest entries are overwritten when it overflows */
+  int depth = 0;
+  ic_edge pd_next;
+  int have_pd = 0;
+  uint64_t pc = sk->start_pc;
+  uint64_t maxdist = (uint64_t)IC_WIN_FACTOR * m->rob;
+  uint64_t exact = 0, approx = 0, inferred = 0;
+  uint32_t n = sk->n;
+  for (uint32_t k = 0; k < n; k++) {
+    ic_static_inst si;
+    memset(&si, 0, sizeof si);
+    if (!img->lookup(img->ctx, pc, &si) || !si.valid || si.opclass >= IC_OP_COUNT) ABORT(PC);
+    unsigned b = sk->bits[k];
+    if (bits_impossible(si.opclass, b)) ABORT(BITS);
+    uint64_t want = 0, mask = 0;
+    for (int j = 0; j < SIG_WINDOW; j++) {
+      int64_t q = (int64_t)k + j - SIG_HALF;
+      if (q < 0 || q >= (int64_t)n) continue;
+      want |= (uint64_t)(sk->bits[q] & 3u) << (2 * j);
+      mask |= (uint64_t)3 << (2 * j);
+    }
+    int same = 0;
+    const sig_detail *d = sig_db_best(db, pc, want, mask, sk->seq + k, &same);
+    if (d && d->opclass != si.opclass) d = NULL;
+    if (!d) inferred++;
+    else if (same == __builtin_popcountll(mask)) exact++;
+    else approx++;
+
+    ic_graph_rec *r = &recs[k];
+    r->seq = k;
+    r->pc = pc;
+    r->opclass = si.opclass;
+    r->nedges = 0;
+    memset(r->t, 0, sizeof r->t);
+    /* D node */
+    const ic_edge *it = item(d, IC_EDGE_DD, 0);
+    if (it) {
+      *new_edge(r, IC_EDGE_DD, 1) = *it;
+    } else {
+      ic_edge *dd = new_edge(r, IC_EDGE_DD, 1);
+      if (!d && (b & SIG_B2) && !is_control(si.opclass) && si.opclass != IC_OP_LOAD &&
+          si.opclass != IC_OP_STORE)
+        part(dd, IC_CAT_IMISS, m->l2_latency);
+    }
+    uint8_t present = d ? d->present : (SIG_HAS_FBW | SIG_HAS_CD | SIG_HAS_CBW);
+    if (present & SIG_HAS_FBW) {
+      it = item(d, IC_EDGE_FBW, 0);
+      if (it) *new_edge(r, IC_EDGE_FBW, m->fetch_width) = *it;
+      else part(new_edge(r, IC_EDGE_FBW, m->fetch_width), IC_CAT_BW, 1);
+    }
+    if (present & SIG_HAS_CD) {
+      it = item(d, IC_EDGE_CD, 0);
+      if (it) *new_edge(r, IC_EDGE_CD, m->rob) = *it;
+      else new_edge(r, IC_EDGE_CD, m->rob);
+    }
+    if (have_pd) *new_edge(r, IC_EDGE_PD, 1) = pd_next;
+    have_pd = 0;
+    /* R node */
+    part(new_edge(r, IC_EDGE_DR, 0), IC_CAT_NONE, m->dispatch_ready);
+    int64_t prod[IC_MAX_SRC];
+    for (int q = 0; q < IC_MAX_SRC; q++) {
+      prod[q] = -1;
+      uint8_t reg = si.src[q];
+      if (reg == IC_REG_NONE || reg == IC_REG_X0 || reg >= IC_REG_COUNT) continue;
+      int64_t w = last_writer[reg];
+      if (w < 0 || (uint64_t)((int64_t)k - w) > maxdist) continue;
+      int dup = 0;
+      for (int p = 0; p < q; p++) dup |= prod[p] == w;
+      if (dup) continue;
+      prod[q] = w;
+      part(new_edge(r, IC_EDGE_PR, (uint32_t)((int64_t)k - w)), IC_CAT_NONE,
+           m->wakeup > 0 ? m->wakeup - 1 : 0);
+    }
+    it = item(d, IC_EDGE_PR, IC_EDGE_MEM);
+    if (it) *new_edge(r, IC_EDGE_PR, it->dist) = *it;
+    /* E, P nodes */
+    it = item(d, IC_EDGE_RE, 0);
+    if (it) *new_edge(r, IC_EDGE_RE, 0) = *it;
+    else new_edge(r, IC_EDGE_RE, 0);
+    it = item(d, IC_EDGE_EP, 0);
+    if (it) *new_edge(r, IC_EDGE_EP, 0) = *it;
+    else infer_ep(new_edge(r, IC_EDGE_EP, 0), si.opclass, b, m);
+    it = item(d, IC_EDGE_PP, 0);
+    if (it) *new_edge(r, IC_EDGE_PP, it->dist) = *it;
+    /* C node */
+    it = item(d, IC_EDGE_CC, 0);
+    if (it) *new_edge(r, IC_EDGE_CC, 1) = *it;
+    else new_edge(r, IC_EDGE_CC, 1);
+    it = item(d, IC_EDGE_PC, 0);
+    if (it) *new_edge(r, IC_EDGE_PC, 0) = *it;
+    else part(new_edge(r, IC_EDGE_PC, 0), IC_CAT_NONE, 1);
+    if (present & SIG_HAS_CBW) {
+      it = item(d, IC_EDGE_CBW, 0);
+      if (it) *new_edge(r, IC_EDGE_CBW, m->commit_width) = *it;
+      else part(new_edge(r, IC_EDGE_CBW, m->commit_width), IC_CAT_BW, 1);
+    }
+    /* misprediction penalty for the next instruction */
+    it = item(d, IC_EDGE_PD, 0);
+    if (it) {
+      pd_next = *it;
+      have_pd = 1;
+    } else if (!d && is_control(si.opclass) && (b & SIG_B2)) {
+      memset(&pd_next, 0, sizeof pd_next);
+      pd_next.kind = IC_EDGE_PD;
+      pd_next.dist = 1;
+      part(&pd_next, IC_CAT_NONE, (uint64_t)m->recovery + m->frontend_depth);
+      have_pd = 1;
+    }
+    if (si.dst[0] != IC_REG_NONE && si.dst[0] != IC_REG_X0 && si.dst[0] < IC_REG_COUNT)
+      last_writer[si.dst[0]] = k;
+    if (k + 1 == n) break; /* no next pc needed */
+    /* next pc */
+    uint64_t fall = pc + si.size;
+    switch (si.opclass) {
+    case IC_OP_BRANCH: pc = (b & SIG_B1) ? si.target : fall; break;
+    case IC_OP_JUMP:
+      if (si.target) pc = si.target;
+      else if (d && d->next_pc) pc = d->next_pc;
+      else ABORT(TARGET);
+      break;
+    case IC_OP_CALL:
+      stack[sp] = fall;
+      sp = (sp + 1) % STACK_MAX;
+      if (depth < STACK_MAX) depth++;
+      if (si.target) pc = si.target;
+      else if (d && d->next_pc) pc = d->next_pc;
+      else ABORT(TARGET);
+      break;
+    case IC_OP_RETURN:
+      if (depth > 0) {
+        sp = (sp + STACK_MAX - 1) % STACK_MAX;
+        depth--;
+        pc = stack[sp];
+      } else if (d && d->next_pc) {
+        pc = d->next_pc;
+      } else {
+        ABORT(TARGET);
+      }
+      break;
+    case IC_OP_IJUMP:
+      if (d && d->next_pc) pc = d->next_pc;
+      else ABORT(TARGET);
+      break;
+    default: pc = fall; break;
+    }
+  }
+  st->stitched++;
+  st->instructions += n;
+  st->exact += exact;
+  st->approx += approx;
+  st->inferred += inferred;
+  *built = n;
+  return IC_OK;
+}

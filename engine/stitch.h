@@ -1,0 +1,92 @@
+/* stitch.h: the shotgun profiler's stitcher (paper Fig. 7): a signature
+ * sample is the skeleton of a fragment; walking it through the program
+ * image and picking, for each instruction, the detailed sample that best
+ * matches the skeleton's bits around it gives the fragment's dependence
+ * graph as graph records (graph_rec.h) the solver evaluates.
+ *
+ * Walk. Position k has the pc reached so far (k = 0: the start pc) and the
+ * skeleton's 2 bits. The static instruction at pc (program image) decides:
+ *   not a control transfer  -> pc + size
+ *   conditional branch      -> bit1 ? direct target : pc + size
+ *   jump                    -> direct target
+ *   call                    -> push pc + size; direct target, or for an
+ *                              indirect call the matched sample's next pc
+ *   return                  -> pop; on an empty stack the matched sample's
+ *                              next pc (treated as an indirect jump)
+ *   indirect jump           -> the matched sample's next pc
+ * The fragment is aborted (counted, no records) when the pc is outside the
+ * code, when the bits are impossible for the opcode (bit1 on an instruction
+ * that is not a branch, jump, load or store; bit1 = 0 on a jump, call,
+ * return, indirect jump or store; a load with neither bit: an L2 miss that
+ * is not a miss), or when an indirect target is needed and no sample of the
+ * pc exists.
+ *
+ * Records. Position k's edges come from its best sample (sig_db.h: window of
+ * the skeleton's bits at k-10..k+10 that lie inside the skeleton; wanted
+ * retire count = the skeleton's + k): DD, RE, EP, CC, PP, memory PR, and
+ * the FBW/CD/PC/CBW overrides as sampled; the PD item of the sample at k-1
+ * becomes k's PD edge. Rebuilt from the machine: DR (dispatch_ready),
+ * FBW (fetch_width, bw 1), CD (rob, 0), PC (1), CBW (commit_width, bw 1)
+ * as the sample's present mask says, register PR edges to the last writer of
+ * each source register within the fragment and within IC_WIN_FACTOR * rob
+ * (latency wakeup - 1), as the model builds them.
+ * Inferred, where the pc has no detailed sample (or the sample's opclass
+ * disagrees with the image): no DD/RE/CC waits; EP = the opclass latency
+ * (shalu for one-cycle integer and control ops, lgalu for the others, a load
+ * dl1 = l1d.latency plus, with bit2, dmiss = l2.latency (bit1 set) or
+ * l2.latency + mem.latency (bit1 clear: an L2 miss)); bit2 on a control
+ * transfer is a misprediction (PD into the next: recovery + frontend_depth);
+ * bit2 on any other non-memory instruction is an I-cache miss (DD imiss =
+ * l2.latency); all of FBW, CD, CBW present.
+ * A position is an exact match when all the window's known bits match, an
+ * approximate match otherwise. */
+#ifndef IC_STITCH_H
+#define IC_STITCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph_rec.h"
+#include "ic_err.h"
+#include "inst.h"
+#include "sig.h"
+#include "sig_db.h"
+
+#define IC_STITCH_ABORT_LIST(X) \
+  X(PC, "pc outside the program's code") \
+  X(BITS, "signature bits impossible for the opcode") \
+  X(TARGET, "indirect target unknown (no detailed sample)")
+
+typedef enum ic_stitch_abort {
+#define IC_X(e, d) IC_STITCH_ABORT_##e,
+  IC_STITCH_ABORT_LIST(IC_X)
+#undef IC_X
+  IC_STITCH_ABORT_COUNT
+} ic_stitch_abort;
+
+extern const char *const ic_stitch_abort_help[IC_STITCH_ABORT_COUNT];
+
+typedef struct ic_stitch_stats {
+  uint64_t fragments;    /* skeletons walked */
+  uint64_t stitched;     /* fragments completed */
+  uint64_t aborted;      /* fragments aborted */
+  uint64_t abort_why[IC_STITCH_ABORT_COUNT];
+  uint64_t instructions; /* records of completed fragments */
+  uint64_t exact;        /* ... whose sample matched every known window bit */
+  uint64_t approx;       /* ... whose best sample differed in some bit */
+  uint64_t inferred;     /* ... built from bits and defaults (no sample) */
+} ic_stitch_stats;
+
+/* Adds b's counts to a. */
+void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b);
+
+/* Stitches skeleton sk into recs[0 .. sk->n) (seq 0..n-1, stamps 0). On
+ * success *built = sk->n; on an abort *built = 0 and the reason is counted
+ * in st (st's counts are added to, not reset). Returns IC_OK either way;
+ * IC_EINPUT only for a database that is not built.
+ * Time complexity: O(n * (distinct signatures per pc + log samples)). */
+ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_program_image *img,
+                             const sig_skeleton *sk, ic_graph_rec *recs, size_t *built,
+                             ic_stitch_stats *st, ic_err *err);
+
+#endif
