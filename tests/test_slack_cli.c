@@ -280,3 +280,54 @@ Test(slack_cli, graph_output_all_or_nothing) {
   free(out);
   free(err);
 }
+
+/* The suite's short workloads, when built (bash bench/workloads/build.sh):
+ * the critical-path length of `critical` equals `sim`'s cycles with no
+ * stamp mismatch, and exported windows from the start reproduce the stamps
+ * while later ones stay below them. */
+Test(slack_cli, suite_short_workloads) {
+  const char *dir = getenv("ICOST_WORKLOADS");
+  static const char *names[][2] = {{"chase.short", "chase"}, {"branchy.short", "branchy"}, {"mix.short", "mix"}};
+  char path[600], args[2048], gpath[600], *crit, *sim, *err;
+  snprintf(gpath, sizeof gpath, ICOST_BUILD_DIR "/test_slack_cli_suite.graphml");
+  int ran = 0;
+  ic_export_igraph_init();
+  for (size_t w = 0; w < sizeof names / sizeof names[0]; w++) {
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : ICOST_SOURCE_DIR "/build/workloads", names[w][1]);
+    struct stat st;
+    if (stat(path, &st) != 0) continue;
+    ran++;
+    snprintf(args, sizeof args, "critical --max 60000 --format yaml --workload %s", names[w][0]);
+    cr_assert_eq(run(args, &crit, &err), 0, "%s: %s", names[w][0], err);
+    free(err);
+    snprintf(args, sizeof args, "sim --max 60000 --format yaml --workload %s", names[w][0]);
+    cr_assert_eq(run(args, &sim, &err), 0, "%s: %s", names[w][0], err);
+    free(err);
+    cr_assert_eq(yaml_u64(crit, "\n  cycles: "), yaml_u64(sim, "cycles: "), "%s", names[w][0]);
+    cr_assert_eq(yaml_u64(crit, "stamp_mismatches: "), 0, "%s", names[w][0]);
+    free(crit);
+    free(sim);
+    static const unsigned from[] = {0, 40000};
+    for (size_t f = 0; f < sizeof from / sizeof from[0]; f++) {
+      remove(gpath);
+      snprintf(args, sizeof args, "graph --from %u --count 1000 -o %s --workload %s", from[f], gpath, names[w][0]);
+      cr_assert_eq(run(args, NULL, &err), 0, "%s: %s", names[w][0], err);
+      free(err);
+      FILE *fp = fopen(gpath, "r");
+      cr_assert(fp);
+      igraph_t g;
+      cr_assert_eq(igraph_read_graph_graphml(&g, fp, 0), IGRAPH_SUCCESS);
+      fclose(fp);
+      double *a = longest_from_start(&g);
+      for (igraph_integer_t v = 0; v < 5 * 1000; v++) {
+        double t = VAN(&g, "t", v);
+        if (from[f] == 0) cr_assert_eq(a[v], t, "%s: %s", names[w][0], VAS(&g, "name", v));
+        else cr_assert_leq(a[v], t, "%s: %s", names[w][0], VAS(&g, "name", v));
+      }
+      free(a);
+      igraph_destroy(&g);
+    }
+  }
+  remove(gpath);
+  if (!ran) cr_skip_test("workload suite not built (bash bench/workloads/build.sh)");
+}
