@@ -30,8 +30,14 @@
  * from a node to commit nodes far ahead share their early part, so the
  * reported slacks converge to the global ones once the look-ahead W/2 is
  * many times the ROB size; the default W = 8192 gives 4096 records of
- * look-ahead (>= 16x a 256-entry ROB). tests/test_slack.c measures the
- * agreement with the exact whole-run slack as W grows.
+ * look-ahead (64 ROBs of the 64-entry baseline, 16 of a 256-entry one).
+ * Measured against the exact whole-run slack (one window over the run):
+ * tests/test_slack.c (random graphs, ROB 32) and tests/test_slack_model.c
+ * (baseline model records) assert the agreement as W grows; on a 1.28 M
+ * instruction pointer-chase run, W = 8192 gave exactly the global
+ * criticality of every node, W = 1024 differed in 12% of the node flags
+ * with a mean slack difference of 0.03 cycles (near-ties broken the other
+ * way), W = 64 by 14 cycles of mean slack.
  *
  * Per static instruction (pc) it accumulates: dynamic count; for each node
  * kind D R E P C how many instances had slack 0; the sum of the slack of the
