@@ -406,6 +406,13 @@ void rv_syscall(rv_proc *p) {
     r = faccessat(d, path, (int)a2, 0) ? -errno : 0;
     break;
   }
+  case 35: case 34: { /* unlinkat, mkdirat */
+    int d = dirfd_host(p, (int64_t)a0);
+    if ((r = get_path(p, a1, path, sizeof path))) break;
+    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
+    r = (nr == 35 ? unlinkat(d, path, (int)(a2 & AT_REMOVEDIR)) : mkdirat(d, path, (mode_t)a2)) ? -errno : 0;
+    break;
+  }
   case 29: r = sys_ioctl(p, a0, a1, a2); break;
   case 214: r = sys_brk(p, a0); break;
   case 222: r = sys_mmap(p, a0, a1, a2, a3, (int64_t)a4, a5); break;
