@@ -137,7 +137,10 @@ static ic_status pc_get(ic_slack *s, uint64_t pc, ic_slack_pc **out, ic_err *err
   return IC_OK;
 }
 
-static ic_status check_rec(const ic_slack *s, const ic_graph_rec *r, ic_err *err) {
+/* Checks a record and reduces it to c, edges sorted by destination node
+ * (one pass over edges and parts). A malformed record fails with IC_EINPUT
+ * and leaves the stream where it was. */
+static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_err *err) {
   unsigned long long seq = (unsigned long long)r->seq;
   if (s->started && r->seq != s->next_seq)
     return ic_fail(err, IC_EINPUT, "graph record seq %llu: expected seq %llu", seq,
@@ -145,6 +148,12 @@ static ic_status check_rec(const ic_slack *s, const ic_graph_rec *r, ic_err *err
   if (r->nedges > IC_MAX_EDGES)
     return ic_fail(err, IC_EINPUT, "graph record seq %llu: %u edges (at most %d)", seq, r->nedges,
                    IC_MAX_EDGES);
+  uint64_t lat[IC_MAX_EDGES];
+  int cnt[IC_NODE_COUNT + 1] = {0};
+  c->pc = r->pc;
+  c->opclass = r->opclass;
+  c->nedges = r->nedges;
+  c->has_ep = c->npd = 0;
   for (int j = 0; j < r->nedges; j++) {
     const ic_edge *e = &r->edge[j];
     if (e->kind >= IC_EDGE_KIND_COUNT)
@@ -152,45 +161,34 @@ static ic_status check_rec(const ic_slack *s, const ic_graph_rec *r, ic_err *err
     if (e->nparts > IC_MAX_PARTS)
       return ic_fail(err, IC_EINPUT, "graph record seq %llu: %s edge has %u parts (at most %d)", seq,
                      ic_edge_names[e->kind], e->nparts, IC_MAX_PARTS);
-    for (int p = 0; p < e->nparts; p++)
-      if (e->part[p].cat != IC_CAT_NONE && e->part[p].cat >= IC_CAT_COUNT)
-        return ic_fail(err, IC_EINPUT, "graph record seq %llu: %s edge part has category %u", seq,
-                       ic_edge_names[e->kind], e->part[p].cat);
     if (e->dist == 0 && ic_edge_src_node[e->kind] >= ic_edge_dst_node[e->kind])
       return ic_fail(err, IC_EINPUT, "graph record seq %llu: %s edge with distance 0 is a cycle", seq,
                      ic_edge_names[e->kind]);
+    uint64_t l = 0, miss = 0;
+    for (int p = 0; p < e->nparts; p++) {
+      uint8_t cat = e->part[p].cat;
+      if (cat != IC_CAT_NONE && cat >= IC_CAT_COUNT)
+        return ic_fail(err, IC_EINPUT, "graph record seq %llu: %s edge part has category %u", seq,
+                       ic_edge_names[e->kind], cat);
+      l += e->part[p].cycles; /* baseline: every part counts */
+      if (cat == IC_CAT_DMISS) miss += e->part[p].cycles;
+    }
+    lat[j] = l;
+    cnt[ic_edge_dst_node[e->kind] + 1]++;
+    if (e->kind == IC_EDGE_EP && e->dist == 0 && !c->has_ep) {
+      c->has_ep = 1;
+      c->ep_lat = l;
+      c->ep_miss = miss;
+    }
+    if (e->kind == IC_EDGE_PD && e->dist == 1 && c->npd < 2) c->pd_lat[c->npd++] = l;
   }
-  return IC_OK;
-}
-
-static uint64_t dmiss_cycles(const ic_edge *e) {
-  uint64_t c = 0;
-  for (int p = 0; p < e->nparts; p++)
-    if (e->part[p].cat == IC_CAT_DMISS) c += e->part[p].cycles;
-  return c;
-}
-
-/* Reduces a (checked) record to c, edges sorted by destination node. */
-static void compact(const ic_graph_rec *r, crec *c) {
-  c->pc = r->pc;
-  c->opclass = r->opclass;
-  c->nedges = r->nedges;
-  c->has_ep = c->npd = 0;
-  int cnt[IC_NODE_COUNT + 1] = {0};
-  for (int j = 0; j < r->nedges; j++) cnt[ic_edge_dst_node[r->edge[j].kind] + 1]++;
   for (int k = 0; k < IC_NODE_COUNT; k++) cnt[k + 1] += cnt[k];
   for (int j = 0; j < r->nedges; j++) {
     const ic_edge *e = &r->edge[j];
-    int dn = ic_edge_dst_node[e->kind];
-    uint64_t lat = ic_edge_latency(e, 0);
-    c->e[cnt[dn]++] = (cedge){.lat = lat, .dist = e->dist, .sn = ic_edge_src_node[e->kind], .dn = (uint8_t)dn};
-    if (e->kind == IC_EDGE_EP && e->dist == 0 && !c->has_ep) {
-      c->has_ep = 1;
-      c->ep_lat = lat;
-      c->ep_miss = dmiss_cycles(e);
-    }
-    if (e->kind == IC_EDGE_PD && e->dist == 1 && c->npd < 2) c->pd_lat[c->npd++] = lat;
+    uint8_t dn = ic_edge_dst_node[e->kind];
+    c->e[cnt[dn]++] = (cedge){.lat = lat[j], .dist = e->dist, .sn = ic_edge_src_node[e->kind], .dn = dn};
   }
+  return IC_OK;
 }
 
 /* Forward pass of one record: its arrival times into the arrival ring.
@@ -303,14 +301,13 @@ ic_status ic_slack_consume(ic_slack *s, const ic_graph_rec *recs, size_t n, ic_e
   if (s->finished && n) return ic_fail(err, IC_EINPUT, "slack: records after the end of the stream");
   for (size_t i = 0; i < n; i++) {
     const ic_graph_rec *r = &recs[i];
-    ic_status rc = check_rec(s, r, err);
+    crec *c = &s->rec[r->seq & (s->cap - 1)];
+    ic_status rc = compact(s, r, c, err);
     if (rc != IC_OK) return rc;
     if (!s->started) {
       s->started = 1;
       s->first_seq = s->next_seq = s->win_start = r->seq;
     }
-    crec *c = &s->rec[r->seq & (s->cap - 1)];
-    compact(r, c);
     forward(s, c, r);
     s->next_seq = r->seq + 1;
     if (s->next_seq - s->win_start == s->window) {
