@@ -40,7 +40,7 @@ static void part(ic_edge *e, uint8_t cat, uint64_t cyc) {
 static const ic_edge *item(const sig_detail *d, uint8_t kind, uint8_t flags) {
   if (!d) return NULL;
   for (int k = 0; k < d->nitems; k++)
-    if (d->item[k].kind == kind && (d->item[k].flags & IC_EDGE_MEM) == flags) return &d->item[k];
+    if (d->item[k].kind == kind && d->item[k].flags == flags) return &d->item[k];
   return NULL;
 }
 
@@ -155,7 +155,13 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
       if (it) *new_edge(r, IC_EDGE_CD, m->rob) = *it;
       else new_edge(r, IC_EDGE_CD, m->rob);
     }
-    if (have_pd) *new_edge(r, IC_EDGE_PD, 1) = pd_next;
+    if (k == 0 && (it = item(d, IC_EDGE_PD, SIG_ITEM_SELF)) != NULL) {
+      ic_edge *pd = new_edge(r, IC_EDGE_PD, 1);
+      *pd = *it;
+      pd->flags = 0;
+    } else if (have_pd) {
+      *new_edge(r, IC_EDGE_PD, 1) = pd_next;
+    }
     have_pd = 0;
     /* R node */
     part(new_edge(r, IC_EDGE_DR, 0), IC_CAT_NONE, m->dispatch_ready);

@@ -25,7 +25,8 @@
  * the skeleton's bits at k-10..k+10 that lie inside the skeleton; wanted
  * retire count = the skeleton's + k): DD, RE, EP, CC, PP, memory PR, and
  * the FBW/CD/PC/CBW overrides as sampled; the PD item of the sample at k-1
- * becomes k's PD edge. Rebuilt from the machine: DR (dispatch_ready),
+ * becomes k's PD edge (at k = 0, which has no previous sample: the PD
+ * item the sample of k charged to itself, SIG_ITEM_SELF). Rebuilt from the machine: DR (dispatch_ready),
  * FBW (fetch_width, bw 1), CD (rob, 0), PC (1), CBW (commit_width, bw 1)
  * as the sample's present mask says, register PR edges to the last writer of
  * each source register within the fragment and within IC_WIN_FACTOR * rob

@@ -26,7 +26,9 @@
  * distances, never as absolute times:
  *   DD   fetch-to-dispatch gap parts (I-cache miss cycles, fetch breaks, ...)
  *   PD   for a mispredicted control transfer: the penalty parts charged to
- *        the NEXT instruction's dispatch (recovery + refill + its fetch miss)
+ *        the NEXT instruction's dispatch (recovery + refill + its fetch miss);
+ *        with flag SIG_ITEM_SELF: the penalty charged to this instruction
+ *        (after a mispredicted predecessor)
  *   PR   (flag IC_EDGE_MEM) memory-producer distance (store -> load)
  *   RE   issue wait parts (issue width, FU contention, MSHR stall)
  *   EP   execution latency parts (dl1, dmiss, shalu, lgalu)
@@ -88,6 +90,10 @@
 #define SIG_HAS_CD 2u
 #define SIG_HAS_CBW 4u
 
+/* item flag: a PD item charged to this instruction (the stitcher uses it
+ * only at a fragment's first position, which has no previous sample) */
+#define SIG_ITEM_SELF 0x80u
+
 /* Machine parameters the stitcher needs: X(field, config key). */
 #define SIG_MACHINE_LIST(X) \
   X(fetch_width, "core.fetch_width") \
@@ -134,7 +140,7 @@ typedef struct sig_detail {
   uint8_t opclass;
   uint8_t present;  /* SIG_HAS_* */
   uint8_t nitems;
-  ic_edge item[SIG_MAX_ITEMS]; /* kinds DD PD PR(mem) RE EP PP CC FBW CD PC CBW */
+  ic_edge item[SIG_MAX_ITEMS]; /* kinds DD PD PD(self) PR(mem) RE EP PP CC FBW CD PC CBW */
 } sig_detail;
 
 typedef struct sig_skeleton {

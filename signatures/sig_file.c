@@ -431,8 +431,8 @@ static ic_status parse_header(rd *r, sig_file_header *h) {
 
 static int kind_ok(uint8_t kind, uint8_t flags, uint64_t dist) {
   switch (kind) {
+  case IC_EDGE_PD: return (flags == 0 || flags == SIG_ITEM_SELF) && dist == 1;
   case IC_EDGE_DD:
-  case IC_EDGE_PD:
   case IC_EDGE_CC: return flags == 0 && dist == 1;
   case IC_EDGE_RE:
   case IC_EDGE_EP:

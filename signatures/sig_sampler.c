@@ -141,7 +141,13 @@ void sig_detail_from_record(sig_detail *d, const ic_graph_rec *r, const ic_graph
     case IC_EDGE_PC:
       if (!parts_equal_default(e, IC_CAT_NONE, 1)) add_item(d, e, overflow);
       break;
-    default: break; /* DR, PD into this one (in the previous sample) */
+    case IC_EDGE_PD: {
+      ic_edge self = *e;
+      self.flags = SIG_ITEM_SELF;
+      add_item(d, &self, overflow);
+      break;
+    }
+    default: break; /* DR and register PR: rebuilt from the program image */
     }
   }
   (void)m;
