@@ -197,8 +197,8 @@ Test(icost_cli, baseline_invariant_on_short_workloads_and_configs, .timeout = 30
   for (char *cfg = strtok_r(configs, "\n", &save); cfg; cfg = strtok_r(NULL, "\n", &save))
     for (int w = 0; w < nw; w++) {
       snprintf(cmd, sizeof cmd,
-               "ICOST_WORKLOADS=%.1000s %s --config %.1000s --workload %.60s --skip 30000 --warm 20000 "
-               "--max 40000 --categories dl1,win,bw,bmisp,dmiss --show all --format yaml 2>&1",
+               "ICOST_WORKLOADS=%.1000s %s --config %.1000s --workload %.60s --skip 20000 --warm 10000 "
+               "--max 25000 --categories dl1,win,bw,bmisp,dmiss --show all --format yaml 2>&1",
                dirs[w], ICOST_BINARY, cfg, names[w]);
       char *y = run_cmd(cmd, &st);
       cr_assert_eq(st, 0, "%s on %s: exit %d: %s", names[w], cfg, st, y);
