@@ -195,14 +195,17 @@ static ic_status load_image(rv_proc *p, const char *path, const uint8_t *b, size
     uint32_t prot = ((s->flags & 4) ? RV_PROT_R : 0) | ((s->flags & 2) ? RV_PROT_W : 0) |
                     ((s->flags & 1) ? RV_PROT_X : 0);
     uint64_t lo = s->vaddr & ~RV_PAGE_MASK, hi = (s->vaddr + s->memsz + RV_PAGE_MASK) & ~RV_PAGE_MASK;
-    for (uint64_t a = lo; a < hi; a += RV_PAGE_SIZE) {
+    for (uint64_t a = lo; a < hi;) {
       rv_pte *e = rv_mem_pte(p, a >> RV_PAGE_BITS);
-      uint32_t old = (e && e->prot) ? e->prot & 7 : 0;
-      if (old) {
-        rv_mem_pte(p, a >> RV_PAGE_BITS)->prot |= prot;
-      } else if (rv_mem_map(p, a, RV_PAGE_SIZE, prot)) {
-        return ic_fail(err, IC_ERUN, "%s: out of memory", path);
+      if (e && e->prot) { /* a page shared with an earlier segment */
+        e->prot |= prot;
+        a += RV_PAGE_SIZE;
+        continue;
       }
+      uint64_t b = a + RV_PAGE_SIZE; /* map the run of fresh pages at once */
+      while (b < hi && !((e = rv_mem_pte(p, b >> RV_PAGE_BITS)) && e->prot)) b += RV_PAGE_SIZE;
+      if (rv_mem_map(p, a, b - a, prot)) return ic_fail(err, IC_ERUN, "%s: out of memory", path);
+      a = b;
     }
     if (s->filesz && rv_mem_poke(p, s->vaddr, b + s->off, s->filesz))
       return ic_fail(err, IC_ERUN, "%s: out of memory", path);

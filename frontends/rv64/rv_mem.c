@@ -84,18 +84,27 @@ static rv_pte *pte_create(rv_proc *p, uint64_t vpn) {
   return &(*leafp)[vpn & (RV_RADIX_SIZE - 1)];
 }
 
+/* Range walks go leaf by leaf: one radix lookup per 4096 pages. */
+static uint64_t leaf_end(uint64_t vpn, uint64_t end) {
+  uint64_t e = (vpn | (RV_RADIX_SIZE - 1)) + 1;
+  return e < end ? e : end;
+}
+
 int rv_mem_map(rv_proc *p, uint64_t addr, uint64_t len, uint32_t prot) {
   rv_tlb_flush(p);
   rv_dcache_invalidate(p, addr, len);
-  for (uint64_t a = addr; a < addr + len; a += RV_PAGE_SIZE) {
-    rv_pte *e = pte_create(p, a >> RV_PAGE_BITS);
+  uint64_t end = (addr + len) >> RV_PAGE_BITS;
+  for (uint64_t vpn = addr >> RV_PAGE_BITS; vpn < end;) {
+    rv_pte *e = pte_create(p, vpn);
     if (!e) return -1;
-    if (e->data) {
-      free(e->data);
-      e->data = NULL;
-      p->pages_alloc--;
+    for (uint64_t stop = leaf_end(vpn, end); vpn < stop; vpn++, e++) {
+      if (e->data) {
+        free(e->data);
+        e->data = NULL;
+        p->pages_alloc--;
+      }
+      e->prot = prot | RV_MAPPED;
     }
-    e->prot = prot | RV_MAPPED;
   }
   return 0;
 }
@@ -103,29 +112,46 @@ int rv_mem_map(rv_proc *p, uint64_t addr, uint64_t len, uint32_t prot) {
 void rv_mem_unmap(rv_proc *p, uint64_t addr, uint64_t len) {
   rv_tlb_flush(p);
   rv_dcache_invalidate(p, addr, len);
-  for (uint64_t a = addr; a < addr + len; a += RV_PAGE_SIZE) {
-    rv_pte *e = rv_mem_pte(p, a >> RV_PAGE_BITS);
-    if (!e) continue;
-    if (e->data) p->pages_alloc--;
-    free(e->data);
-    e->data = NULL;
-    e->prot = 0;
+  uint64_t end = (addr + len) >> RV_PAGE_BITS;
+  for (uint64_t vpn = addr >> RV_PAGE_BITS; vpn < end;) {
+    uint64_t stop = leaf_end(vpn, end);
+    rv_pte *e = rv_mem_pte(p, vpn);
+    if (!e) {
+      vpn = stop;
+      continue;
+    }
+    for (; vpn < stop; vpn++, e++) {
+      if (e->data) p->pages_alloc--;
+      free(e->data);
+      e->data = NULL;
+      e->prot = 0;
+    }
   }
 }
 
 int rv_mem_range_mapped(const rv_proc *p, uint64_t addr, uint64_t len) {
-  for (uint64_t a = addr; a < addr + len; a += RV_PAGE_SIZE) {
-    const rv_pte *e = rv_mem_pte(p, a >> RV_PAGE_BITS);
-    if (!e || !e->prot) return 0;
+  uint64_t end = (addr + len) >> RV_PAGE_BITS;
+  for (uint64_t vpn = addr >> RV_PAGE_BITS; vpn < end;) {
+    const rv_pte *e = rv_mem_pte(p, vpn);
+    if (!e) return 0;
+    for (uint64_t stop = leaf_end(vpn, end); vpn < stop; vpn++, e++)
+      if (!e->prot) return 0;
   }
   return 1;
 }
 
 int rv_mem_range_free(const rv_proc *p, uint64_t addr, uint64_t len) {
   if (addr + len > RV_VA_LIMIT || addr + len < addr) return 0;
-  for (uint64_t a = addr; a < addr + len; a += RV_PAGE_SIZE) {
-    const rv_pte *e = rv_mem_pte(p, a >> RV_PAGE_BITS);
-    if (e && e->prot) return 0;
+  uint64_t end = (addr + len) >> RV_PAGE_BITS;
+  for (uint64_t vpn = addr >> RV_PAGE_BITS; vpn < end;) {
+    uint64_t stop = leaf_end(vpn, end);
+    const rv_pte *e = rv_mem_pte(p, vpn);
+    if (!e) {
+      vpn = stop;
+      continue;
+    }
+    for (; vpn < stop; vpn++, e++)
+      if (e->prot) return 0;
   }
   return 1;
 }
@@ -134,8 +160,11 @@ int rv_mem_protect(rv_proc *p, uint64_t addr, uint64_t len, uint32_t prot) {
   if (!rv_mem_range_mapped(p, addr, len)) return -1;
   rv_tlb_flush(p);
   rv_dcache_invalidate(p, addr, len);
-  for (uint64_t a = addr; a < addr + len; a += RV_PAGE_SIZE)
-    rv_mem_pte(p, a >> RV_PAGE_BITS)->prot = prot | RV_MAPPED;
+  uint64_t end = (addr + len) >> RV_PAGE_BITS;
+  for (uint64_t vpn = addr >> RV_PAGE_BITS; vpn < end;) {
+    rv_pte *e = rv_mem_pte(p, vpn);
+    for (uint64_t stop = leaf_end(vpn, end); vpn < stop; vpn++, e++) e->prot = prot | RV_MAPPED;
+  }
   return 0;
 }
 
