@@ -53,8 +53,7 @@ fi
 
 # one measurement: prints "instructions cpu_seconds"
 measure() {
-  local out t0 t1
-  t0=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
+  local out
   out=$( { /usr/bin/time -f "TIME %U %S" "$icost" sim --format csv "$@" "${prog[@]}"; } 2>&1 )
   local ins cpu
   ins=$(echo "$out" | awk -F, '$1=="instructions"{print $2}')

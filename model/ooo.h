@@ -19,6 +19,26 @@
  * (plus the extra issue-wakeup cycles of core.wakeup > 1), C its commit
  * cycle (>= P + 1). The run's cycle count is the last C.
  *
+ * Graph records (ooo_set_graph_sink; graph_rec.h) carry these parts:
+ *   DD   imiss (I-cache/ITLB stall cycles of the fetch gap), bw (fetch-group
+ *        ends: width or taken-branch limit), win (cycles at the head of
+ *        dispatch with a full ROB/IQ/LSQ), none (fetch queue full, run start)
+ *        -- only when the node waited beyond every edge (residual)
+ *   FBW  bw 1 (dist = fetch width)      CD  no parts (dist = ROB entries)
+ *   PD   none (recovery + front-end depth), imiss (refetch miss)
+ *   DR   none (core.dispatch_ready)     PR  none (core.wakeup - 1); MEM flag
+ *   RE   bw (issue width), dmiss (no free MSHR), none (FU/port busy)
+ *   EP   shalu (one-cycle ops incl. branches), lgalu (mul/div/fp), loads:
+ *        dl1 (L1 latency) + dmiss (DTLB miss, L2, memory, wait for a line
+ *        in flight), stores: none 1 + dmiss (DTLB miss)
+ *   PP   no parts (load on a line an older load's miss is bringing in)
+ *   PC   none 1    CC  bw (store bandwidth, residual)    CBW  bw 1
+ * A residual that the recorded causes cannot cover from the in-order edge
+ * is added to the binding edge instead (cycles no cause explains are tagged
+ * none and counted in graph_unattributed). Edges to producers more than
+ * IC_WIN_FACTOR x ROB back, and edges to instructions before the run's
+ * first, are omitted.
+ *
  * Two cores (and two configs) in one process are independent: there is no
  * global mutable state. */
 #ifndef IC_OOO_H
