@@ -29,7 +29,7 @@ static const char *build_prog(const char *name, const char *src) {
   snprintf(e, 512, ICOST_BUILD_DIR "/%s", name);
   struct stat st;
   if (stat(e, &st) == 0) return e;
-  char path[600], cmd[2000];
+  char path[600], cmd[2600];
   snprintf(path, sizeof path, "%s.c", e);
   FILE *f = fopen(path, "w");
   cr_assert(f);
