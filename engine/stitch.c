@@ -5,8 +5,13 @@
 
 #include "categories.h"
 
+const char *const ic_stitch_abort_names[IC_STITCH_ABORT_COUNT] = {
+#define IC_X(e, n, d) n,
+    IC_STITCH_ABORT_LIST(IC_X)
+#undef IC_X
+};
 const char *const ic_stitch_abort_help[IC_STITCH_ABORT_COUNT] = {
-#define IC_X(e, d) d,
+#define IC_X(e, n, d) d,
     IC_STITCH_ABORT_LIST(IC_X)
 #undef IC_X
 };

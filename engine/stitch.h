@@ -53,18 +53,20 @@
 #include "sig.h"
 #include "sig_db.h"
 
+/* X(enum suffix, name, meaning) */
 #define IC_STITCH_ABORT_LIST(X) \
-  X(PC, "pc outside the program's code") \
-  X(BITS, "signature bits impossible for the opcode") \
-  X(TARGET, "indirect target unknown (no detailed sample)")
+  X(PC, "bad_pc", "pc outside the program's code") \
+  X(BITS, "bad_bits", "signature bits impossible for the opcode") \
+  X(TARGET, "no_target", "indirect target unknown (no detailed sample)")
 
 typedef enum ic_stitch_abort {
-#define IC_X(e, d) IC_STITCH_ABORT_##e,
+#define IC_X(e, n, d) IC_STITCH_ABORT_##e,
   IC_STITCH_ABORT_LIST(IC_X)
 #undef IC_X
   IC_STITCH_ABORT_COUNT
 } ic_stitch_abort;
 
+extern const char *const ic_stitch_abort_names[IC_STITCH_ABORT_COUNT];
 extern const char *const ic_stitch_abort_help[IC_STITCH_ABORT_COUNT];
 
 typedef struct ic_stitch_stats {

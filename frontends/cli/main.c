@@ -39,6 +39,7 @@ static const struct subcommand subcommands[] = {
     {"emu", cmd_emu},         {"sim", cmd_sim},     {"critical", cmd_critical},
     {"graph", cmd_graph},
     {"validate", cmd_validate},
+    {"profile", cmd_profile},     {"analyze", cmd_analyze},
 };
 
 int main(int argc, char **argv) {

@@ -1,0 +1,391 @@
+/* cmd_profile.c: `icost profile` (run a program on the timing model with the
+ * shotgun profiler's sampling hook and write a sample file) and `icost
+ * analyze` (stitch a sample file offline and print the breakdown). The
+ * pieces are signatures/ (hook, file, database) and engine/stitch.h,
+ * engine/profiler.h. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "breakdown.h"
+#include "cli.h"
+#include "profiler.h"
+#include "run.h"
+#include "rv.h"
+#include "sig.h"
+#include "sig_db.h"
+#include "sig_file.h"
+#include "solver.h"
+
+static const char profile_help[] =
+    "usage: icost profile -o FILE [--sample-interval N] [--signature-interval N]\n"
+    "                     [--fragment-length L] [common options] [-- PROGRAM ARGS]\n"
+    "\n"
+    "Runs PROGRAM on the timing model as if it were hardware with the shotgun\n"
+    "profiler's sampling hooks (paper Section 5.4) and writes the samples to FILE\n"
+    "(complete or not at all: written to FILE.tmp.* and renamed at the end).\n"
+    "\n"
+    "  -o FILE                 the sample file to write\n"
+    "  --sample-interval N     mean retired instructions between detailed samples\n"
+    "                          (default 64; the interval is uniform in [1, 2N-1], so\n"
+    "                          N = 1 samples every instruction)\n"
+    "  --signature-interval N  mean instructions between signature samples, counted\n"
+    "                          from the end of the previous one (default 10000)\n"
+    "  --fragment-length L     instructions per signature sample = fragment (default\n"
+    "                          2000)\n"
+    "  --seed S                (common option) seeds the guest and the sampling counters\n"
+    "\n"
+    "A detailed sample holds, for one tagged instruction: its pc, the latencies of\n"
+    "its fetch gap, issue wait, execution and commit wait with the cause of each\n"
+    "part, a misprediction's penalty, its memory-producer and cache-line-sharing\n"
+    "producer distances, the next pc, and the 2 signature bits of the 10\n"
+    "instructions before it, itself and the 10 after. A signature sample holds a\n"
+    "start pc and the 2 bits of each of the next L instructions. Bit 1: taken\n"
+    "branch or jump, or a load/store (0 when the load missed the L2); bit 2: an\n"
+    "instruction-cache/ITLB miss, a data-cache/DTLB miss or a misprediction.\n"
+    "\n"
+    "stderr reports: detailed samples, signature samples, samples dropped at the end\n"
+    "of the run, timed instructions, file bytes, bytes per million instructions,\n"
+    "and samples per second of wall time (model run included).\n"
+    "\n"
+    "Common options: --config F, --set KEY=VALUE, --skip N, --warm N, --max N,\n"
+    "--seed S, --workload NAME, --guest-output (see `icost sim --help`).\n";
+
+static const char analyze_help[] =
+    "usage: icost analyze FILE [--categories LIST] [--program PROGRAM] [--fragments K]\n"
+    "                     [--seed S] [--format text|csv|yaml] [--show all]\n"
+    "\n"
+    "Stitches the signature samples of a sample file (icost profile) into fragments\n"
+    "(paper Fig. 7), solves each fragment's dependence graph for every subset of the\n"
+    "categories and prints the cost/interaction-cost breakdown.\n"
+    "\n"
+    "  --categories LIST  comma list (default: all eight, dl1,win,bw,bmisp,dmiss,\n"
+    "                     shalu,lgalu,imiss)\n"
+    "  --program PROGRAM  the ELF the samples came from (default: the path recorded in\n"
+    "                     FILE); its size and hash must match the recorded ones\n"
+    "  --fragments K      stitch K signature samples chosen at random without\n"
+    "                     replacement (default: all of them)\n"
+    "  --seed S           seed of the fragment choice and the bootstrap (default 1)\n"
+    "  --format F         text (default), csv or yaml\n"
+    "  --show all         list every interaction (default with more than 4 categories:\n"
+    "                     pairs with the first category, the rest summed as `other`)\n"
+    "\n"
+    "Numbers. For each stitched fragment f and subset S, t_f(S) is the critical path\n"
+    "of its graph with S idealized (sources before the fragment at time 0). Entries\n"
+    "are icost of the summed times T(S) = sum_f t_f(S) in percent of T({}) (= sum of\n"
+    "icost over fragments / sum of fragment times), base = T(all chosen) in percent;\n"
+    "entries sum to 100. cycles = T(S) scaled by the run's timed instructions / the\n"
+    "fragments' instructions (an estimate of the whole run). lo/hi: bootstrap 95%\n"
+    "interval of each percent (1000 resamples of the fragments with replacement).\n"
+    "Stitching counts: fragments = signature samples walked; stitched = completed;\n"
+    "aborted = given up (pc outside the code, bits impossible for the opcode, or an\n"
+    "indirect target with no detailed sample); per stitched instruction: exact = its\n"
+    "best detailed sample matched every known bit of the 21-instruction window,\n"
+    "approximate = some bit differed, inferred = no detailed sample for its pc\n"
+    "(latencies from its bits and the machine's defaults).\n";
+
+/* ---- profile ------------------------------------------------------------- */
+
+typedef struct profile_opts {
+  const char *out;
+  uint64_t sample_interval, signature_interval, length;
+} profile_opts;
+
+static int opt_value(int argc, char **argv, int i, const char *name, const char **val, int *used,
+                     ic_err *err) {
+  size_t l = strlen(name);
+  if (strncmp(argv[i], name, l) != 0) return 0;
+  if (argv[i][l] == '=') {
+    *val = argv[i] + l + 1;
+    *used = 1;
+    return 1;
+  }
+  if (argv[i][l] != 0) return 0;
+  if (i + 1 >= argc) {
+    ic_fail(err, IC_EINPUT, "%s needs a value", name);
+    return -1;
+  }
+  *val = argv[i + 1];
+  *used = 2;
+  return 1;
+}
+
+static int profile_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
+  profile_opts *o = ctx;
+  const char *v;
+  int used = 0, r;
+  if ((r = opt_value(argc, argv, i, "-o", &v, &used, err)) != 0) {
+    if (r < 0) return -1;
+    o->out = v;
+    return used;
+  }
+  static const char *const nums[] = {"--sample-interval", "--signature-interval",
+                                     "--fragment-length"};
+  uint64_t *dst[] = {&o->sample_interval, &o->signature_interval, &o->length};
+  for (int k = 0; k < 3; k++) {
+    if ((r = opt_value(argc, argv, i, nums[k], &v, &used, err)) == 0) continue;
+    if (r < 0) return -1;
+    uint64_t n;
+    uint64_t hi = k == 2 ? SIG_MAX_LENGTH : (UINT64_C(1) << 40);
+    if (cli_parse_count(v, &n) != 0 || n == 0 || n > hi) {
+      ic_fail(err, IC_EINPUT, "%s '%s': expected a count from 1 to %llu", nums[k], v,
+              (unsigned long long)hi);
+      return -1;
+    }
+    *dst[k] = n;
+    return used;
+  }
+  return 0;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void progress_insns(void *ctx, uint64_t n) {
+  (void)ctx;
+  fprintf(stderr, "\r%llu instructions", (unsigned long long)n);
+}
+
+int cmd_profile(int argc, char **argv) {
+  static char name[] = "profile";
+  argv[0] = name;
+  profile_opts po = {NULL, IC_PROFILER_DEFAULT_DETAIL_INTERVAL,
+                     IC_PROFILER_DEFAULT_SIGNATURE_INTERVAL, SIG_DEFAULT_LENGTH};
+  cli_run_opts ro;
+  ic_err err;
+  ic_status st = cli_run_parse(argc, argv, &ro, profile_option, &po, &err);
+  if (st != IC_OK) return cli_fail_err(st, &err);
+  if (ro.help) {
+    fputs(profile_help, stdout);
+    return 0;
+  }
+  if (!po.out) return cli_fail(2, "profile: -o FILE is required");
+  cli_run run;
+  memset(&run, 0, sizeof run);
+  if ((st = cli_run_setup(&ro, &run, &err)) != IC_OK) return cli_fail_err(st, &err);
+
+  sig_file_header h;
+  memset(&h, 0, sizeof h);
+  sig_writer *w = NULL;
+  sig_sampler *smp = NULL;
+  char *yaml = NULL;
+  size_t yaml_len = 0;
+  if ((st = sig_machine_from_config(run.config, &h.machine, &err)) != IC_OK) goto fail;
+  if ((st = sig_file_identity(run.workload.argv[0], &h.elf_size, &h.elf_hash, &err)) != IC_OK)
+    goto fail;
+  FILE *ys = open_memstream(&yaml, &yaml_len);
+  if (!ys || ooo_config_write(run.config, ys) != IC_OK || fclose(ys) != 0) {
+    st = ic_fail(&err, IC_ERUN, "profile: cannot format the machine config");
+    goto fail;
+  }
+  h.version = SIG_FILE_VERSION;
+  h.detail_interval = po.sample_interval;
+  h.signature_interval = po.signature_interval;
+  h.length = (uint32_t)po.length;
+  h.seed = ro.seed;
+  h.skip = run.skipped;
+  h.warm = run.warm;
+  h.max = run.max;
+  h.argc = run.workload.argc;
+  h.argv = run.workload.argv;
+  h.config_yaml = yaml;
+  if ((st = sig_writer_open(&w, po.out, &h, &err)) != IC_OK) goto fail;
+  sig_sampler_opts so = {po.sample_interval, po.signature_interval, (uint32_t)po.length, ro.seed};
+  ic_program_image img = rv_proc_image((rv_proc *)run.checkpoint);
+  if ((st = sig_sampler_create(&smp, &so, &h.machine, &img, sig_writer_out(w), &err)) != IC_OK)
+    goto fail;
+  ic_graph_sink sink = sig_sampler_sink(smp, NULL);
+  int tty = isatty(2);
+  double t0 = now_s();
+  ooo_stats os;
+  st = cli_run_execute(&run, 0, &sink, tty ? progress_insns : NULL, NULL, &os, &err);
+  double secs = now_s() - t0;
+  if (tty) fputs("\r\033[K", stderr);
+  if (st != IC_OK) goto fail;
+  sig_sampler_finish(smp);
+  sig_sampler_stats ss;
+  sig_sampler_get_stats(smp, &ss);
+  st = sig_writer_close(w, ss.instructions, &err);
+  w = NULL;
+  if (st != IC_OK) goto fail;
+  struct stat sb;
+  uint64_t bytes = stat(po.out, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+  double samples = (double)(ss.details + ss.skeletons);
+  fprintf(stderr,
+          "icost: profile: %llu detailed + %llu signature samples (%llu dropped at the end) from "
+          "%llu instructions; %s: %llu bytes (%.0f bytes per million instructions); %.0f "
+          "samples/s over %.2f s\n",
+          (unsigned long long)ss.details, (unsigned long long)ss.skeletons,
+          (unsigned long long)ss.dropped, (unsigned long long)ss.instructions, po.out,
+          (unsigned long long)bytes,
+          ss.instructions ? (double)bytes * 1e6 / (double)ss.instructions : 0.0,
+          secs > 0 ? samples / secs : 0.0, secs);
+  sig_sampler_destroy(smp);
+  free(yaml);
+  cli_run_free(&run);
+  return 0;
+fail:
+  sig_writer_abort(w);
+  sig_sampler_destroy(smp);
+  free(yaml);
+  cli_run_free(&run);
+  return cli_fail_err(st, &err);
+}
+
+/* ---- analyze ------------------------------------------------------------- */
+
+static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_file_header *h,
+                         const sig_file_totals *tot, const ic_profiler_stats *ps) {
+  const ic_stitch_stats *s = &ps->stitch;
+  if (fmt == IC_FMT_YAML) {
+    fprintf(f, "file: %s\nprogram: %s\nmethod: profiler\ninstructions: %llu\n", file, h->argv[0],
+            (unsigned long long)tot->instructions);
+    fprintf(f, "samples:\n  detailed: %llu\n  signature: %llu\n", (unsigned long long)tot->details,
+            (unsigned long long)tot->skeletons);
+    fprintf(f,
+            "stitching:\n  fragments: %llu\n  stitched: %llu\n  aborted: %llu\n"
+            "  instructions: %llu\n  exact: %llu\n  approximate: %llu\n  inferred: %llu\n",
+            (unsigned long long)s->fragments, (unsigned long long)s->stitched,
+            (unsigned long long)s->aborted, (unsigned long long)s->instructions,
+            (unsigned long long)s->exact, (unsigned long long)s->approx,
+            (unsigned long long)s->inferred);
+    for (int k = 0; k < IC_STITCH_ABORT_COUNT; k++)
+      fprintf(f, "  aborted_%s: %llu\n", ic_stitch_abort_names[k],
+              (unsigned long long)s->abort_why[k]);
+  } else if (fmt == IC_FMT_TEXT) {
+    fprintf(f, "file            %s\nprogram         %s\nmethod          profiler\n", file,
+            h->argv[0]);
+    fprintf(f, "instructions    %llu\nsamples         %llu detailed, %llu signature\n",
+            (unsigned long long)tot->instructions, (unsigned long long)tot->details,
+            (unsigned long long)tot->skeletons);
+    fprintf(f, "fragments       %llu walked, %llu stitched, %llu aborted",
+            (unsigned long long)s->fragments, (unsigned long long)s->stitched,
+            (unsigned long long)s->aborted);
+    for (int k = 0; k < IC_STITCH_ABORT_COUNT; k++)
+      if (s->abort_why[k])
+        fprintf(f, " (%llu: %s)", (unsigned long long)s->abort_why[k], ic_stitch_abort_help[k]);
+    double n = s->instructions ? (double)s->instructions : 1;
+    fprintf(f, "\nstitched insts  %llu: %.1f%% exact, %.1f%% approximate, %.1f%% inferred\n\n",
+            (unsigned long long)s->instructions, 100.0 * (double)s->exact / n,
+            100.0 * (double)s->approx / n, 100.0 * (double)s->inferred / n);
+  }
+}
+
+int cmd_analyze(int argc, char **argv) {
+  const char *file = NULL, *cats_s = NULL, *program = NULL, *format = "text", *show = NULL;
+  uint64_t fragments = 0, seed = 1;
+  ic_err err;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = NULL;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(analyze_help, stdout);
+      return 0;
+    }
+    if (a[0] != '-' || strcmp(a, "-") == 0) {
+      if (file) return cli_fail(2, "analyze: more than one FILE ('%s', '%s')", file, a);
+      file = a;
+      continue;
+    }
+    static const char *const names[] = {"--categories", "--program", "--fragments", "--seed",
+                                        "--format", "--show"};
+    int used = 0, r = 0, k;
+    for (k = 0; k < 6; k++)
+      if ((r = opt_value(argc, argv, i, names[k], &v, &used, &err)) != 0) break;
+    if (r < 0) return cli_fail(2, "%s", err.msg);
+    if (k == 6) return cli_fail(2, "analyze: unknown option '%s'", a);
+    i += used - 1;
+    switch (k) {
+    case 0: cats_s = v; break;
+    case 1: program = v; break;
+    case 2:
+    case 3: {
+      uint64_t n;
+      if (cli_parse_count(v, &n) != 0 || (k == 2 && n == 0))
+        return cli_fail(2, "%s '%s': expected a %s", names[k], v,
+                        k == 2 ? "positive count" : "number");
+      if (k == 2) fragments = n;
+      else seed = n;
+      break;
+    }
+    case 4: format = v; break;
+    default: show = v; break;
+    }
+  }
+  if (!file) return cli_fail(2, "analyze: no sample FILE given (see icost analyze --help)");
+  uint8_t cats[IC_SOLVER_MAX_CATS];
+  int ncat = 0;
+  ic_status st;
+  if (cats_s) {
+    if ((st = ic_parse_categories(cats_s, cats, &ncat, &err)) != IC_OK)
+      return cli_fail(2, "--categories: %s", err.msg);
+  } else {
+    for (int c = 0; c < IC_CAT_COUNT; c++) cats[ncat++] = (uint8_t)c;
+  }
+  ic_format fmt;
+  if ((st = ic_format_parse(format, &fmt, &err)) != IC_OK)
+    return cli_fail(2, "--format: %s", err.msg);
+  int show_all = 0;
+  if (show) {
+    if (strcmp(show, "all") != 0) return cli_fail(2, "--show '%s': only 'all' is known", show);
+    show_all = 1;
+  }
+  sig_db *db = NULL;
+  sig_file_header h;
+  memset(&h, 0, sizeof h);
+  sig_file_totals tot;
+  rv_proc *p = NULL;
+  ic_breakdown b;
+  memset(&b, 0, sizeof b);
+  if ((st = sig_db_create(&db, &err)) != IC_OK) goto done;
+  if ((st = sig_file_read(file, &h, sig_db_out(db), &tot, &err)) != IC_OK) goto done;
+  if ((st = sig_db_build(db, &err)) != IC_OK) goto done;
+  const char *prog = program ? program : h.argv[0];
+  uint64_t size, hash;
+  if ((st = sig_file_identity(prog, &size, &hash, &err)) != IC_OK) goto done;
+  if (size != h.elf_size || hash != h.elf_hash) {
+    st = ic_fail(&err, IC_EINPUT,
+                 "%s: not the program the samples in %s came from (size %llu, recorded %llu; "
+                 "hash differs: %s)",
+                 prog, file, (unsigned long long)size, (unsigned long long)h.elf_size,
+                 hash != h.elf_hash ? "yes" : "no");
+    goto done;
+  }
+  rv_options opt;
+  rv_options_default(&opt);
+  char **pargv = h.argv;
+  char *prog_argv0 = (char *)prog;
+  char *saved = pargv[0];
+  pargv[0] = prog_argv0;
+  st = rv_proc_load(&p, prog, h.argc, pargv, &opt, &err);
+  pargv[0] = saved;
+  if (st != IC_OK) goto done;
+  ic_program_image img = rv_proc_image(p);
+  ic_profiler_opts o = {0};
+  o.cats = cats;
+  o.ncat = ncat;
+  o.machine = h.machine;
+  o.length = h.length;
+  o.fragments = fragments;
+  o.seed = seed;
+  ic_profiler_stats ps;
+  memset(&ps, 0, sizeof ps);
+  st = ic_profiler_analyze(&o, db, &img, tot.instructions, &b, &ps, &err);
+  if (st != IC_OK) goto done;
+  write_stitch(stdout, fmt, file, &h, &tot, &ps);
+  st = ic_breakdown_write(&b, stdout, fmt, show_all, 0, &err);
+  if (st == IC_OK && fflush(stdout) != 0) st = ic_fail(&err, IC_ERUN, "cannot write the breakdown");
+done:
+  ic_breakdown_free(&b);
+  rv_proc_destroy(p);
+  sig_file_header_free(&h);
+  sig_db_destroy(db);
+  if (st != IC_OK) return cli_fail_err(st, &err);
+  return 0;
+}
