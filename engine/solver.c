@@ -570,7 +570,12 @@ static void update_times(ic_solver *s) {
 
 ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_err *err) {
   ic_status st = IC_OK;
-  for (size_t i = 0; i < n && st == IC_OK; i++) st = feed_one(s, &recs[i], err);
+  for (size_t i = 0; i < n && st == IC_OK; i++) {
+    if (i + 2 < n) /* records streamed from a large array: fetch ahead */
+      for (size_t off = 0; off < sizeof *recs; off += 64)
+        __builtin_prefetch((const char *)&recs[i + 2] + off, 0, 3);
+    st = feed_one(s, &recs[i], err);
+  }
   update_times(s);
   return st;
 }

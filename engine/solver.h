@@ -7,11 +7,16 @@
  * over positions in the caller's list: bit k of a mask stands for cats[k].
  *
  * Memory is bounded by the live window, never by run length: node vectors
- * live in ring buffers indexed by sequence number. The window grows on demand
- * to cover the largest source distance seen (a win-idealized CD edge reaches
- * IC_WIN_FACTOR times the ROB back), up to IC_SOLVER_MAX_WINDOW_BYTES of ring
- * memory; an edge whose source is older than the window is evaluated with
- * source time 0 and counted (ic_solver_stats.out_of_window).
+ * live in ring buffers indexed by sequence number (one ring per node kind
+ * that later instructions read: D, P, C). A ring grows on the first sight of
+ * a longer distance to its node kind (a win-idealized CD edge reaches
+ * IC_WIN_FACTOR times the ROB back; it is seen at the first instruction),
+ * up to IC_SOLVER_MAX_WINDOW_BYTES of ring memory; an edge whose source is
+ * older than the window (including the edge that made it grow) is evaluated
+ * with source time 0 and counted (ic_solver_stats.out_of_window). In a graph
+ * with CD, CC and PC edges a source more than IC_WIN_FACTOR*ROB instructions
+ * back cannot bind anyway (its P and C precede D of the instruction), so the
+ * count measures lost precision only for graphs without them.
  *
  * Feeding: either hand ic_solver_sink() to the model (records arrive in
  * commit order, in batches) or call ic_solver_feed() on arrays of records
@@ -47,7 +52,8 @@ typedef struct ic_solver_stats {
   uint64_t out_of_window; /* edges whose source had left the window (time 0 used) */
   uint64_t violations;    /* baseline (S = {}) node times != the records' stamps */
   uint64_t first_violation_seq; /* seq of the first such record (valid if violations) */
-  uint64_t window;        /* current window, instructions */
+  uint64_t window;        /* current window, instructions (the largest of the
+                             D, P and C rings; D stays small) */
   uint64_t clamped;       /* node times older than 2^29 cycles clamped at rebase */
   uint64_t rebases;       /* times the 32-bit relative times were rebased */
 } ic_solver_stats;
