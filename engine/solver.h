@@ -15,8 +15,9 @@
  * older than the window (including the edge that made it grow) is evaluated
  * with source time 0 and counted (ic_solver_stats.out_of_window). In a graph
  * with CD, CC and PC edges a source more than IC_WIN_FACTOR*ROB instructions
- * back cannot bind anyway (its P and C precede D of the instruction), so the
- * count measures lost precision only for graphs without them.
+ * back completed before the instruction dispatched (P(j) <= C(j) <= D(i)),
+ * so its edge can only bind by a latency longer than the destination's own
+ * path from D: the count is an upper bound on edges that could matter.
  *
  * Feeding: either hand ic_solver_sink() to the model (records arrive in
  * commit order, in batches) or call ic_solver_feed() on arrays of records
