@@ -1,0 +1,525 @@
+/* test_sig.c: signature bits (Table VI) on hand-made records, the sampling
+ * hook on a synthetic record stream, the sample file (round trip,
+ * deterministic bytes, rejection of truncated, corrupted and wrong-version
+ * files) and the sample database's best match. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sig.h"
+#include "sig_db.h"
+#include "sig_file.h"
+
+static sig_machine baseline_machine(void) {
+  sig_machine m = {0};
+  m.fetch_width = 6;
+  m.commit_width = 6;
+  m.rob = 64;
+  m.dispatch_ready = 2;
+  m.wakeup = 1;
+  m.recovery = 3;
+  m.frontend_depth = 9;
+  m.lat_int_alu = 1;
+  m.lat_int_mul = 3;
+  m.lat_int_div = 20;
+  m.lat_fp_add = 2;
+  m.lat_fp_mul = 4;
+  m.lat_fp_div = 12;
+  m.l1d_latency = 2;
+  m.l2_latency = 12;
+  m.mem_latency = 100;
+  m.tlb_miss = 30;
+  return m;
+}
+
+static ic_edge *add_edge(ic_graph_rec *r, uint8_t kind, uint32_t dist) {
+  ic_edge *e = &r->edge[r->nedges++];
+  memset(e, 0, sizeof *e);
+  e->kind = kind;
+  e->dist = dist;
+  return e;
+}
+static void add_part(ic_edge *e, uint8_t cat, uint32_t cyc) {
+  e->part[e->nparts].cat = cat;
+  e->part[e->nparts].cycles = cyc;
+  e->nparts++;
+}
+
+/* A plain record: DD, DR, RE, EP (given latency and cat), CC, PC. */
+static void mk(ic_graph_rec *r, uint64_t seq, uint64_t pc, uint8_t op) {
+  memset(r, 0, sizeof *r);
+  r->seq = seq;
+  r->pc = pc;
+  r->opclass = op;
+  add_edge(r, IC_EDGE_DD, 1);
+  add_part(add_edge(r, IC_EDGE_DR, 0), IC_CAT_NONE, 2);
+  add_edge(r, IC_EDGE_RE, 0);
+  add_edge(r, IC_EDGE_EP, 0);
+  add_edge(r, IC_EDGE_CC, 1);
+  add_part(add_edge(r, IC_EDGE_PC, 0), IC_CAT_NONE, 1);
+}
+static ic_edge *edge_of(ic_graph_rec *r, uint8_t kind) {
+  for (int k = 0; k < r->nedges; k++)
+    if (r->edge[k].kind == kind) return &r->edge[k];
+  return NULL;
+}
+
+/* Program image: every pc is 4 bytes except pcs with bit 1 set (2 bytes). */
+static int img_lookup(void *ctx, uint64_t pc, ic_static_inst *out) {
+  (void)ctx;
+  memset(out, 0, sizeof *out);
+  out->valid = 1;
+  out->size = (pc & 2) ? 2 : 4;
+  return 1;
+}
+
+Test(sig, table_vi_bits) {
+  sig_machine m = baseline_machine();
+  ic_program_image img = {NULL, img_lookup};
+  ic_graph_rec r, n;
+  /* one-cycle op, falls through */
+  mk(&r, 0, 0x1000, IC_OP_INT_ALU);
+  mk(&n, 1, 0x1004, IC_OP_INT_ALU);
+  cr_assert_eq(sig_bits(&r, &n, &m, &img), 0);
+  /* I-cache miss on its fetch */
+  add_part(edge_of(&r, IC_EDGE_DD), IC_CAT_IMISS, 12);
+  cr_assert_eq(sig_bits(&r, &n, &m, &img), SIG_B2);
+  /* branch: taken iff next pc != pc + size (size from the image) */
+  mk(&r, 0, 0x1000, IC_OP_BRANCH);
+  mk(&n, 1, 0x1004, IC_OP_INT_ALU);
+  cr_assert_eq(sig_bits(&r, &n, &m, &img), 0);
+  n.pc = 0x2000;
+  cr_assert_eq(sig_bits(&r, &n, &m, &img), SIG_B1);
+  mk(&r, 0, 0x1002, IC_OP_BRANCH); /* a 2-byte branch */
+  n.pc = 0x1004;
+  cr_assert_eq(sig_bits(&r, &n, &m, &img), 0);
+  n.pc = 0x1006;
+  cr_assert_eq(sig_bits(&r, &n, &m, &img), SIG_B1);
+  /* mispredicted: the next record has a PD edge */
+  add_part(add_edge(&n, IC_EDGE_PD, 1), IC_CAT_NONE, 12);
+  cr_assert_eq(sig_bits(&r, &n, &m, &img), SIG_B1 | SIG_B2);
+  n.seq = 5; /* not the next instruction: its PD says nothing */
+  cr_assert_eq(sig_bits(&r, &n, &m, &img), SIG_B1);
+  /* jumps, calls, returns: always bit 1 */
+  const uint8_t jumps[] = {IC_OP_JUMP, IC_OP_CALL, IC_OP_RETURN, IC_OP_IJUMP};
+  for (int k = 0; k < 4; k++) {
+    mk(&r, 0, 0x1000, jumps[k]);
+    mk(&n, 1, 0x3000, IC_OP_INT_ALU);
+    cr_assert_eq(sig_bits(&r, &n, &m, &img), SIG_B1);
+  }
+  /* loads: L1 hit; L1 miss L2 hit; at the L2-hit bound (l2 + tlb = 42);
+     beyond it (L2 miss: bit 1 cleared); a wait on a line in flight (PP) */
+  mk(&n, 1, 0x1004, IC_OP_INT_ALU);
+  const uint32_t dm[] = {0, 12, 42, 43, 112};
+  const unsigned want[] = {SIG_B1, SIG_B1 | SIG_B2, SIG_B1 | SIG_B2, SIG_B2, SIG_B2};
+  for (int k = 0; k < 5; k++) {
+    mk(&r, 0, 0x1000, IC_OP_LOAD);
+    add_part(edge_of(&r, IC_EDGE_EP), IC_CAT_DL1, 2);
+    if (dm[k]) add_part(edge_of(&r, IC_EDGE_EP), IC_CAT_DMISS, dm[k]);
+    cr_assert_eq(sig_bits(&r, &n, &m, &img), want[k], "dmiss part %u", dm[k]);
+  }
+  mk(&r, 0, 0x1000, IC_OP_LOAD);
+  add_part(edge_of(&r, IC_EDGE_EP), IC_CAT_DL1, 2);
+  add_edge(&r, IC_EDGE_PP, 3);
+  cr_assert_eq(sig_bits(&r, &n, &m, &img), SIG_B1 | SIG_B2);
+  /* stores: bit 1; a DTLB miss sets bit 2 */
+  mk(&r, 0, 0x1000, IC_OP_STORE);
+  add_part(edge_of(&r, IC_EDGE_EP), IC_CAT_NONE, 1);
+  cr_assert_eq(sig_bits(&r, &n, &m, &img), SIG_B1);
+  add_part(edge_of(&r, IC_EDGE_EP), IC_CAT_DMISS, 30);
+  cr_assert_eq(sig_bits(&r, &n, &m, &img), SIG_B1 | SIG_B2);
+}
+
+/* A synthetic stream: a loop of 8 instructions at 0x1000; a load at slot 2
+   that misses every third time, a branch at slot 6 back to the start taken
+   except in every fifth iteration (then slot 7, a jump back, runs), and
+   the instruction after the branch charged a misprediction every fifth
+   time. */
+static void synth(ic_graph_rec *r, size_t n) {
+  uint64_t pc = 0x1000;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t slot = (pc - 0x1000) / 4;
+    uint8_t op = slot == 2   ? IC_OP_LOAD
+                 : slot == 6 ? IC_OP_BRANCH
+                 : slot == 7 ? IC_OP_JUMP
+                             : IC_OP_INT_ALU;
+    mk(&r[i], i, pc, op);
+    if (op == IC_OP_LOAD) {
+      add_part(edge_of(&r[i], IC_EDGE_EP), IC_CAT_DL1, 2);
+      if (i % 3 == 0) add_part(edge_of(&r[i], IC_EDGE_EP), IC_CAT_DMISS, 112);
+      add_edge(&r[i], IC_EDGE_PR, 4)->flags = IC_EDGE_MEM;
+    } else {
+      add_part(edge_of(&r[i], IC_EDGE_EP), IC_CAT_SHALU, 1);
+    }
+    if (i > 0 && r[i - 1].opclass == IC_OP_BRANCH && (i / 7) % 5 == 0)
+      add_part(add_edge(&r[i], IC_EDGE_PD, 1), IC_CAT_NONE, 12);
+    if (i >= 6) add_part(add_edge(&r[i], IC_EDGE_FBW, 6), IC_CAT_BW, 1);
+    if (op == IC_OP_BRANCH) pc = (i / 8) % 5 == 4 ? pc + 4 : 0x1000;
+    else if (op == IC_OP_JUMP) pc = 0x1000;
+    else pc += 4;
+  }
+}
+
+typedef struct collect {
+  sig_detail *d;
+  size_t nd;
+  sig_skeleton *s;
+  size_t ns;
+} collect;
+
+static ic_status col_detail(void *ctx, const sig_detail *d, ic_err *err) {
+  (void)err;
+  collect *c = ctx;
+  c->d = realloc(c->d, (c->nd + 1) * sizeof *c->d);
+  c->d[c->nd++] = *d;
+  return IC_OK;
+}
+static ic_status col_skel(void *ctx, const sig_skeleton *s, ic_err *err) {
+  (void)err;
+  collect *c = ctx;
+  c->s = realloc(c->s, (c->ns + 1) * sizeof *c->s);
+  c->s[c->ns] = *s;
+  c->s[c->ns].bits = malloc(s->n);
+  memcpy(c->s[c->ns].bits, s->bits, s->n);
+  c->ns++;
+  return IC_OK;
+}
+static void col_free(collect *c) {
+  for (size_t i = 0; i < c->ns; i++) free(c->s[i].bits);
+  free(c->s);
+  free(c->d);
+}
+
+static void run_sampler(const ic_graph_rec *r, size_t n, uint64_t iv, uint64_t siv, uint32_t len,
+                        uint64_t seed, size_t batch, collect *c, sig_sampler_stats *st) {
+  sig_machine m = baseline_machine();
+  ic_program_image img = {NULL, img_lookup};
+  sig_sampler *s;
+  ic_err err;
+  memset(c, 0, sizeof *c);
+  sig_out out = {c, col_detail, col_skel};
+  sig_sampler_opts o = {iv, siv, len, seed};
+  cr_assert_eq(sig_sampler_create(&s, &o, &m, &img, out, &err), IC_OK, "%s", err.msg);
+  ic_graph_sink k = sig_sampler_sink(s, NULL);
+  for (size_t i = 0; i < n; i += batch)
+    cr_assert_eq(k.consume(k.ctx, r + i, i + batch <= n ? batch : n - i, &err), IC_OK);
+  sig_sampler_finish(s);
+  sig_sampler_get_stats(s, st);
+  sig_sampler_destroy(s);
+}
+
+Test(sig, sampler_every_instruction) {
+  enum { N = 3000 };
+  ic_graph_rec *r = malloc(N * sizeof *r);
+  synth(r, N);
+  sig_machine m = baseline_machine();
+  ic_program_image img = {NULL, img_lookup};
+  unsigned bits[N];
+  for (size_t i = 0; i + 1 < N; i++) bits[i] = sig_bits(&r[i], &r[i + 1], &m, &img);
+  collect c;
+  sig_sampler_stats st;
+  run_sampler(r, N, 1, 500, 300, 3, 37, &c, &st);
+  cr_assert_eq(st.instructions, N);
+  cr_assert_eq(c.nd, N - SIG_HALF - 1);
+  cr_assert_eq(st.details, c.nd);
+  for (size_t k = 0; k < c.nd; k++) {
+    const sig_detail *d = &c.d[k];
+    cr_assert_eq(d->seq, k);
+    cr_assert_eq(d->pc, r[k].pc);
+    cr_assert_eq(d->next_pc, r[k + 1].pc);
+    uint64_t w = 0;
+    for (int j = 0; j < SIG_WINDOW; j++) {
+      int64_t q = (int64_t)k + j - SIG_HALF;
+      if (q >= 0) w |= (uint64_t)bits[q] << (2 * j);
+    }
+    cr_assert_eq(d->sig, w, "sample %zu", k);
+    /* the PD into the next instruction is an item of this sample */
+    int has_pd = 0, has_mem = 0;
+    for (int q = 0; q < d->nitems; q++) {
+      has_pd |= d->item[q].kind == IC_EDGE_PD && d->item[q].flags == 0;
+      has_mem |= d->item[q].kind == IC_EDGE_PR && d->item[q].dist == 4;
+    }
+    cr_assert_eq(has_pd, edge_of(&r[k + 1], IC_EDGE_PD) != NULL);
+    cr_assert_eq(has_mem, r[k].opclass == IC_OP_LOAD);
+    cr_assert_eq(d->present & SIG_HAS_FBW, k >= 6 ? SIG_HAS_FBW : 0);
+  }
+  cr_assert_gt(c.ns, 2);
+  for (size_t k = 0; k < c.ns; k++) {
+    cr_assert_eq(c.s[k].n, 300);
+    cr_assert_eq(c.s[k].start_pc, r[c.s[k].seq].pc);
+    for (uint32_t j = 0; j < 300; j++) cr_assert_eq(c.s[k].bits[j], bits[c.s[k].seq + j]);
+    if (k) cr_assert_geq(c.s[k].seq, c.s[k - 1].seq + 300);
+  }
+  /* batching does not change anything */
+  collect c2;
+  sig_sampler_stats st2;
+  run_sampler(r, N, 1, 500, 300, 3, 1000, &c2, &st2);
+  cr_assert_eq(c2.nd, c.nd);
+  cr_assert_eq(c2.ns, c.ns);
+  cr_assert_eq(memcmp(c.d, c2.d, c.nd * sizeof *c.d), 0);
+  col_free(&c);
+  col_free(&c2);
+  free(r);
+}
+
+Test(sig, sampler_interval_and_seed) {
+  enum { N = 20000 };
+  ic_graph_rec *r = malloc(N * sizeof *r);
+  synth(r, N);
+  collect a, b, c;
+  sig_sampler_stats sa, sb, sc;
+  run_sampler(r, N, 50, 3000, 200, 1, 64, &a, &sa);
+  run_sampler(r, N, 50, 3000, 200, 1, 64, &b, &sb);
+  run_sampler(r, N, 50, 3000, 200, 2, 64, &c, &sc);
+  /* mean 50: about N/50 = 400 samples (uniform [1, 99]: sd of the count ~ 12) */
+  cr_assert(a.nd > 300 && a.nd < 500, "%zu detailed samples", a.nd);
+  cr_assert_eq(a.nd, b.nd);
+  cr_assert_eq(memcmp(a.d, b.d, a.nd * sizeof *a.d), 0);
+  int differ = a.nd != c.nd;
+  for (size_t k = 0; !differ && k < a.nd; k++) differ = a.d[k].seq != c.d[k].seq;
+  cr_assert(differ, "another seed gives the same sample positions");
+  col_free(&a);
+  col_free(&b);
+  col_free(&c);
+  free(r);
+}
+
+Test(sig, sampler_rejects_bad_options) {
+  sig_machine m = baseline_machine();
+  sig_sampler *s;
+  ic_err err;
+  sig_out out = {0};
+  sig_sampler_opts o = {0, 10, 100, 1};
+  cr_assert_eq(sig_sampler_create(&s, &o, &m, NULL, out, &err), IC_EINPUT);
+  o.detail_interval = 1;
+  o.length = 0;
+  cr_assert_eq(sig_sampler_create(&s, &o, &m, NULL, out, &err), IC_EINPUT);
+  o.length = SIG_MAX_LENGTH + 1;
+  cr_assert_eq(sig_sampler_create(&s, &o, &m, NULL, out, &err), IC_EINPUT);
+}
+
+/* ---- the sample file ---- */
+
+static char *argv_prog[] = {"/bin/prog", "arg one", NULL};
+
+static void header(sig_file_header *h) {
+  memset(h, 0, sizeof *h);
+  h->version = SIG_FILE_VERSION;
+  h->machine = baseline_machine();
+  h->detail_interval = 1;
+  h->signature_interval = 500;
+  h->seed = 3;
+  h->length = 300;
+  h->elf_size = 1234;
+  h->elf_hash = 0xabcdef;
+  h->argc = 2;
+  h->argv = argv_prog;
+  h->config_yaml = "core:\n  rob: 64\n";
+}
+
+/* Writes the synthetic stream's samples to path; returns the file bytes. */
+static uint8_t *write_file(const char *path, size_t n, size_t *len) {
+  ic_graph_rec *r = malloc(n * sizeof *r);
+  synth(r, n);
+  collect c;
+  sig_sampler_stats st;
+  run_sampler(r, n, 3, 200, 100, 9, 64, &c, &st);
+  sig_file_header h;
+  header(&h);
+  sig_writer *w;
+  ic_err err;
+  cr_assert_eq(sig_writer_open(&w, path, &h, &err), IC_OK, "%s", err.msg);
+  sig_out o = sig_writer_out(w);
+  /* interleave as the hook would: by completion order, here details then a skeleton */
+  size_t ks = 0;
+  for (size_t k = 0; k < c.nd; k++) {
+    cr_assert_eq(o.detail(o.ctx, &c.d[k], &err), IC_OK);
+    if (ks < c.ns && c.s[ks].seq + c.s[ks].n <= c.d[k].seq)
+      cr_assert_eq(o.skeleton(o.ctx, &c.s[ks++], &err), IC_OK);
+  }
+  while (ks < c.ns) cr_assert_eq(o.skeleton(o.ctx, &c.s[ks++], &err), IC_OK);
+  cr_assert_eq(sig_writer_close(w, n, &err), IC_OK, "%s", err.msg);
+  col_free(&c);
+  free(r);
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f);
+  fseek(f, 0, SEEK_END);
+  *len = (size_t)ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t *buf = malloc(*len);
+  cr_assert_eq(fread(buf, 1, *len, f), *len);
+  fclose(f);
+  return buf;
+}
+
+Test(sig, file_round_trip_and_deterministic) {
+  char p1[512], p2[512];
+  snprintf(p1, sizeof p1, "%s/h7_sig_a.bin", ICOST_BUILD_DIR);
+  snprintf(p2, sizeof p2, "%s/h7_sig_b.bin", ICOST_BUILD_DIR);
+  size_t l1, l2;
+  uint8_t *a = write_file(p1, 4000, &l1);
+  uint8_t *b = write_file(p2, 4000, &l2);
+  cr_assert_eq(l1, l2);
+  cr_assert_eq(memcmp(a, b, l1), 0, "two runs with one seed wrote different bytes");
+  /* read back: the same samples */
+  ic_graph_rec *r = malloc(4000 * sizeof *r);
+  synth(r, 4000);
+  collect c, back;
+  sig_sampler_stats st;
+  run_sampler(r, 4000, 3, 200, 100, 9, 64, &c, &st);
+  memset(&back, 0, sizeof back);
+  sig_file_header h;
+  sig_file_totals tot;
+  ic_err err;
+  sig_out o = {&back, col_detail, col_skel};
+  cr_assert_eq(sig_file_read(p1, &h, o, &tot, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(tot.details, c.nd);
+  cr_assert_eq(tot.skeletons, c.ns);
+  cr_assert_eq(tot.instructions, 4000);
+  cr_assert_eq(back.nd, c.nd);
+  for (size_t k = 0; k < c.nd; k++) {
+    const sig_detail *x = &c.d[k], *y = &back.d[k];
+    cr_assert(x->seq == y->seq && x->pc == y->pc && x->next_pc == y->next_pc &&
+              x->sig == y->sig && x->opclass == y->opclass && x->present == y->present &&
+              x->nitems == y->nitems);
+    for (int q = 0; q < x->nitems; q++) {
+      cr_assert(x->item[q].kind == y->item[q].kind && x->item[q].dist == y->item[q].dist &&
+                x->item[q].flags == y->item[q].flags && x->item[q].nparts == y->item[q].nparts);
+      for (int p = 0; p < x->item[q].nparts; p++)
+        cr_assert(x->item[q].part[p].cat == y->item[q].part[p].cat &&
+                  x->item[q].part[p].cycles == y->item[q].part[p].cycles);
+    }
+  }
+  cr_assert_eq(back.ns, c.ns);
+  for (size_t k = 0; k < c.ns; k++) {
+    cr_assert(c.s[k].seq == back.s[k].seq && c.s[k].start_pc == back.s[k].start_pc &&
+              c.s[k].n == back.s[k].n);
+    cr_assert_eq(memcmp(c.s[k].bits, back.s[k].bits, c.s[k].n), 0);
+  }
+  cr_assert_eq(h.argc, 2);
+  cr_assert_str_eq(h.argv[1], "arg one");
+  cr_assert_str_eq(h.config_yaml, "core:\n  rob: 64\n");
+  cr_assert_eq(h.machine.mem_latency, 100);
+  cr_assert_eq(h.elf_hash, 0xabcdef);
+  sig_file_header_free(&h);
+  col_free(&c);
+  col_free(&back);
+  free(r);
+  free(a);
+  free(b);
+}
+
+Test(sig, file_rejects_truncation_and_corruption, .timeout = 120) {
+  char p[512];
+  snprintf(p, sizeof p, "%s/h7_sig_small.bin", ICOST_BUILD_DIR);
+  size_t len;
+  uint8_t *buf = write_file(p, 400, &len);
+  cr_assert_lt(len, 20000, "the small file has %zu bytes", len);
+  sig_file_header h;
+  ic_err err;
+  sig_out none = {0};
+  cr_assert_eq(sig_file_parse(buf, len, "small.bin", &h, none, NULL, &err), IC_OK, "%s", err.msg);
+  sig_file_header_free(&h);
+  /* every truncation */
+  for (size_t cut = 0; cut < len; cut++) {
+    ic_status st = sig_file_parse(buf, cut, "small.bin", &h, none, NULL, &err);
+    sig_file_header_free(&h);
+    cr_assert_eq(st, IC_EINPUT, "truncated at %zu accepted", cut);
+    cr_assert(strncmp(err.msg, "small.bin: ", 11) == 0, "message does not name the file: %s",
+              err.msg);
+  }
+  /* every single-byte corruption */
+  uint8_t *c = malloc(len);
+  for (size_t at = 0; at < len; at++) {
+    for (int v = 0; v < 2; v++) {
+      memcpy(c, buf, len);
+      c[at] ^= v ? 0xff : 0x01;
+      ic_status st = sig_file_parse(c, len, "small.bin", &h, none, NULL, &err);
+      sig_file_header_free(&h);
+      cr_assert_eq(st, IC_EINPUT, "byte %zu ^ %s accepted", at, v ? "0xff" : "0x01");
+    }
+  }
+  /* trailing garbage */
+  uint8_t *g = malloc(len + 1);
+  memcpy(g, buf, len);
+  g[len] = 0;
+  cr_assert_eq(sig_file_parse(g, len + 1, "small.bin", &h, none, NULL, &err), IC_EINPUT);
+  sig_file_header_free(&h);
+  /* another version */
+  memcpy(c, buf, len);
+  c[8] = 2;
+  cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "version 2") != NULL, "%s", err.msg);
+  sig_file_header_free(&h);
+  /* a missing file */
+  cr_assert_eq(sig_file_read(ICOST_BUILD_DIR "/h7_no_such_file", &h, none, NULL, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "h7_no_such_file") != NULL);
+  free(g);
+  free(c);
+  free(buf);
+}
+
+Test(sig, writer_abort_leaves_nothing) {
+  char p[512];
+  snprintf(p, sizeof p, "%s/h7_sig_aborted.bin", ICOST_BUILD_DIR);
+  remove(p);
+  sig_file_header h;
+  header(&h);
+  sig_writer *w;
+  ic_err err;
+  cr_assert_eq(sig_writer_open(&w, p, &h, &err), IC_OK);
+  sig_writer_abort(w);
+  FILE *f = fopen(p, "rb");
+  cr_assert_null(f, "an aborted write left %s", p);
+  cr_assert_neq(sig_writer_open(&w, "/nonexistent-dir/x.bin", &h, &err), IC_OK);
+  cr_assert(strstr(err.msg, "/nonexistent-dir/x.bin") != NULL, "%s", err.msg);
+}
+
+/* ---- the database ---- */
+
+static sig_detail det(uint64_t seq, uint64_t pc, uint64_t sig) {
+  sig_detail d;
+  memset(&d, 0, sizeof d);
+  d.seq = seq;
+  d.pc = pc;
+  d.sig = sig;
+  return d;
+}
+
+Test(sig, database_best_match) {
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  const uint64_t full = SIG_MASK42;
+  sig_detail ds[] = {
+      det(100, 0x10, 0x0),   det(200, 0x10, 0x3),  det(300, 0x10, 0x3),
+      det(50, 0x10, 0xf),    det(400, 0x20, 0x0),  det(150, 0x10, 0x3),
+  };
+  for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++)
+    cr_assert_eq(o.detail(o.ctx, &ds[k], &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  cr_assert_eq(sig_db_pcs(db), 2);
+  int same;
+  /* exact signature, nearest retire count wins among equals */
+  const sig_detail *d = sig_db_best(db, 0x10, 0x3, full, 260, &same);
+  cr_assert_eq(same, 42);
+  cr_assert_eq(d->seq, 300);
+  d = sig_db_best(db, 0x10, 0x3, full, 175, &same);
+  cr_assert_eq(d->seq, 150); /* 150 and 200 are 25 away: the lower wins */
+  /* most identical bits beat nearness */
+  d = sig_db_best(db, 0x10, 0x1, full, 100, &same);
+  cr_assert_eq(same, 41);
+  cr_assert(d->sig == 0x0 || d->sig == 0x3);
+  cr_assert_eq(d->seq, 100); /* 0x0 and 0x3 both differ in one bit: nearest */
+  /* the mask: only bits 2..3 known */
+  d = sig_db_best(db, 0x10, 0xc, 0xc, 0, &same);
+  cr_assert_eq(d->sig, 0xf);
+  cr_assert_eq(same, 2);
+  cr_assert_null(sig_db_best(db, 0x30, 0, full, 0, NULL));
+  d = sig_db_best(db, 0x20, 0x3ff, full, 0, &same);
+  cr_assert_eq(d->seq, 400);
+  cr_assert_eq(same, 32);
+  sig_db_destroy(db);
+}
