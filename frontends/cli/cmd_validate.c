@@ -221,6 +221,12 @@ int cmd_validate(int argc, char **argv) {
       st = ic_fail(&err, IC_EINPUT, "%s: no workload tagged '%s'",
                    v.suite ? v.suite : cli_workload_manifest_path(),
                    v.suite_tag ? v.suite_tag : "full");
+    /* a missing program is found now, not after an hour of the suite */
+    for (size_t i = 0; st == IC_OK && i < n; i++)
+      if (ws[i].argc < 1 || access(ws[i].argv[0], X_OK) != 0)
+        st = ic_fail(&err, IC_EINPUT, "workload %s: %s: not an executable program (build the "
+                                      "workloads: bash bench/workloads/build.sh DIR)",
+                     ws[i].name, ws[i].argc ? ws[i].argv[0] : "(none)");
     for (size_t i = 0; st == IC_OK && i < n; i++) {
       st = validate_one(&ro, ws[i].name, ws[i].argc, ws[i].argv, rep, &vo, tty, &err);
       if (st != IC_OK) {
