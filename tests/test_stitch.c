@@ -1,0 +1,254 @@
+/* test_stitch.c: the stitcher on a hand-made program image: the walk
+ * (branch bits, call/return stack, indirect targets from samples), the
+ * inference from bits and machine defaults where no sample exists, the
+ * aborts on impossible bit/opcode combinations and unknown targets, and the
+ * exact/approximate/inferred counts.
+ *
+ * Program (4-byte instructions):
+ *   0x1000 addi            0x1004 ld (src x5, dst x6)   0x1008 add x7 <- x6
+ *   0x100c beq -> 0x1000   0x1010 call 0x2000          0x1014 jr (indirect)
+ *   0x2000 mul             0x2004 ret                   0x3000 div */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sig.h"
+#include "sig_db.h"
+#include "solver.h"
+#include "stitch.h"
+
+static sig_machine machine(void) {
+  sig_machine m = {0};
+  m.fetch_width = 6;
+  m.commit_width = 6;
+  m.rob = 64;
+  m.dispatch_ready = 2;
+  m.wakeup = 1;
+  m.recovery = 3;
+  m.frontend_depth = 9;
+  m.lat_int_alu = 1;
+  m.lat_int_mul = 3;
+  m.lat_int_div = 20;
+  m.lat_fp_add = 2;
+  m.lat_fp_mul = 4;
+  m.lat_fp_div = 12;
+  m.l1d_latency = 2;
+  m.l2_latency = 12;
+  m.mem_latency = 100;
+  m.tlb_miss = 30;
+  return m;
+}
+
+static int lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
+  (void)ctx;
+  memset(o, 0, sizeof *o);
+  memset(o->src, IC_REG_NONE, sizeof o->src);
+  memset(o->dst, IC_REG_NONE, sizeof o->dst);
+  o->size = 4;
+  o->valid = 1;
+  switch (pc) {
+  case 0x1000: o->opclass = IC_OP_INT_ALU; o->dst[0] = 5; break;
+  case 0x1004: o->opclass = IC_OP_LOAD; o->src[0] = 5; o->dst[0] = 6; break;
+  case 0x1008: o->opclass = IC_OP_INT_ALU; o->src[0] = 6; o->src[1] = 6; o->dst[0] = 7; break;
+  case 0x100c: o->opclass = IC_OP_BRANCH; o->src[0] = 7; o->target = 0x1000; break;
+  case 0x1010: o->opclass = IC_OP_CALL; o->dst[0] = 1; o->target = 0x2000; break;
+  case 0x1014: o->opclass = IC_OP_IJUMP; o->src[0] = 7; break;
+  case 0x2000: o->opclass = IC_OP_INT_MUL; o->src[0] = 7; o->dst[0] = 7; break;
+  case 0x2004: o->opclass = IC_OP_RETURN; o->src[0] = 1; break;
+  case 0x3000: o->opclass = IC_OP_INT_DIV; break;
+  default: o->valid = 0; return 0;
+  }
+  return 1;
+}
+
+static const ic_program_image img = {NULL, lookup};
+
+static sig_skeleton skel(uint64_t pc, const uint8_t *bits, uint32_t n) {
+  sig_skeleton s = {1000, pc, n, (uint8_t *)bits};
+  return s;
+}
+
+static sig_db *empty_db(void) {
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  return db;
+}
+
+static const ic_edge *find(const ic_graph_rec *r, uint8_t kind, uint32_t dist) {
+  for (int k = 0; k < r->nedges; k++)
+    if (r->edge[k].kind == kind && (dist == 0 || r->edge[k].dist == dist)) return &r->edge[k];
+  return NULL;
+}
+
+#define B1 SIG_B1
+#define B2 SIG_B2
+
+Test(stitch, walk_and_infer_without_samples) {
+  sig_machine m = machine();
+  sig_db *db = empty_db();
+  /* two loop iterations (branch taken, then a mispredicted taken branch
+     whose load missed the L2), then fall through into the call */
+  const uint8_t bits[] = {0, B1, 0, B1, 0, B2, 0, B1 | B2, 0, B1 | B2, 0, 0, B1, 0, B1};
+  const uint64_t pcs[] = {0x1000, 0x1004, 0x1008, 0x100c, 0x1000, 0x1004, 0x1008, 0x100c,
+                          0x1000, 0x1004, 0x1008, 0x100c, 0x1010, 0x2000, 0x2004};
+  uint32_t n = sizeof bits;
+  sig_skeleton sk = skel(0x1000, bits, n);
+  ic_graph_rec recs[sizeof bits];
+  size_t built;
+  ic_stitch_stats st = {0};
+  ic_err err;
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, n);
+  for (uint32_t k = 0; k < n; k++) cr_assert_eq(recs[k].pc, pcs[k], "position %u", k);
+  cr_assert_eq(st.inferred, n);
+  cr_assert_eq(st.stitched, 1);
+  /* an L1 hit load: dl1 = l1d.latency only */
+  const ic_edge *ep = find(&recs[1], IC_EDGE_EP, 0);
+  cr_assert_eq(ic_edge_latency(ep, 0), 2);
+  /* bit2 without bit1 on a load: an L2 miss, dmiss = l2 + mem */
+  ep = find(&recs[5], IC_EDGE_EP, 0);
+  cr_assert_eq(ic_edge_latency(ep, 0), 2 + 12 + 100);
+  cr_assert_eq(ic_edge_latency(ep, IC_CATBIT(IC_CAT_DMISS)), 2);
+  /* bit2 and bit1 on a load: an L2 hit */
+  cr_assert_eq(ic_edge_latency(find(&recs[9], IC_EDGE_EP, 0), 0), 2 + 12);
+  /* bit2 on a branch: a misprediction, the next instruction gets PD */
+  const ic_edge *pd = find(&recs[8], IC_EDGE_PD, 0);
+  cr_assert_not_null(pd);
+  cr_assert_eq(pd->dist, 1);
+  cr_assert_eq(ic_edge_latency(pd, 0), 3 + 9);
+  cr_assert_null(find(&recs[4], IC_EDGE_PD, 0));
+  /* register dependences rebuilt from the image: add x7 <- x6 (one edge for
+     the two identical sources) from the load one back; ld from addi */
+  int prs = 0;
+  for (int k = 0; k < recs[2].nedges; k++) prs += recs[2].edge[k].kind == IC_EDGE_PR;
+  cr_assert_eq(prs, 1);
+  cr_assert_not_null(find(&recs[2], IC_EDGE_PR, 1));
+  cr_assert_not_null(find(&recs[5], IC_EDGE_PR, 1));
+  /* mul x7 <- x7 in the callee: from the add at position 10 */
+  cr_assert_not_null(find(&recs[13], IC_EDGE_PR, 3));
+  /* machine edges */
+  cr_assert_eq(find(&recs[7], IC_EDGE_FBW, 0)->dist, 6);
+  cr_assert_eq(find(&recs[7], IC_EDGE_CD, 0)->dist, 64);
+  cr_assert_eq(find(&recs[7], IC_EDGE_CBW, 0)->dist, 6);
+  cr_assert_eq(ic_edge_latency(find(&recs[7], IC_EDGE_DR, 0), 0), 2);
+  cr_assert_eq(ic_edge_latency(find(&recs[13], IC_EDGE_EP, 0), 0), 3);
+  /* the records are a graph the solver accepts */
+  ic_solver *sv;
+  const uint8_t cats[2] = {IC_CAT_DMISS, IC_CAT_BMISP};
+  cr_assert_eq(ic_solver_create(&sv, cats, 2, &err), IC_OK);
+  cr_assert_eq(ic_solver_feed(sv, recs, built, &err), IC_OK, "%s", err.msg);
+  const uint64_t *t = ic_solver_times(sv);
+  cr_assert_gt(t[0], t[1]); /* removing the L2 miss helps */
+  cr_assert_gt(t[0], t[2]); /* and the misprediction */
+  ic_solver_destroy(sv);
+  sig_db_destroy(db);
+}
+
+Test(stitch, aborts) {
+  sig_machine m = machine();
+  sig_db *db = empty_db();
+  ic_graph_rec recs[8];
+  size_t built;
+  ic_stitch_stats st = {0};
+  ic_err err;
+  /* bit1 on an add */
+  const uint8_t b1[] = {B1, B1};
+  sig_skeleton sk = skel(0x1000, b1, 2);
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, 0);
+  cr_assert_eq(st.abort_why[IC_STITCH_ABORT_BITS], 1);
+  /* a store or jump without bit1: the call at 0x1010 */
+  const uint8_t b2[] = {0, 0};
+  sk = skel(0x1010, b2, 2);
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(st.abort_why[IC_STITCH_ABORT_BITS], 2);
+  /* a load with neither bit (an L2 miss that is not a miss) */
+  const uint8_t b3[] = {0, 0};
+  sk = skel(0x1004, b3, 2);
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(st.abort_why[IC_STITCH_ABORT_BITS], 3);
+  /* a pc outside the code */
+  sk = skel(0x9000, b2, 2);
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(st.abort_why[IC_STITCH_ABORT_PC], 1);
+  /* a return with an empty stack and no sample: target unknown */
+  const uint8_t b4[] = {0, B1, 0};
+  sk = skel(0x2000, b4, 3);
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(st.abort_why[IC_STITCH_ABORT_TARGET], 1);
+  /* but the last position needs no next pc */
+  sk = skel(0x2000, b4, 2);
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, 2);
+  cr_assert_eq(st.aborted, 5);
+  cr_assert_eq(st.fragments, 6);
+  cr_assert_eq(st.stitched, 1);
+  sig_db_destroy(db);
+}
+
+static sig_detail sample(uint64_t seq, uint64_t pc, uint8_t op, uint64_t next, uint64_t sig) {
+  sig_detail d;
+  memset(&d, 0, sizeof d);
+  d.seq = seq;
+  d.pc = pc;
+  d.opclass = op;
+  d.next_pc = next;
+  d.sig = sig;
+  d.present = SIG_HAS_FBW | SIG_HAS_CD | SIG_HAS_CBW;
+  return d;
+}
+
+Test(stitch, samples_give_targets_and_latencies) {
+  sig_machine m = machine();
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  /* the return at 0x2004 with an empty stack goes where its sample went;
+     the indirect jump 0x1014 too. The mul's sample has a long issue wait. */
+  sig_detail ret = sample(10, 0x2004, IC_OP_RETURN, 0x1014, 0);
+  sig_detail ij = sample(11, 0x1014, IC_OP_IJUMP, 0x3000, 0);
+  /* the skeleton below has bits 0,B1,B1,0 at offsets 0..3 of the mul:
+     window positions 10..13 -> bits 22 and 24 of the signature word */
+  const uint64_t mulsig = ((uint64_t)B1 << 22) | ((uint64_t)B1 << 24);
+  sig_detail mul = sample(9, 0x2000, IC_OP_INT_MUL, 0x2004, mulsig);
+  ic_edge *re = &mul.item[mul.nitems++];
+  re->kind = IC_EDGE_RE;
+  re->nparts = 1;
+  re->part[0].cat = IC_CAT_NONE;
+  re->part[0].cycles = 7;
+  ic_edge *ep = &mul.item[mul.nitems++];
+  ep->kind = IC_EDGE_EP;
+  ep->nparts = 1;
+  ep->part[0].cat = IC_CAT_LGALU;
+  ep->part[0].cycles = 3;
+  /* a second mul sample, nearer in time, with a signature that differs
+     inside the known window */
+  sig_detail mul2 = mul;
+  mul2.seq = 1000;
+  mul2.sig = mulsig ^ ((uint64_t)3 << 20);
+  mul2.item[0].part[0].cycles = 1;
+  cr_assert_eq(o.detail(o.ctx, &ret, &err), IC_OK);
+  cr_assert_eq(o.detail(o.ctx, &ij, &err), IC_OK);
+  cr_assert_eq(o.detail(o.ctx, &mul, &err), IC_OK);
+  cr_assert_eq(o.detail(o.ctx, &mul2, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  const uint8_t bits[] = {0, B1, B1, 0};
+  sig_skeleton sk = skel(0x2000, bits, 4);
+  ic_graph_rec recs[4];
+  size_t built;
+  ic_stitch_stats st = {0};
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, 4);
+  cr_assert_eq(recs[2].pc, 0x1014);
+  cr_assert_eq(recs[3].pc, 0x3000);
+  /* the mul took the sample whose signature matches, not the nearer one */
+  cr_assert_eq(ic_edge_latency(find(&recs[0], IC_EDGE_RE, 0), 0), 7);
+  cr_assert_eq(ic_edge_latency(find(&recs[0], IC_EDGE_EP, 0), IC_CATBIT(IC_CAT_LGALU)), 0);
+  cr_assert_eq(st.inferred, 1); /* the div */
+  cr_assert_eq(st.exact, 1);
+  cr_assert_eq(st.approx, 2);
+  sig_db_destroy(db);
+}
