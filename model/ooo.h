@@ -122,7 +122,13 @@ extern const int ooo_stats_count;
 typedef struct ooo_core ooo_core;
 
 /* Creates a core for machine c (copied) with the categories in `ideal`
- * idealized (DESIGN.md table). Time: O(sizes of the configured tables). */
+ * idealized (DESIGN.md table): dl1 L1D latency 0; win ROB, IQ, LSQ x20;
+ * bw fetch/dispatch, issue, commit widths, store bandwidth, FU counts and
+ * load/store ports x20 and no taken-branch fetch limit; bmisp no
+ * mispredictions; dmiss every data access an L1D and DTLB hit; shalu
+ * one-cycle integer ops (and branches) latency 0; lgalu multi-cycle int and
+ * FP ops latency 0; imiss every fetch an L1I and ITLB hit.
+ * Time: O(sizes of the configured tables). */
 ic_status ooo_create(ooo_core **out, const ooo_config *c, ic_catmask ideal, ic_err *err);
 /* Optional graph hook: one ic_graph_rec per committed timed instruction. */
 void ooo_set_graph_sink(ooo_core *core, ic_graph_sink sink);

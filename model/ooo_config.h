@@ -23,8 +23,8 @@
   X(FRONTEND_DEPTH, "core.frontend_depth", 9, 1, 256, 0, "cycles from fetch to dispatch") \
   X(DISPATCH_READY, "core.dispatch_ready", 2, 1, 256, 0, "cycles from dispatch to the first possible issue (DR edge)") \
   X(ROB, "core.rob", 64, 1, 65536, 0, "reorder buffer (instruction window) entries") \
-  X(IQ, "core.iq", 32, 1, 65536, 0, "issue queue entries (dispatched, not yet issued)") \
-  X(LSQ, "core.lsq", 32, 1, 65536, 0, "load/store queue entries (dispatched, not yet committed)") \
+  X(IQ, "core.iq", 64, 1, 65536, 0, "issue queue entries (dispatched, not yet issued)") \
+  X(LSQ, "core.lsq", 64, 1, 65536, 0, "load/store queue entries (dispatched, not yet committed)") \
   X(ISSUE_WIDTH, "core.issue_width", 6, 1, 256, 0, "instructions issued per cycle") \
   X(WAKEUP, "core.wakeup", 1, 1, 16, 0, "issue-wakeup loop: cycles between back-to-back dependent one-cycle ops") \
   X(COMMIT_WIDTH, "core.commit_width", 6, 1, 256, 0, "instructions committed per cycle (CBW distance)") \

@@ -316,11 +316,14 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   c->cw = (uint32_t)v[OOO_COMMIT_WIDTH] * bf;
   c->sbw = (uint32_t)v[OOO_STORE_BW] * bf;
   c->recov = (uint32_t)v[OOO_RECOVERY];
-  c->fu_n[FU_ALU] = (uint32_t)v[OOO_FU_INT_ALU];
-  c->fu_n[FU_MUL] = (uint32_t)v[OOO_FU_INT_MUL];
-  c->fu_n[FU_FPADD] = (uint32_t)v[OOO_FU_FP_ADD];
-  c->fu_n[FU_FPMD] = (uint32_t)v[OOO_FU_FP_MULDIV];
-  c->fu_n[FU_LDST] = (uint32_t)v[OOO_FU_LDST];
+  /* bw idealizes issue bandwidth, and functional units and ports are issue
+   * slots too: the graph has no FU edge (FU waits are fixed RE parts), so
+   * scaling them keeps the model's idealization the graph's */
+  c->fu_n[FU_ALU] = (uint32_t)v[OOO_FU_INT_ALU] * bf;
+  c->fu_n[FU_MUL] = (uint32_t)v[OOO_FU_INT_MUL] * bf;
+  c->fu_n[FU_FPADD] = (uint32_t)v[OOO_FU_FP_ADD] * bf;
+  c->fu_n[FU_FPMD] = (uint32_t)v[OOO_FU_FP_MULDIV] * bf;
+  c->fu_n[FU_LDST] = (uint32_t)v[OOO_FU_LDST] * bf;
   int sh = (ideal & IC_CATBIT(IC_CAT_SHALU)) != 0, lg = (ideal & IC_CATBIT(IC_CAT_LGALU)) != 0;
   c->lat_alu = sh ? 0 : (uint32_t)v[OOO_LAT_INT_ALU];
   c->lat_mul = lg ? 0 : (uint32_t)v[OOO_LAT_INT_MUL];
