@@ -1,0 +1,165 @@
+/* test_profiler_cli.c: `icost profile` and `icost analyze` end to end on a
+ * tiny cross-compiled loop (skipped without riscv64-linux-gnu-gcc):
+ * the sample file is written deterministically for a seed, analyze prints
+ * a breakdown with CIs and stitching counts in every format, and bad
+ * input (no -o, a missing/truncated/foreign file, a mismatched program)
+ * is a one-line error with exit status 2 and no partial output file. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char loop_src[] =
+    "#include <stdlib.h>\n"
+    "static long a[1 << 16];\n"
+    "int main(int argc, char **argv) {\n"
+    "  long n = argc > 1 ? atol(argv[1]) : 100000, s = 0;\n"
+    "  unsigned x = 12345;\n"
+    "  for (long i = 0; i < n; i++) {\n"
+    "    x = x * 1103515245u + 12345u;\n"
+    "    if (x & 0x10000) s += a[x & 0xffff]; else a[(x >> 3) & 0xffff] = s;\n"
+    "  }\n"
+    "  return (int)(s & 1);\n"
+    "}\n";
+
+static int build(const char *name, const char *src, char *exe, size_t cap) {
+  if (system("riscv64-linux-gnu-gcc --version >/dev/null 2>&1") != 0) return 0;
+  char c[512], cmd[1400];
+  snprintf(c, sizeof c, "%s/h7_%s.c", ICOST_BUILD_DIR, name);
+  snprintf(exe, cap, "%s/h7_%s", ICOST_BUILD_DIR, name);
+  FILE *f = fopen(c, "w");
+  if (!f) return 0;
+  fputs(src, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s %s", exe, c);
+  return system(cmd) == 0;
+}
+
+/* Runs `icost ARGS`; returns the exit status; out/err get file paths. */
+static int icost(const char *args, char *out, char *err) {
+  static int n = 0;
+  snprintf(out, 512, "%s/h7_cli_%d.out", ICOST_BUILD_DIR, n);
+  snprintf(err, 512, "%s/h7_cli_%d.err", ICOST_BUILD_DIR, n++);
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", ICOST_BINARY, args, out, err);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)n + 1);
+  size_t got = fread(b, 1, (size_t)n, f);
+  b[got] = 0;
+  fclose(f);
+  if (len) *len = got;
+  return b;
+}
+
+static int one_line(const char *path) {
+  char *s = slurp(path, NULL);
+  int ok = s && strncmp(s, "icost: ", 7) == 0 && strchr(s, '\n') == s + strlen(s) - 1;
+  free(s);
+  return ok;
+}
+
+#define RUN_OPTS "--skip 100k --warm 50k --max 200k --sample-interval 8 --signature-interval 2000 --fragment-length 500"
+
+Test(profiler_cli, profile_then_analyze, .timeout = 120) {
+  char exe[512], out[512], err[512], args[2048], f1[512], f2[512];
+  if (!build("cli_loop", loop_src, exe, sizeof exe)) cr_skip_test("riscv64-linux-gnu-gcc missing");
+  snprintf(f1, sizeof f1, "%s/h7_cli_a.samples", ICOST_BUILD_DIR);
+  snprintf(f2, sizeof f2, "%s/h7_cli_b.samples", ICOST_BUILD_DIR);
+  snprintf(args, sizeof args, "profile -o %s " RUN_OPTS " --seed 4 -- %s 10000000", f1, exe);
+  cr_assert_eq(icost(args, out, err), 0, "profile failed: %s", slurp(err, NULL));
+  char *e = slurp(err, NULL);
+  cr_assert(strstr(e, "detailed") && strstr(e, "samples/s"), "stderr: %s", e);
+  free(e);
+  snprintf(args, sizeof args, "profile -o %s " RUN_OPTS " --seed 4 -- %s 10000000", f2, exe);
+  cr_assert_eq(icost(args, out, err), 0);
+  size_t l1, l2;
+  char *a = slurp(f1, &l1), *b = slurp(f2, &l2);
+  cr_assert(l1 == l2 && memcmp(a, b, l1) == 0, "two profiles with one seed differ");
+  free(b);
+  /* analyze, text */
+  snprintf(args, sizeof args, "analyze %s --categories dmiss,bmisp,win", f1);
+  cr_assert_eq(icost(args, out, err), 0, "analyze failed: %s", slurp(err, NULL));
+  char *t = slurp(out, NULL);
+  cr_assert(strstr(t, "stitched insts") && strstr(t, "95% CI") && strstr(t, "dmiss+bmisp") &&
+                strstr(t, "\ntotal ") && strstr(t, "100.0\n"),
+            "%s", t);
+  free(t);
+  /* yaml and csv */
+  snprintf(args, sizeof args, "analyze %s --categories dmiss,bmisp --format yaml --fragments 5",
+           f1);
+  cr_assert_eq(icost(args, out, err), 0);
+  t = slurp(out, NULL);
+  cr_assert(strstr(t, "stitching:\n  fragments: 5\n") && strstr(t, "lo:"), "%s", t);
+  free(t);
+  snprintf(args, sizeof args, "analyze %s --categories dmiss --format csv", f1);
+  cr_assert_eq(icost(args, out, err), 0);
+  t = slurp(out, NULL);
+  cr_assert(strncmp(t, "set,cycles,percent,lo,hi\n", 25) == 0, "%s", t);
+  free(t);
+  /* a truncated copy is rejected naming the file */
+  char tr[512];
+  snprintf(tr, sizeof tr, "%s/h7_cli_trunc.samples", ICOST_BUILD_DIR);
+  FILE *f = fopen(tr, "wb");
+  fwrite(a, 1, l1 / 2, f);
+  fclose(f);
+  snprintf(args, sizeof args, "analyze %s", tr);
+  cr_assert_eq(icost(args, out, err), 2);
+  cr_assert(one_line(err));
+  e = slurp(err, NULL);
+  cr_assert(strstr(e, tr) != NULL, "%s", e);
+  free(e);
+  free(a);
+  /* a mismatched program */
+  char other[512];
+  if (!build("cli_other", "int main(void) { return 0; }\n", other, sizeof other))
+    cr_assert_fail("second build failed");
+  snprintf(args, sizeof args, "analyze %s --program %s", f1, other);
+  cr_assert_eq(icost(args, out, err), 2);
+  cr_assert(one_line(err));
+  e = slurp(err, NULL);
+  cr_assert(strstr(e, "not the program") != NULL, "%s", e);
+  free(e);
+}
+
+Test(profiler_cli, usage_errors) {
+  char out[512], err[512];
+  cr_assert_eq(icost("profile --max 10", out, err), 2);
+  cr_assert(one_line(err));
+  cr_assert_eq(icost("profile -o /tmp/x --sample-interval 0", out, err), 2);
+  cr_assert(one_line(err));
+  cr_assert_eq(icost("analyze", out, err), 2);
+  cr_assert(one_line(err));
+  cr_assert_eq(icost("analyze " ICOST_BUILD_DIR "/h7_no_such.samples", out, err), 2);
+  cr_assert(one_line(err));
+  cr_assert_eq(icost("analyze " ICOST_SOURCE_DIR "/CMakeLists.txt", out, err), 2);
+  cr_assert(one_line(err));
+  char *e = slurp(err, NULL);
+  cr_assert(strstr(e, "not a sample file") != NULL, "%s", e);
+  free(e);
+  cr_assert_eq(icost("analyze x y", out, err), 2);
+  cr_assert_eq(icost("analyze x --format xml", out, err), 2);
+  cr_assert_eq(icost("analyze --help", out, err), 0);
+  cr_assert_eq(icost("profile --help", out, err), 0);
+}
+
+Test(profiler_cli, failed_profile_leaves_no_file, .timeout = 60) {
+  char out[512], err[512], args[2048], path[512];
+  snprintf(path, sizeof path, "%s/h7_cli_fail.samples", ICOST_BUILD_DIR);
+  remove(path);
+  /* a program that cannot be loaded */
+  snprintf(args, sizeof args, "profile -o %s -- %s/CMakeLists.txt", path, ICOST_SOURCE_DIR);
+  cr_assert_neq(icost(args, out, err), 0);
+  cr_assert(one_line(err));
+  FILE *f = fopen(path, "rb");
+  cr_assert_null(f, "a failed profile left %s", path);
+}
