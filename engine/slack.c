@@ -69,7 +69,8 @@ ic_status ic_slack_create(ic_slack **out, uint32_t window, ic_err *err) {
   s->window = window;
   s->half = window / 2;
   s->cap = pow2_at_least(window);
-  s->acap = pow2_at_least((uint64_t)window * IC_SLACK_REACH_FACTOR);
+  uint64_t reach = (uint64_t)window * IC_SLACK_REACH_FACTOR;
+  s->acap = pow2_at_least(reach > IC_SLACK_MIN_REACH ? reach : IC_SLACK_MIN_REACH);
   s->pcs_cap = 1024;
   s->rec = malloc(s->cap * sizeof *s->rec);
   s->req = malloc(s->cap * sizeof *s->req);

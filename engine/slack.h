@@ -4,7 +4,9 @@
  * Arrival times: a forward pass over the stream evaluates every node as the
  * maximum over its incoming edges of source arrival plus latency (baseline
  * graph, nothing idealized); sources before the first record, or further
- * back than the arrival ring reaches (IC_SLACK_REACH_FACTOR x the window),
+ * back than the arrival ring reaches (the larger of IC_SLACK_REACH_FACTOR
+ * windows and IC_SLACK_MIN_REACH records, so arrivals stay exact even for
+ * small windows),
  * count as time 0. The pass is checked against the model's stamps: every
  * disagreement is counted (the model promises none).
  *
@@ -66,8 +68,10 @@
 #define IC_SLACK_DEFAULT_WINDOW 8192u
 #define IC_SLACK_MIN_WINDOW 2u
 #define IC_SLACK_MAX_WINDOW (1u << 22)
-/* The arrival ring holds this many windows of arrival times. */
+/* The arrival ring holds this many windows of arrival times, and at least
+ * IC_SLACK_MIN_REACH records (40 bytes each). */
 #define IC_SLACK_REACH_FACTOR 4u
+#define IC_SLACK_MIN_REACH 65536u
 
 typedef struct ic_slack ic_slack;
 

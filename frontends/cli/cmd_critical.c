@@ -105,8 +105,9 @@ static void crit_help(void) {
       "the cycles), the %% of all nodes of each kind that are critical, mean slack, the\n"
       "critical miss and misprediction cycles, the number of windows, and two checks: nodes\n"
       "whose recomputed time differs from the model's stamp (should be 0) and edges whose\n"
-      "source lay beyond the %ux-window reach (treated as time 0).\n",
-      IC_SLACK_DEFAULT_WINDOW, IC_SLACK_MIN_WINDOW, IC_SLACK_MAX_WINDOW, IC_SLACK_REACH_FACTOR);
+      "source lay beyond the reach of the arrival times kept (the larger of %u windows and\n"
+      "%u instructions; such a source counts as time 0).\n",
+      IC_SLACK_DEFAULT_WINDOW, IC_SLACK_MIN_WINDOW, IC_SLACK_MAX_WINDOW, IC_SLACK_REACH_FACTOR, IC_SLACK_MIN_REACH);
 }
 
 static void progress(void *ctx, uint64_t committed) {
