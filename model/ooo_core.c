@@ -101,7 +101,7 @@ struct ooo_core {
   uint64_t *wheel_next;
   uint32_t *g_imiss, *g_bw, *g_none; /* front-end gap cycles by cause */
   uint32_t *dwin;                    /* dispatch cycles blocked by a full window */
-  uint32_t *re_fu, *re_mshr;         /* issue cycles blocked by FU / MSHR */
+  uint32_t *re_mshr;                 /* issue cycles blocked by a full MSHR file */
   uint32_t *sb_blk;                  /* commit cycles blocked by store bandwidth */
   uint8_t *blk_why;
   uint64_t *ready_bits;
@@ -374,7 +374,6 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->g_bw, n);
   ALLOC(c->g_none, n);
   ALLOC(c->dwin, n);
-  ALLOC(c->re_fu, n);
   ALLOC(c->re_mshr, n);
   ALLOC(c->sb_blk, n);
   ALLOC(c->blk_why, n);
@@ -426,7 +425,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->in); free(c->F); free(c->D); free(c->R); free(c->E); free(c->P); free(c->C);
   free(c->fl); free(c->pending); free(c->racc); free(c->cons_head); free(c->cons_next);
   free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_none);
-  free(c->dwin); free(c->re_fu); free(c->re_mshr); free(c->sb_blk); free(c->blk_why);
+  free(c->dwin); free(c->re_mshr); free(c->sb_blk); free(c->blk_why);
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
   free(c->wheel_head); free(c->mshr_free); free(c->batch);
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
@@ -599,17 +598,15 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     ic_edge *pr = edge1(&cur, IC_EDGE_PR, (uint32_t)(i - prod[k]), IC_CAT_NONE, c->wk - 1);
     if (k == 3) pr->flags = IC_EDGE_MEM;
   }
-  /* E: RE, the wait split by cause (issue width is what is left) */
+  /* E: RE, the wait split by cause: MSHRs (dmiss) and issue slots (bw) */
   uint64_t wait = c->E[x] - c->R[x];
   ic_edge *re = edge1(&cur, IC_EDGE_RE, 0, IC_CAT_BW, wait);
-  if (wait && (c->re_fu[x] | c->re_mshr[x])) {
-    uint64_t fu = c->re_fu[x], ms = c->re_mshr[x];
+  if (wait && c->re_mshr[x]) {
+    uint64_t ms = c->re_mshr[x];
     if (ms > wait) ms = wait;
-    if (fu > wait - ms) fu = wait - ms;
     re->nparts = 0;
-    edge_add(re, IC_CAT_BW, wait - fu - ms);
+    edge_add(re, IC_CAT_BW, wait - ms); /* issue width and FU/port contention: both issue slots */
     edge_add(re, IC_CAT_DMISS, ms);
-    edge_add(re, IC_CAT_NONE, fu);
   }
   /* P: EP, PP */
   ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);
@@ -764,7 +761,6 @@ static void issue(ooo_core *c, uint64_t t) {
       if (busy[u] < soonest) soonest = busy[u];
     }
     if (unit < 0) {
-      c->re_fu[x]++;
       c->blk_why[x] = IB_FU;
       c->blk_list[c->nblk++] = seq;
       if (soonest < c->blk_wake) c->blk_wake = soonest;
@@ -1050,7 +1046,7 @@ static void fetch(ooo_core *c, uint64_t t) {
         c->g_none[x] += c->depth + (uint32_t)(c->cycle > prev ? c->cycle - prev : 0);
       }
       memset(c->acc, 0, sizeof c->acc);
-      c->dwin[x] = c->re_fu[x] = c->re_mshr[x] = c->sb_blk[x] = 0;
+      c->dwin[x] = c->re_mshr[x] = c->sb_blk[x] = 0;
       uint8_t f = 0;
       if (in->opclass == IC_OP_LOAD) {
         f |= FL_LOAD;
@@ -1150,7 +1146,6 @@ static void account_skip(ooo_core *c, uint64_t k) {
   for (uint32_t j = 0; j < c->nblk; j++) {
     uint64_t x = c->blk_list[j] & c->mask;
     if (c->blk_why[x] == IB_MSHR) c->re_mshr[x] += (uint32_t)k, mshr = 1;
-    else c->re_fu[x] += (uint32_t)k;
   }
   if (mshr) c->st.mshr_full_stalls += k;
 }
