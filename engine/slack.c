@@ -228,7 +228,13 @@ static int edge_tight(const uint64_t *as, const uint64_t *ss, int sn, const uint
 /* Backward pass over [s->win_start, end); reports the first nrep records. */
 static ic_status backward(ic_slack *s, uint64_t end, uint64_t nrep, ic_err *err) {
   uint64_t beg = s->win_start, cm = s->cap - 1, am = s->acap - 1;
-  uint64_t T = s->arr[(end - 1) & am][IC_NODE_C];
+  /* T: the window's last commit, i.e. its latest node (commit is in order
+   * through the CC chain); the max keeps req >= arr even for records
+   * without that chain, so nothing below can wrap */
+  uint64_t T = 0;
+  for (uint64_t i = beg; i < end; i++)
+    for (int k = 0; k < IC_NODE_COUNT; k++)
+      if (s->arr[i & am][k] > T) T = s->arr[i & am][k];
   for (uint64_t i = beg; i < end; i++)
     for (int k = 0; k < IC_NODE_COUNT; k++) s->req[i & cm][k] = T;
   /* Records in reverse, edges in reverse (destination C first): a node's

@@ -477,3 +477,28 @@ Test(slack, malformed_records_are_rejected) {
   cr_assert_eq(ic_slack_consume(s, &r, 1, &err), IC_EINPUT);
   ic_slack_destroy(s);
 }
+
+/* Records without the commit chain: the window end is its latest node, and
+ * every slack stays within the window (no wrap-around). Two instructions,
+ * i0 with EP 10 and i1 with EP 1, independent: T = max(C0, C1) = C0 = 11,
+ * so i0 is critical and i1's nodes have slack 11 - 2 = 9. */
+Test(slack, window_end_is_its_latest_node) {
+  ic_graph_rec r[2];
+  memset(r, 0, sizeof r);
+  for (int i = 0; i < 2; i++) {
+    r[i].seq = (uint64_t)i;
+    add(&r[i], mk_edge(IC_EDGE_EP, 0, i == 0 ? 10 : 1, IC_CAT_NONE));
+    add(&r[i], mk_edge(IC_EDGE_PC, 0, 1, IC_CAT_NONE));
+  }
+  stamp(r, 2);
+  obs_log l;
+  log_init(&l, 2);
+  ic_slack *s = run_slack(r, 2, 0, 2, &l);
+  for (int k = IC_NODE_E; k < IC_NODE_COUNT; k++) {
+    cr_assert_eq(l.slack[0][k], 0);
+    cr_assert_lt(l.slack[1][k], 12);
+  }
+  cr_assert_eq(l.slack[1][IC_NODE_E], 9);
+  ic_slack_destroy(s);
+  log_free(&l);
+}
