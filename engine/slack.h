@@ -12,8 +12,11 @@
  *
  * Required times and slack: records are kept in a ring of the last W
  * (`window`) records. Whenever W records [s, s+W) are held, a backward pass
- * from the window's last commit node C(s+W-1), pinned at its arrival time T,
- * gives every node n of the window its required time
+ * from the window's last commit node C(s+W-1), pinned at its arrival time T
+ * (the window's latest node, since commit is in order; T is taken as the
+ * latest arrival of the window so that records lacking the CC chain cannot
+ * produce negative slack), gives every node n of the window its required
+ * time
  *     req(n) = min(T, min over edges n->m inside the window of req(m) - lat),
  * and its slack = req(n) - arr(n) >= 0: the cycles n can be delayed without
  * delaying C(s+W-1). Slack 0 means n is on a critical path to that node.
