@@ -39,6 +39,7 @@ typedef struct pc_slot {
 
 struct ic_slack {
   uint32_t window, half;
+  ic_catmask ideal;
   uint64_t cap, acap; /* powers of two */
   crec *rec;
   uint64_t (*req)[IC_NODE_COUNT];
@@ -93,6 +94,13 @@ void ic_slack_destroy(ic_slack *s) {
   free(s);
 }
 
+ic_status ic_slack_set_ideal(ic_slack *s, ic_catmask ideal, ic_err *err) {
+  if (s->started) return ic_fail(err, IC_EINPUT, "slack: the idealization must be set before the first record");
+  if (ideal >> IC_CAT_COUNT) return ic_fail(err, IC_EINPUT, "slack: idealization mask %#x names no category", ideal);
+  s->ideal = ideal;
+  return IC_OK;
+}
+
 void ic_slack_set_observer(ic_slack *s, ic_slack_observer fn, void *ctx) {
   s->obs = fn;
   s->obs_ctx = ctx;
@@ -138,6 +146,17 @@ static ic_status pc_get(ic_slack *s, uint64_t pc, ic_slack_pc **out, ic_err *err
   return IC_OK;
 }
 
+/* Edges whose existence belongs to an idealized category (graph_rec.h). */
+static int edge_dropped(int kind, ic_catmask ideal) {
+  switch (kind) {
+  case IC_EDGE_FBW:
+  case IC_EDGE_CBW: return (ideal & IC_CATBIT(IC_CAT_BW)) != 0;
+  case IC_EDGE_PD: return (ideal & IC_CATBIT(IC_CAT_BMISP)) != 0;
+  case IC_EDGE_PP: return (ideal & IC_CATBIT(IC_CAT_DMISS)) != 0;
+  default: return 0;
+  }
+}
+
 /* Checks a record and reduces it to c, edges sorted by destination node
  * (one pass over edges and parts). A malformed record fails with IC_EINPUT
  * and leaves the stream where it was. */
@@ -150,10 +169,10 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
     return ic_fail(err, IC_EINPUT, "graph record seq %llu: %u edges (at most %d)", seq, r->nedges,
                    IC_MAX_EDGES);
   uint64_t lat[IC_MAX_EDGES];
+  uint8_t keep[IC_MAX_EDGES];
   int cnt[IC_NODE_COUNT + 1] = {0};
   c->pc = r->pc;
   c->opclass = r->opclass;
-  c->nedges = r->nedges;
   c->has_ep = c->npd = 0;
   for (int j = 0; j < r->nedges; j++) {
     const ic_edge *e = &r->edge[j];
@@ -171,10 +190,13 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
       if (cat != IC_CAT_NONE && cat >= IC_CAT_COUNT)
         return ic_fail(err, IC_EINPUT, "graph record seq %llu: %s edge part has category %u", seq,
                        ic_edge_names[e->kind], cat);
-      l += e->part[p].cycles; /* baseline: every part counts */
+      if (cat != IC_CAT_NONE && (s->ideal & IC_CATBIT(cat))) continue; /* idealized away */
+      l += e->part[p].cycles;
       if (cat == IC_CAT_DMISS) miss += e->part[p].cycles;
     }
     lat[j] = l;
+    keep[j] = !edge_dropped(e->kind, s->ideal);
+    if (!keep[j]) continue;
     cnt[ic_edge_dst_node[e->kind] + 1]++;
     if (e->kind == IC_EDGE_EP && e->dist == 0 && !c->has_ep) {
       c->has_ep = 1;
@@ -184,10 +206,15 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
     if (e->kind == IC_EDGE_PD && e->dist == 1 && c->npd < 2) c->pd_lat[c->npd++] = l;
   }
   for (int k = 0; k < IC_NODE_COUNT; k++) cnt[k + 1] += cnt[k];
+  c->nedges = (uint8_t)cnt[IC_NODE_COUNT];
   for (int j = 0; j < r->nedges; j++) {
     const ic_edge *e = &r->edge[j];
+    if (!keep[j]) continue;
     uint8_t dn = ic_edge_dst_node[e->kind];
-    c->e[cnt[dn]++] = (cedge){.lat = lat[j], .dist = e->dist, .sn = ic_edge_src_node[e->kind], .dn = dn};
+    uint64_t dist = e->dist;
+    if (e->kind == IC_EDGE_CD && (s->ideal & IC_CATBIT(IC_CAT_WIN))) dist *= IC_WIN_FACTOR;
+    if (dist > UINT32_MAX) dist = UINT32_MAX; /* beyond any reach: time 0 */
+    c->e[cnt[dn]++] = (cedge){.lat = lat[j], .dist = (uint32_t)dist, .sn = ic_edge_src_node[e->kind], .dn = dn};
   }
   return IC_OK;
 }
@@ -214,8 +241,9 @@ static void forward(ic_slack *s, const crec *c, const ic_graph_rec *r) {
     }
     if (src + e->lat > a[e->dn]) a[e->dn] = src + e->lat;
   }
-  for (int k = 0; k < IC_NODE_COUNT; k++)
-    if (a[k] != r->t[k]) s->tot.stamp_mismatches++;
+  if (!s->ideal) /* the stamps are the baseline's */
+    for (int k = 0; k < IC_NODE_COUNT; k++)
+      if (a[k] != r->t[k]) s->tot.stamp_mismatches++;
   memcpy(s->arr[r->seq & (s->acap - 1)], a, sizeof a);
   s->tot.cycles = a[IC_NODE_C];
 }

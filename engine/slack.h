@@ -65,6 +65,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "categories.h"
 #include "graph_rec.h"
 #include "ic_err.h"
 
@@ -118,6 +119,13 @@ typedef void (*ic_slack_observer)(void *ctx, uint64_t seq, uint64_t pc, const ui
 ic_status ic_slack_create(ic_slack **out, uint32_t window, ic_err *err);
 void ic_slack_destroy(ic_slack *s);
 void ic_slack_set_observer(ic_slack *s, ic_slack_observer fn, void *ctx);
+/* Computes slack on the graph idealized by `ideal` (graph_rec.h rules:
+ * parts of those categories zeroed, FBW/CBW dropped for bw, PD for bmisp,
+ * PP for dmiss, CD reaching IC_WIN_FACTOR x further for win): "what is
+ * critical once these events are gone". cycles is then t(ideal), miss and
+ * misprediction cycles count only what is left, and the stamp check is off
+ * (the stamps are the baseline's). Call before the first record. */
+ic_status ic_slack_set_ideal(ic_slack *s, ic_catmask ideal, ic_err *err);
 uint32_t ic_slack_window(const ic_slack *s);
 
 /* Feeds records in sequence order (seq must continue from the previous

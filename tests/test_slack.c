@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "slack.h"
+#include "solver.h"
 
 static ic_edge mk_edge(int kind, uint32_t dist, uint32_t lat, int cat) {
   ic_edge e = {.kind = (uint8_t)kind, .dist = dist, .nparts = 1};
@@ -501,4 +502,74 @@ Test(slack, window_end_is_its_latest_node) {
   cr_assert_eq(l.slack[1][IC_NODE_E], 9);
   ic_slack_destroy(s);
   log_free(&l);
+}
+
+/* The hand graph with dmiss idealized: i0's EP keeps its 2 dl1 cycles.
+ *   i0: D0=0 R0=1 E0=1 P0=3 C0=4;  i1: D1=1 R1=2 E1=2 P1=3 C1=max(4, 5)=5;
+ *   i2: D2=2 R2=max(3, P0=3)=3 E2=3 P2=4 C2=max(5, 6)=6.
+ * Backward from 6: C2=6 P2=5 E2=4 R2=4 D2=3; C1=5 P1=4 E1=3 R1=3
+ * D1=min(R1-1, D2-1)=2; C0=4 P0=min(R2, C0-1)=3 E0=1 R0=1 D0=0.
+ * Slacks: i0 all 0; i1 D1 R1 E1 P1 C0; i2 D1 R1 E1 P1 C0. */
+Test(slack, idealized_hand_graph) {
+  ic_graph_rec r[3];
+  hand_graph(r);
+  ic_slack *s;
+  ic_err err;
+  obs_log l;
+  log_init(&l, 3);
+  cr_assert_eq(ic_slack_create(&s, 0, &err), IC_OK);
+  cr_assert_eq(ic_slack_set_ideal(s, IC_CATBIT(IC_CAT_DMISS), &err), IC_OK);
+  ic_slack_set_observer(s, observe, &l);
+  cr_assert_eq(ic_slack_consume(s, r, 3, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_slack_set_ideal(s, 0, &err), IC_EINPUT);
+  cr_assert_eq(ic_slack_finish(s, &err), IC_OK);
+  static const uint64_t want_t[3][5] = {{0, 1, 1, 3, 4}, {1, 2, 2, 3, 5}, {2, 3, 3, 4, 6}};
+  static const uint64_t want_s[3][5] = {{0, 0, 0, 0, 0}, {1, 1, 1, 1, 0}, {1, 1, 1, 1, 0}};
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 5; k++) {
+      cr_assert_eq(l.arr[i][k], want_t[i][k], "arrival of %c%d", ic_node_names[k], i);
+      cr_assert_eq(l.slack[i][k], want_s[i][k], "slack of %c%d", ic_node_names[k], i);
+    }
+  const ic_slack_totals *t = ic_slack_get_totals(s);
+  cr_assert_eq(t->cycles, 6);
+  cr_assert_eq(t->miss_cycles, 0);
+  cr_assert_eq(t->stamp_mismatches, 0); /* not checked under a mask */
+  ic_slack_destroy(s);
+  log_free(&l);
+}
+
+/* Under every single-category mask and all eight together, the slack
+ * engine's idealized critical-path length equals the powerset solver's
+ * t(S), and no slack is negative (wrapped). */
+Test(slack, idealized_lengths_match_solver) {
+  size_t n = 3000;
+  ic_graph_rec *r = random_graph(n, 17);
+  uint8_t cats[IC_CAT_COUNT];
+  for (int c = 0; c < IC_CAT_COUNT; c++) cats[c] = (uint8_t)c;
+  ic_solver *sv;
+  ic_err err;
+  cr_assert_eq(ic_solver_create(&sv, cats, IC_CAT_COUNT, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_solver_feed(sv, r, n, &err), IC_OK, "%s", err.msg);
+  const uint64_t *ts = ic_solver_times(sv);
+  for (int c = -1; c <= IC_CAT_COUNT; c++) {
+    uint32_t sub = c < 0 ? 0 : c == IC_CAT_COUNT ? (1u << IC_CAT_COUNT) - 1 : 1u << c;
+    ic_catmask mask = ic_solver_subset_catmask(sv, sub);
+    ic_slack *s;
+    obs_log l;
+    log_init(&l, n);
+    cr_assert_eq(ic_slack_create(&s, 512, &err), IC_OK);
+    cr_assert_eq(ic_slack_set_ideal(s, mask, &err), IC_OK);
+    ic_slack_set_observer(s, observe, &l);
+    cr_assert_eq(ic_slack_consume(s, r, n, &err), IC_OK, "%s", err.msg);
+    cr_assert_eq(ic_slack_finish(s, &err), IC_OK);
+    cr_assert_eq(ic_slack_get_totals(s)->cycles, ts[sub], "mask %#x: slack %llu, solver %llu", mask,
+                 (unsigned long long)ic_slack_get_totals(s)->cycles, (unsigned long long)ts[sub]);
+    for (size_t i = 0; i < n; i++)
+      for (int k = 0; k < 5; k++) cr_assert_leq(l.slack[i][k], ts[sub]);
+    ic_slack_destroy(s);
+    log_free(&l);
+  }
+  cr_assert_lt(ts[(1u << IC_CAT_COUNT) - 1], ts[0]);
+  ic_solver_destroy(sv);
+  free(r);
 }

@@ -179,6 +179,15 @@ Test(slack_cli, critical_path_length_equals_sim_cycles) {
   cr_assert_eq(yaml_u64(crit, "\n  instructions: "), yaml_u64(sim, "instructions: "));
   cr_assert_eq(yaml_u64(crit, "stamp_mismatches: "), 0);
   cr_assert_eq(yaml_u64(crit, "window: "), 512);
+  /* the same run's graph with misses idealized: shorter, no miss cycles left */
+  char *ideal;
+  snprintf(args, sizeof args, "critical --ideal dmiss --format yaml -- %s " PROG_ARGS, exe);
+  cr_assert_eq(run(args, &ideal, &err), 0, "%s", err);
+  free(err);
+  cr_assert(strstr(ideal, "ideal: [dmiss]"), "%s", ideal);
+  cr_assert_lt(yaml_u64(ideal, "\n  cycles: "), yaml_u64(sim, "cycles: "));
+  cr_assert_eq(yaml_u64(ideal, "  miss_cycles: "), 0);
+  free(ideal);
   free(crit);
   free(sim);
 }

@@ -27,11 +27,35 @@ static int parse_u64(const char *opt, const char *v, uint64_t *out, ic_err *err)
   return 2;
 }
 
+/* A comma list of category names as a mask; IC_EINPUT names the bad one. */
+static ic_status parse_ideal(const char *list, ic_catmask *out, ic_err *err) {
+  *out = 0;
+  if (!*list) return ic_fail(err, IC_EINPUT, "--ideal: empty category list");
+  char name[32];
+  const char *p = list;
+  while (1) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == 0 || len >= sizeof name)
+      return ic_fail(err, IC_EINPUT, "--ideal '%s': empty or overlong category name", list);
+    memcpy(name, p, len);
+    name[len] = 0;
+    int c = ic_category_lookup(name);
+    if (c < 0) return ic_fail(err, IC_EINPUT, "--ideal: unknown category '%s'", name);
+    if (*out & IC_CATBIT(c)) return ic_fail(err, IC_EINPUT, "--ideal: category '%s' given twice", name);
+    *out |= IC_CATBIT(c);
+    if (!e) break;
+    p = e + 1;
+  }
+  return IC_OK;
+}
+
 /* ---- icost critical ------------------------------------------------------- */
 
 typedef struct crit_opts {
   uint64_t top, window;
   out_format fmt;
+  ic_catmask ideal;
 } crit_opts;
 
 static int crit_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
@@ -55,13 +79,17 @@ static int crit_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
     else return ic_fail(err, IC_EINPUT, "--format '%s': expected text, csv or yaml", v), -1;
     return 2;
   }
+  if (strcmp(argv[i], "--ideal") == 0) {
+    if (!v) return ic_fail(err, IC_EINPUT, "--ideal: missing category list"), -1;
+    return parse_ideal(v, &o->ideal, err) == IC_OK ? 2 : -1;
+  }
   return 0;
 }
 
 static void crit_help(void) {
   printf(
-      "usage: icost critical [common options] [--top N] [--window W] [--format text|csv|yaml]\n"
-      "                      [-- PROGRAM ARGS]\n"
+      "usage: icost critical [common options] [--top N] [--window W] [--ideal LIST]\n"
+      "                      [--format text|csv|yaml] [-- PROGRAM ARGS]\n"
       "\n"
       "Runs the program (default: the default workload) on the timing model, records its\n"
       "dependence graph (paper Table II: nodes D dispatch, R operands ready, E execute,\n"
@@ -70,6 +98,11 @@ static void crit_help(void) {
       "\n"
       "  --top N        print the N static instructions of highest cost (default 20; 0: all)\n"
       "  --window W     slack window, instructions (default %u, %u..%u); see below\n"
+      "  --ideal LIST   analyse the graph with these categories idealized (comma list of\n"
+      "                 dl1 win bw bmisp dmiss shalu lgalu imiss; graph rules of DESIGN.md):\n"
+      "                 what is critical once those events are gone; cycles is then the\n"
+      "                 idealized critical-path length and the stamp check is off. The run\n"
+      "                 itself is always the baseline machine.\n"
       "  --format F     text (aligned table), csv or yaml; same numbers\n"
       "  common options: --config F, --set KEY=VALUE, --skip N, --warm N, --max N, --seed S,\n"
       "                  --workload NAME, --guest-output (see `icost sim --help`)\n"
@@ -139,9 +172,21 @@ static void put_quoted(FILE *f, const char *s, int csv) {
   fputc('"', f);
 }
 
+static void ideal_text(ic_catmask m, char *buf, size_t cap) {
+  size_t k = 0;
+  buf[0] = 0;
+  for (int c = 0; c < IC_CAT_COUNT; c++)
+    if (m & IC_CATBIT(c)) {
+      int w = snprintf(buf + k, cap - k, "%s%s", k ? "," : "", ic_category_names[c]);
+      if (w > 0 && (size_t)w < cap - k) k += (size_t)w;
+    }
+}
+
 static void print_critical(FILE *f, const crit_opts *o, const ic_slack *s, const ic_slack_pc *tab, size_t n,
                            ic_program_image img) {
   const ic_slack_totals *t = ic_slack_get_totals(s);
+  char ideal[128];
+  ideal_text(o->ideal, ideal, sizeof ideal);
   size_t top = o->top == 0 || o->top > n ? n : (size_t)o->top;
   char insn[96];
   if (o->fmt == FMT_CSV) {
@@ -172,7 +217,7 @@ static void print_critical(FILE *f, const crit_opts *o, const ic_slack *s, const
     return;
   }
   if (o->fmt == FMT_YAML) {
-    fprintf(f, "window: %u\n", ic_slack_window(s));
+    fprintf(f, "window: %u\nideal: [%s]\n", ic_slack_window(s), ideal);
     fprintf(f, "totals:\n");
     fprintf(f, "  instructions: %" PRIu64 "\n  cycles: %" PRIu64 "\n", t->instructions, t->cycles);
     fprintf(f, "  critical:\n");
@@ -225,11 +270,12 @@ static void print_critical(FILE *f, const crit_opts *o, const ic_slack *s, const
           "critical miss cycles %" PRIu64 " (%.2f%% of cycles), critical misprediction cycles %" PRIu64
           " (%.2f%%)\n"
           "slack window %u instructions, %" PRIu64 " windows; stamp mismatches %" PRIu64 ", unreached edges %" PRIu64
-          "\n",
+          "\n%s%s%s",
           t->instructions, t->cycles, t->cycles ? (double)t->instructions / (double)t->cycles : 0.0, t->static_pcs,
           top, t->crit_miss_cycles, pct(t->crit_miss_cycles, t->cycles), t->crit_misp_cycles,
           pct(t->crit_misp_cycles, t->cycles), ic_slack_window(s), t->windows, t->stamp_mismatches,
-          t->unreached_edges);
+          t->unreached_edges, o->ideal ? "graph idealized: " : "", ideal,
+          o->ideal ? " (cycles are that graph's critical-path length; stamps not checked)\n" : "");
 }
 
 int cmd_critical(int argc, char **argv) {
@@ -248,6 +294,7 @@ int cmd_critical(int argc, char **argv) {
   if (st != IC_OK) return cli_fail_err(st, &err);
   ic_slack *s = NULL;
   st = ic_slack_create(&s, (uint32_t)co.window, &err);
+  if (st == IC_OK) st = ic_slack_set_ideal(s, co.ideal, &err);
   if (st == IC_OK) {
     ic_graph_sink sink = ic_slack_sink(s);
     ooo_stats stats;
@@ -255,7 +302,7 @@ int cmd_critical(int argc, char **argv) {
     st = cli_run_execute(&run, 0, &sink, tty ? progress : NULL, NULL, &stats, &err);
     if (tty) fputs("\r\033[K", stderr);
     if (st == IC_OK) st = ic_slack_finish(s, &err);
-    if (st == IC_OK && ic_slack_get_totals(s)->cycles != stats.cycles)
+    if (st == IC_OK && !co.ideal && ic_slack_get_totals(s)->cycles != stats.cycles)
       fprintf(stderr, "icost: warning: critical-path length %" PRIu64 " != simulated cycles %" PRIu64 "\n",
               ic_slack_get_totals(s)->cycles, stats.cycles);
   }
@@ -285,28 +332,6 @@ typedef struct graph_opts {
   const char *out;
   ic_catmask ideal;
 } graph_opts;
-
-static ic_status parse_ideal(const char *list, ic_catmask *out, ic_err *err) {
-  *out = 0;
-  if (!*list) return ic_fail(err, IC_EINPUT, "--ideal: empty category list");
-  char name[32];
-  const char *p = list;
-  while (1) {
-    const char *e = strchr(p, ',');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (len == 0 || len >= sizeof name)
-      return ic_fail(err, IC_EINPUT, "--ideal '%s': empty or overlong category name", list);
-    memcpy(name, p, len);
-    name[len] = 0;
-    int c = ic_category_lookup(name);
-    if (c < 0) return ic_fail(err, IC_EINPUT, "--ideal: unknown category '%s'", name);
-    if (*out & IC_CATBIT(c)) return ic_fail(err, IC_EINPUT, "--ideal: category '%s' given twice", name);
-    *out |= IC_CATBIT(c);
-    if (!e) break;
-    p = e + 1;
-  }
-  return IC_OK;
-}
 
 static int graph_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
   graph_opts *o = ctx;
