@@ -31,7 +31,7 @@ extern char **environ;
 static char *const dr_qemu_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", NULL};
 
 /* Full path of an executable found on PATH, or NULL. */
-static char *dr_which(const char *tool) {
+static inline char *dr_which(const char *tool) {
   const char *path = getenv("PATH");
   if (!path) path = "/usr/local/bin:/usr/bin:/bin";
   char *copy = strdup(path), *save = NULL;
@@ -51,8 +51,8 @@ static char *dr_which(const char *tool) {
 /* Starts argv (argv[0] a path) with stdin from /dev/null, stdout and stderr
  * into files (NULL: /dev/null), fd 3 = fd3 when >= 0, environment envp.
  * Returns the child's pid, -1 if fork failed. */
-static pid_t dr_spawn(char *const argv[], char *const envp[], const char *out, const char *err,
-                      int fd3) {
+static inline pid_t dr_spawn(char *const argv[], char *const envp[], const char *out,
+                             const char *err, int fd3) {
   fflush(NULL);
   pid_t pid = fork();
   if (pid != 0) return pid;
@@ -74,7 +74,7 @@ static pid_t dr_spawn(char *const argv[], char *const envp[], const char *out, c
 }
 
 /* Waits for pid: its exit code, 128 + signal when killed, -1 on error. */
-static int dr_wait(pid_t pid) {
+static inline int dr_wait(pid_t pid) {
   if (pid < 0) return -1;
   int st;
   while (waitpid(pid, &st, 0) < 0)
@@ -83,13 +83,14 @@ static int dr_wait(pid_t pid) {
   return 128 + WTERMSIG(st);
 }
 
-static int dr_run(char *const argv[], char *const envp[], const char *out, const char *err,
-                  int fd3) {
+static inline int dr_run(char *const argv[], char *const envp[], const char *out,
+                         const char *err, int fd3) {
   return dr_wait(dr_spawn(argv, envp, out, err, fd3));
 }
 
 /* Reads a whole file; NULL if it cannot be read. *len gets its length. */
-static char *dr_slurp(const char *path, size_t *len) {
+static inline char *dr_slurp(const char *path, size_t *len) {
+  *len = 0;
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   size_t cap = 4096, n = 0;
@@ -114,24 +115,25 @@ static char *dr_slurp(const char *path, size_t *len) {
   return buf;
 }
 
-static int dr_rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
+static inline int dr_rm_one(const char *p, const struct stat *sb, int flag,
+                            struct FTW *ftw) {
   (void)sb, (void)flag, (void)ftw;
   remove(p);
   return 0;
 }
 
 /* Removes dir recursively (if present) and creates it empty. */
-static void dr_fresh_dir(const char *dir) {
+static inline void dr_fresh_dir(const char *dir) {
   nftw(dir, dr_rm_one, 16, FTW_DEPTH | FTW_PHYS);
   cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s: %s", dir, strerror(errno));
 }
 
-static int dr_cmp_names(const void *a, const void *b) {
+static inline int dr_cmp_names(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Sorted entry names of dir (without . and ..); *n gets the count. */
-static char **dr_list(const char *dir, size_t *n) {
+static inline char **dr_list(const char *dir, size_t *n) {
   DIR *d = opendir(dir);
   cr_assert_not_null(d, "opendir %s: %s", dir, strerror(errno));
   char **names = NULL;
@@ -150,7 +152,7 @@ static char **dr_list(const char *dir, size_t *n) {
 
 /* Whether directory trees a (qemu's) and b (icost's) hold the same names,
  * kinds, permission bits and file contents; if not, msg says where. */
-static int dr_dirs_equal(const char *a, const char *b, char *msg, size_t msz) {
+static inline int dr_dirs_equal(const char *a, const char *b, char *msg, size_t msz) {
   size_t na, nb;
   char **la = dr_list(a, &na), **lb = dr_list(b, &nb);
   int ok = 1;
@@ -191,13 +193,13 @@ static int dr_dirs_equal(const char *a, const char *b, char *msg, size_t msz) {
   return ok;
 }
 
-static void dr_compare_dirs(const char *a, const char *b) {
+static inline void dr_compare_dirs(const char *a, const char *b) {
   char msg[1024];
   cr_assert(dr_dirs_equal(a, b, msg, sizeof msg), "%s", msg);
 }
 
 /* First line where two texts differ, for a readable failure message. */
-static void dr_first_diff(const char *a, size_t la, const char *b, size_t lb, char *msg,
+static inline void dr_first_diff(const char *a, size_t la, const char *b, size_t lb, char *msg,
                           size_t msz) {
   size_t i = 0, line = 1, start = 0;
   while (i < la && i < lb && a[i] == b[i]) {
@@ -205,13 +207,14 @@ static void dr_first_diff(const char *a, size_t la, const char *b, size_t lb, ch
     i++;
   }
   const char *ea = memchr(a + start, '\n', la - start), *eb = memchr(b + start, '\n', lb - start);
-  int wa = (int)((ea ? (size_t)(ea - a) : la) - start), wb = (int)((eb ? (size_t)(eb - b) : lb) - start);
+  int wa = (int)((ea ? (size_t)(ea - a) : la) - start);
+  int wb = (int)((eb ? (size_t)(eb - b) : lb) - start);
   snprintf(msg, msz, "line %zu: qemu '%.*s' vs icost emu '%.*s'", line, wa > 160 ? 160 : wa,
            a + start, wb > 160 ? 160 : wb, b + start);
 }
 
 /* Compares two captured outputs; what names the stream. */
-static void dr_compare_files(const char *what, const char *qpath, const char *epath) {
+static inline void dr_compare_files(const char *what, const char *qpath, const char *epath) {
   size_t lq, le;
   char *q = dr_slurp(qpath, &lq), *e = dr_slurp(epath, &le);
   cr_assert(q && e, "cannot read %s captures %s, %s", what, qpath, epath);
@@ -230,7 +233,7 @@ static void dr_compare_files(const char *what, const char *qpath, const char *ep
 /* Parses the pc out of a `qemu -d exec` line,
  *   Trace 0: 0x7f0f26800100 [0000000000000000/0000000000010558/00207600/00000201] _start
  * (the second field in brackets). Returns 0 for other lines. */
-static int dr_qemu_pc(const char *line, uint64_t *pc) {
+static inline int dr_qemu_pc(const char *line, uint64_t *pc) {
   if (strncmp(line, "Trace ", 6) != 0) return 0;
   const char *br = strchr(line, '[');
   if (!br) return 0;
@@ -247,7 +250,7 @@ static int dr_qemu_pc(const char *line, uint64_t *pc) {
  * of the size of the run is written. args are the program's arguments
  * after argv[0]; each side gets its own dir (same length) when
  * dir_q/dir_e are given (replacing "{D}" in args). */
-static void dr_compare_traces(const char *qemu, const char *prog, int nargs, char **args,
+static inline void dr_compare_traces(const char *qemu, const char *prog, int nargs, char **args,
                               const char *dir_q, const char *dir_e, const char *trace_path) {
   char *argv[48];
   int k = 0;
@@ -328,7 +331,7 @@ static void dr_compare_traces(const char *qemu, const char *prog, int nargs, cha
 /* Runs prog under qemu-riscv64 and under icost emu and asserts equal
  * stdout, stderr, exit code and, with dirs, equal files written. {D} in
  * args is replaced by each side's directory. Returns the exit code. */
-static int dr_compare_runs(const char *qemu, const char *prog, int nargs, char **args,
+static inline int dr_compare_runs(const char *qemu, const char *prog, int nargs, char **args,
                            const char *dir_q, const char *dir_e, const char *cap_prefix) {
   char *argv[48];
   char *qo, *qe, *eo, *ee;
@@ -362,11 +365,14 @@ static int dr_compare_runs(const char *qemu, const char *prog, int nargs, char *
   if (qcode != ecode) {
     size_t n;
     char *msg = dr_slurp(ee, &n);
-    cr_assert_fail("exit code %d under qemu, %d under icost emu; icost stderr: %.300s", qcode,
-                   ecode, msg ? msg : "");
+    cr_assert_fail("%s: exit code %d under qemu, %d under icost emu; icost stderr: %.300s", prog,
+                   qcode, ecode, msg ? msg : "");
   }
-  dr_compare_files("stdout", qo, eo);
-  dr_compare_files("stderr", qe, ee);
+  char what[600];
+  snprintf(what, sizeof what, "stdout of %.500s", prog);
+  dr_compare_files(what, qo, eo);
+  snprintf(what, sizeof what, "stderr of %.500s", prog);
+  dr_compare_files(what, qe, ee);
   if (dir_q && dir_e) dr_compare_dirs(dir_q, dir_e);
   remove(qo), remove(qe), remove(eo), remove(ee);
   free(qo), free(qe), free(eo), free(ee);
