@@ -583,10 +583,28 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     e[n] = edge1(&cur, IC_EDGE_PD, 1, IC_CAT_NONE, base);
     edge_add(e[n], IC_CAT_IMISS, gi);
     v[n++] = c->P[(i - 1) & c->mask] + base + gi;
-    gi = 0;
+    /* the refetch's I-cache stall stays on DD too: without the
+     * misprediction (bmisp) the same line would still miss */
+  }
+  /* The front-end gap (I-cache stalls, fetch-group breaks) is a fact about
+   * instruction i and goes on DD whether or not DD binds, up to the actual
+   * distance D(i) - D(i-1): an idealized graph then keeps the gap that an
+   * idealized machine would still have (e.g. the break after a branch that
+   * is no longer mispredicted). */
+  uint64_t gb = c->g_bw[x];
+  if (gi | gb) {
+    uint64_t room = c->D[x] - v[0];
+    uint64_t a = gi < room ? gi : room;
+    edge_add(e[0], IC_CAT_IMISS, a);
+    room -= a;
+    gi -= a;
+    uint64_t bb = gb < room ? gb : room;
+    edge_add(e[0], IC_CAT_BW, bb);
+    gb -= bb;
+    v[0] += a + bb;
   }
   if (c->D[x] > vmax(v, n)) {
-    budget b[4] = {{IC_CAT_IMISS, gi}, {IC_CAT_BW, c->g_bw[x]}, {IC_CAT_WIN, c->dwin[x]},
+    budget b[4] = {{IC_CAT_IMISS, gi}, {IC_CAT_BW, gb}, {IC_CAT_WIN, c->dwin[x]},
                    {IC_CAT_NONE, c->g_none[x]}};
     c->st.graph_unattributed += attribute(e, v, n, 0, c->D[x], b, 4);
   }
@@ -1065,7 +1083,11 @@ static void fetch(ooo_core *c, uint64_t t) {
           c->fl[x] = f;
           c->st.branch_mispredictions++;
           c->misp_seq = i;
-          c->fetch_reason = FR_MISP;
+          /* this cycle ends the group; if width or the taken-branch limit
+           * would have ended it anyway, that is its reason (a correctly
+           * predicted branch would pay it too) */
+          int brk = n == c->fw || (ic_inst_taken(in) && taken + 1 >= c->ftaken);
+          c->fetch_reason = brk ? FR_BW : FR_MISP;
           break;
         }
       }
