@@ -15,15 +15,16 @@
 
 typedef enum { FMT_TEXT, FMT_CSV, FMT_YAML } out_format;
 
+/* Option callbacks return -1 for a bad value, with *err filled by ic_fail. */
+static int bad_value(ic_status st) {
+  (void)st;
+  return -1;
+}
+
 static int parse_u64(const char *opt, const char *v, uint64_t *out, ic_err *err) {
-  if (!v) {
-    ic_fail(err, IC_EINPUT, "%s: missing value", opt);
-    return -1;
-  }
-  if (cli_parse_count(v, out) != 0) {
-    ic_fail(err, IC_EINPUT, "%s '%s': expected a non-negative count", opt, v);
-    return -1;
-  }
+  if (!v) return bad_value(ic_fail(err, IC_EINPUT, "%s: missing value", opt));
+  if (cli_parse_count(v, out) != 0)
+    return bad_value(ic_fail(err, IC_EINPUT, "%s '%s': expected a non-negative count", opt, v));
   return 2;
 }
 
@@ -72,15 +73,15 @@ static int crit_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
     return n;
   }
   if (strcmp(argv[i], "--format") == 0) {
-    if (!v) return ic_fail(err, IC_EINPUT, "--format: missing value"), -1;
+    if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--format: missing value"));
     if (strcmp(v, "text") == 0) o->fmt = FMT_TEXT;
     else if (strcmp(v, "csv") == 0) o->fmt = FMT_CSV;
     else if (strcmp(v, "yaml") == 0) o->fmt = FMT_YAML;
-    else return ic_fail(err, IC_EINPUT, "--format '%s': expected text, csv or yaml", v), -1;
+    else return bad_value(ic_fail(err, IC_EINPUT, "--format '%s': expected text, csv or yaml", v));
     return 2;
   }
   if (strcmp(argv[i], "--ideal") == 0) {
-    if (!v) return ic_fail(err, IC_EINPUT, "--ideal: missing category list"), -1;
+    if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--ideal: missing category list"));
     return parse_ideal(v, &o->ideal, err) == IC_OK ? 2 : -1;
   }
   return 0;
@@ -350,16 +351,16 @@ static int graph_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
     return n;
   }
   if (strcmp(argv[i], "--format") == 0) {
-    if (!v) return ic_fail(err, IC_EINPUT, "--format: missing value"), -1;
+    if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--format: missing value"));
     return ic_export_parse_format(v, &o->fmt, err) == IC_OK ? 2 : -1;
   }
   if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-    if (!v) return ic_fail(err, IC_EINPUT, "%s: missing file name", argv[i]), -1;
+    if (!v) return bad_value(ic_fail(err, IC_EINPUT, "%s: missing file name", argv[i]));
     o->out = v;
     return 2;
   }
   if (strcmp(argv[i], "--ideal") == 0) {
-    if (!v) return ic_fail(err, IC_EINPUT, "--ideal: missing category list"), -1;
+    if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--ideal: missing category list"));
     return parse_ideal(v, &o->ideal, err) == IC_OK ? 2 : -1;
   }
   return 0;
