@@ -416,6 +416,17 @@ Test(solver, equals_reference_on_random_graphs) {
   for (uint64_t seed = 7; seed <= 12; seed++) check_random(300, seed, 200, three, 3);
   for (uint64_t seed = 13; seed <= 16; seed++) check_random(300, seed, 5, odd, 5);
   check_random(50, 17, 3, NULL, 0);
+  /* edge-removing categories at the internal bits the kernels handle per
+   * block (win, bw, bmisp at 32-subset blocks; all four at 8-subset blocks),
+   * in user orders unlike the internal one */
+  static const uint8_t four[] = {IC_CAT_WIN, IC_CAT_DMISS, IC_CAT_BW, IC_CAT_BMISP};
+  static const uint8_t six[] = {IC_CAT_BW, IC_CAT_DL1, IC_CAT_WIN, IC_CAT_SHALU, IC_CAT_BMISP,
+                                IC_CAT_DMISS};
+  static const uint8_t seven[] = {IC_CAT_WIN,   IC_CAT_BMISP, IC_CAT_LGALU, IC_CAT_BW,
+                                  IC_CAT_DMISS, IC_CAT_DL1,   IC_CAT_SHALU};
+  for (uint64_t seed = 18; seed <= 19; seed++) check_random(300, seed, 40, four, 4);
+  for (uint64_t seed = 20; seed <= 21; seed++) check_random(300, seed, 40, six, 6);
+  for (uint64_t seed = 22; seed <= 23; seed++) check_random(300, seed, 40, seven, 7);
 }
 
 /* Huge latencies make the 32-bit relative times rebase many times; results
