@@ -27,7 +27,8 @@
  *   FBW  bw 1 (dist = fetch width)      CD  no parts (dist = ROB entries)
  *   PD   none (recovery + front-end depth), imiss (refetch miss)
  *   DR   none (core.dispatch_ready)     PR  none (core.wakeup - 1); MEM flag
- *   RE   bw (issue width, FU/port busy: bw scales both), dmiss (no free MSHR)
+ *   RE   bw (issue width, pipelined FU/port busy: bw scales both), lgalu
+ *        (every unit held by an unpipelined divide), dmiss (no free MSHR)
  *   EP   shalu (one-cycle ops incl. branches), lgalu (mul/div/fp), loads:
  *        dl1 (L1 latency) + dmiss (DTLB miss, L2, memory, wait for a line
  *        in flight), stores: none 1 + dmiss (DTLB miss)

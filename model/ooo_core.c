@@ -58,7 +58,7 @@ enum { FR_BW, FR_FQ, FR_IMISS, FR_MISP, FR_END, FR_COUNT };
 /* Why the dispatch head could not dispatch. */
 enum { DB_NONE, DB_ROB, DB_IQ, DB_LSQ, DB_EMPTY };
 /* Why a ready instruction could not issue. */
-enum { IB_FU = 1, IB_MSHR = 2 };
+enum { IB_FU = 1, IB_MSHR = 2, IB_LONG = 3 }; /* IB_LONG: every unit held by an unpipelined op */
 
 /* per-instruction flags */
 enum {
@@ -102,6 +102,7 @@ struct ooo_core {
   uint32_t *g_imiss, *g_bw, *g_none; /* front-end gap cycles by cause */
   uint32_t *dwin;                    /* dispatch cycles blocked by a full window */
   uint32_t *re_mshr;                 /* issue cycles blocked by a full MSHR file */
+  uint32_t *re_lg;                   /* ... by units held by unpipelined (divide) ops */
   uint32_t *sb_blk;                  /* commit cycles blocked by store bandwidth */
   uint8_t *blk_why;
   uint64_t *ready_bits;
@@ -375,6 +376,7 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->g_none, n);
   ALLOC(c->dwin, n);
   ALLOC(c->re_mshr, n);
+  ALLOC(c->re_lg, n);
   ALLOC(c->sb_blk, n);
   ALLOC(c->blk_why, n);
   ALLOC(c->ready_bits, n / 64);
@@ -425,7 +427,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->in); free(c->F); free(c->D); free(c->R); free(c->E); free(c->P); free(c->C);
   free(c->fl); free(c->pending); free(c->racc); free(c->cons_head); free(c->cons_next);
   free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_none);
-  free(c->dwin); free(c->re_mshr); free(c->sb_blk); free(c->blk_why);
+  free(c->dwin); free(c->re_mshr); free(c->re_lg); free(c->sb_blk); free(c->blk_why);
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
   free(c->wheel_head); free(c->mshr_free); free(c->batch);
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
@@ -616,15 +618,18 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     ic_edge *pr = edge1(&cur, IC_EDGE_PR, (uint32_t)(i - prod[k]), IC_CAT_NONE, c->wk - 1);
     if (k == 3) pr->flags = IC_EDGE_MEM;
   }
-  /* E: RE, the wait split by cause: MSHRs (dmiss) and issue slots (bw) */
+  /* E: RE, the wait split by cause: MSHRs (dmiss), units held by divides
+   * (lgalu), issue slots (bw) */
   uint64_t wait = c->E[x] - c->R[x];
   ic_edge *re = edge1(&cur, IC_EDGE_RE, 0, IC_CAT_BW, wait);
-  if (wait && c->re_mshr[x]) {
-    uint64_t ms = c->re_mshr[x];
+  if (wait && (c->re_mshr[x] | c->re_lg[x])) {
+    uint64_t ms = c->re_mshr[x], lg = c->re_lg[x];
     if (ms > wait) ms = wait;
+    if (lg > wait - ms) lg = wait - ms;
     re->nparts = 0;
-    edge_add(re, IC_CAT_BW, wait - ms); /* issue width and FU/port contention: both issue slots */
+    edge_add(re, IC_CAT_BW, wait - ms - lg); /* issue width and pipelined FU/port contention */
     edge_add(re, IC_CAT_DMISS, ms);
+    edge_add(re, IC_CAT_LGALU, lg);
   }
   /* P: EP, PP */
   ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);
@@ -779,7 +784,10 @@ static void issue(ooo_core *c, uint64_t t) {
       if (busy[u] < soonest) soonest = busy[u];
     }
     if (unit < 0) {
-      c->blk_why[x] = IB_FU;
+      /* units free next cycle are only pipelined-busy: issue bandwidth;
+       * later, they hold divides whose occupancy is their latency (lgalu) */
+      c->blk_why[x] = soonest > t + 1 ? IB_LONG : IB_FU;
+      if (soonest > t + 1) c->re_lg[x]++;
       c->blk_list[c->nblk++] = seq;
       if (soonest < c->blk_wake) c->blk_wake = soonest;
       seq++;
@@ -1064,7 +1072,7 @@ static void fetch(ooo_core *c, uint64_t t) {
         c->g_none[x] += c->depth + (uint32_t)(c->cycle > prev ? c->cycle - prev : 0);
       }
       memset(c->acc, 0, sizeof c->acc);
-      c->dwin[x] = c->re_mshr[x] = c->sb_blk[x] = 0;
+      c->dwin[x] = c->re_mshr[x] = c->re_lg[x] = c->sb_blk[x] = 0;
       uint8_t f = 0;
       if (in->opclass == IC_OP_LOAD) {
         f |= FL_LOAD;
@@ -1168,6 +1176,7 @@ static void account_skip(ooo_core *c, uint64_t k) {
   for (uint32_t j = 0; j < c->nblk; j++) {
     uint64_t x = c->blk_list[j] & c->mask;
     if (c->blk_why[x] == IB_MSHR) c->re_mshr[x] += (uint32_t)k, mshr = 1;
+    else if (c->blk_why[x] == IB_LONG) c->re_lg[x] += (uint32_t)k;
   }
   if (mshr) c->st.mshr_full_stalls += k;
 }
