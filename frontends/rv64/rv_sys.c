@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -411,6 +412,61 @@ void rv_syscall(rv_proc *p) {
     if ((r = get_path(p, a1, path, sizeof path))) break;
     if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
     r = (nr == 35 ? unlinkat(d, path, (int)(a2 & AT_REMOVEDIR)) : mkdirat(d, path, (mode_t)a2)) ? -errno : 0;
+    break;
+  }
+  case 46: { /* ftruncate */
+    int h = host_fd(p, a0);
+    r = h < 0 ? -EBADF : ftruncate(h, (off_t)a1) ? -errno : 0;
+    break;
+  }
+  case 45: /* truncate */
+    if ((r = get_path(p, a0, path, sizeof path))) break;
+    r = truncate(path, (off_t)a1) ? -errno : 0;
+    break;
+  case 82: case 83: { /* fsync, fdatasync */
+    int h = host_fd(p, a0);
+    r = h < 0 ? -EBADF : (nr == 82 ? fsync(h) : fdatasync(h)) ? -errno : 0;
+    break;
+  }
+  case 38: case 276: { /* renameat, renameat2 */
+    int d1 = dirfd_host(p, (int64_t)a0), d2 = dirfd_host(p, (int64_t)a2);
+    if ((r = get_path(p, a1, path, sizeof path)) || (r = get_path(p, a3, path2, sizeof path2))) break;
+    if ((d1 < 0 && d1 != AT_FDCWD) || (d2 < 0 && d2 != AT_FDCWD)) { r = -EBADF; break; }
+    if (nr == 276 && a4) r = renameat2(d1, path, d2, path2, (unsigned)a4) ? -errno : 0;
+    else r = renameat(d1, path, d2, path2) ? -errno : 0;
+    break;
+  }
+  case 52: { /* fchmod */
+    int h = host_fd(p, a0);
+    r = h < 0 ? -EBADF : fchmod(h, (mode_t)a1) ? -errno : 0;
+    break;
+  }
+  case 53: { /* fchmodat */
+    int d = dirfd_host(p, (int64_t)a0);
+    if ((r = get_path(p, a1, path, sizeof path))) break;
+    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
+    r = fchmodat(d, path, (mode_t)a2, 0) ? -errno : 0;
+    break;
+  }
+  case 59: { /* pipe2 */
+    int hp[2];
+    if (pipe2(hp, O_CLOEXEC | (int)(a1 & O_NONBLOCK))) { r = -errno; break; }
+    int64_t g0 = fd_alloc(p, hp[0], 0);
+    if (g0 < 0) { close(hp[1]); r = g0; break; }
+    int64_t g1 = fd_alloc(p, hp[1], 0);
+    if (g1 < 0) { close(p->fds[g0].host); p->fds[g0].host = -1; r = g1; break; }
+    int32_t g[2] = {(int32_t)g0, (int32_t)g1};
+    r = rv_mem_write(p, a0, g, 8) ? -EFAULT : 0;
+    break;
+  }
+  case 61: { /* getdents64: the record layout is the same on every Linux */
+    int h = host_fd(p, a0);
+    if (h < 0) { r = -EBADF; break; }
+    char *buf = malloc(a2 < 65536 ? (a2 ? a2 : 1) : 65536);
+    if (!buf) { r = -ENOMEM; break; }
+    long k = syscall(SYS_getdents64, h, buf, a2 < 65536 ? a2 : 65536);
+    r = k < 0 ? -errno : rv_mem_write(p, a1, buf, (uint64_t)k) ? -EFAULT : k;
+    free(buf);
     break;
   }
   case 29: r = sys_ioctl(p, a0, a1, a2); break;
