@@ -20,11 +20,11 @@ if [ $# -ne 1 ]; then
   exit 2
 fi
 HERE=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$1"
-OUT=$(cd "$1" && pwd)
+OUT=$(realpath -m "$1")
 case "$OUT/" in
   "$HERE"/*) echo "build.sh: OUTDIR must not be inside $HERE" >&2; exit 2 ;;
 esac
+mkdir -p "$OUT"
 LOGS=$OUT/logs
 mkdir -p "$LOGS" "$OUT/tools"
 
