@@ -28,7 +28,7 @@ static ooo_stats run(const ooo_config *c, ic_catmask ideal, const ic_inst *v, si
   return s;
 }
 
-#define N 64000
+#define N 32000
 #define BODY 15 /* generated instructions per loop iteration (+1 branch) */
 
 /* Count of generated (non-loop-branch) instructions in a stream of n. */
@@ -124,7 +124,7 @@ Test(model_timing, random_branch_mispredicts_half_the_time) {
 Test(model_timing, idealizations_never_slower_on_a_mix) {
   ooo_config *c = base_cfg();
   uint64_t seed = 3;
-  size_t n = 48000;
+  size_t n = 24000;
   ic_inst *v = make_loop(n, 47, g_mix, &seed);
   ooo_stats b = run(c, 0, v, n, 0);
   for (int k = 0; k < IC_CAT_COUNT; k++) {
@@ -188,7 +188,7 @@ Test(model_timing, each_idealization_does_what_it_says) {
   free(v);
   /* win: independent misses overlap 20x more */
   chase_st st2 = {5, 1u << 20};
-  n = 8000;
+  n = 3000;
   v = make_loop(n, BODY, g_chase, &st2);
   for (size_t k = 0; k < n; k++) v[k].src[0] = IC_REG_NONE; /* independent loads */
   b = run(c, 0, v, n, 0);
@@ -205,8 +205,8 @@ Test(model_timing, each_idealization_does_what_it_says) {
             (unsigned long long)b.cycles);
   ooo_config_destroy(m);
   free(v);
-  /* imiss: code spread over 256 KB misses the L1I unless idealized */
-  n = 65536;
+  /* imiss: code spread over 128 KB misses the L1I unless idealized */
+  n = 32768;
   v = calloc(n, sizeof *v);
   for (size_t k = 0; k < n; k++) {
     v[k] = mk(IC_OP_INT_ALU, (uint8_t)(6 + k % 20), IC_REG_NONE, IC_REG_NONE);
@@ -227,7 +227,7 @@ Test(model_timing, each_idealization_does_what_it_says) {
 Test(model_timing, same_input_same_stats) {
   ooo_config *c = base_cfg();
   uint64_t seed = 11;
-  size_t n = 30000;
+  size_t n = 15000;
   ic_inst *v = make_loop(n, 47, g_mix, &seed);
   ooo_stats a = run(c, 0, v, n, 1000), b = run(c, 0, v, n, 1000);
   cr_expect_eq(memcmp(&a, &b, sizeof a), 0);
@@ -241,7 +241,7 @@ Test(model_timing, two_cores_do_not_interfere) {
   ic_err err;
   cr_assert_eq(ooo_config_set(c2, "core.rob=16", &err), IC_OK);
   uint64_t seed = 13;
-  size_t n = 30000;
+  size_t n = 15000;
   ic_inst *v = make_loop(n, 47, g_mix, &seed);
   ooo_stats solo[2], mixed[2];
   for (int pass = 0; pass < 2; pass++) {
