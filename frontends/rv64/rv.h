@@ -12,12 +12,22 @@
  * illegal instruction, ebreak, unsupported system call) is emulator state,
  * queried with rv_proc_state after the run; it is not a host error.
  *
- * Records, register lists: x0 is never listed. An FP instruction lists
- * IC_REG_FCSR as a source when it reads frm dynamically (rm field 7) and as
- * its destination only when it has no register destination of its own and
- * writes fcsr (csr instructions on fflags/frm/fcsr); the accrued fflags
+ * Records, register lists: x0 is never listed; sources in operand order
+ * (rs1, rs2, rs3). An FP instruction lists IC_REG_FCSR as a source when it
+ * reads frm dynamically (rm field 7) and a source slot is left (not for the
+ * fused multiply-adds, whose three slots hold rs1..rs3). The accrued fflags
  * updates of arithmetic ops are not listed, so FP ops do not serialize on
- * fcsr. A csr read of fflags/frm/fcsr lists IC_REG_FCSR as a source. */
+ * fcsr. A csr instruction on fflags/frm/fcsr lists IC_REG_FCSR as a source,
+ * and as its destination when rd is x0 (otherwise rd is the destination).
+ * Op classes follow model/inst.h: LR and AMOs are LOAD (AMOs with
+ * is_mem_rmw), SC is STORE with is_mem_rmw and rd as destination. A record
+ * of a load/store/AMO has the effective address and size; the faulting
+ * instruction of a run that stops produces no record.
+ *
+ * Guest environment: virtual time (1 ns per instruction from a fixed epoch;
+ * rdtime counts at 10 MHz; rdcycle = rdinstret = instructions so far), pid
+ * 1000, uid 1000, a 4 GiB machine with one cpu; system calls that are not
+ * implemented stop the run ("unsupported system call N"). */
 #ifndef RV_H
 #define RV_H
 

@@ -41,7 +41,7 @@ typedef struct rv_pte {
   uint32_t prot;
 } rv_pte;
 
-#define RV_TLB_SIZE 256
+#define RV_TLB_SIZE 1024
 typedef struct rv_tlb {
   uint64_t vpn;     /* ~0: empty */
   uintptr_t addend; /* host address = guest address + addend */
