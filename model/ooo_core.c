@@ -199,12 +199,8 @@ typedef struct budget {
  * after every byte store (uint8_t aliases everything). */
 static inline ic_edge *edge1(ic_edge **cur, uint8_t kind, uint32_t dist, uint8_t cat, uint64_t cyc) {
   ic_edge *e = (*cur)++;
-  e->kind = kind;
-  e->flags = 0;
-  e->dist = dist;
-  e->part[0].cycles = (uint32_t)cyc;
-  e->part[0].cat = cat;
-  e->nparts = cyc != 0;
+  /* one wide store of the whole edge beats five narrow ones */
+  *e = (ic_edge){.kind = kind, .nparts = cyc != 0, .dist = dist, .part = {{(uint32_t)cyc, cat}}};
   return e;
 }
 
