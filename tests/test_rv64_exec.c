@@ -512,3 +512,25 @@ Test(rv64_exec, disassembly) {
   rv_disasm(0x00150513, 0, tiny, sizeof tiny);  /* truncates, never overflows */
   cr_assert_str_eq(tiny, "add");
 }
+
+/* Any 32-bit word decodes and disassembles without trouble; a decoded
+   instruction's record fields are in range. */
+Test(rv64_exec, random_words_decode_safely) {
+  uint64_t s = 99;
+  for (int i = 0; i < 200000; i++) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t w = (uint32_t)(s >> 32);
+    rv_dinst d;
+    rv_decode(w, 0x10000, &d);
+    cr_assert_lt(d.op, RV_OP_COUNT);
+    cr_assert(d.size == 2 || d.size == 4);
+    cr_assert_eq(d.size, (w & 3) == 3 ? 4 : 2);
+    cr_assert_lt(d.opclass, IC_OP_COUNT);
+    for (int k = 0; k < IC_MAX_SRC; k++)
+      cr_assert(d.src[k] == IC_REG_NONE || (d.src[k] > 0 && d.src[k] < IC_REG_COUNT));
+    cr_assert(d.dst[0] == IC_REG_NONE || (d.dst[0] > 0 && d.dst[0] < IC_REG_COUNT));
+    char buf[64];
+    rv_disasm(w, 0x10000, buf, sizeof buf);
+    cr_assert_gt(strlen(buf), 2);
+  }
+}
