@@ -24,8 +24,6 @@ const rv_opinfo rv_opinfo_table[RV_OP_COUNT] = {
 #undef RV_X
 };
 
-int rv_inst_len(uint32_t raw) { return (raw & 3) == 3 ? 4 : 2; }
-
 static inline uint32_t bits(uint32_t v, int hi, int lo) {
   return (v >> lo) & ((1u << (hi - lo + 1)) - 1);
 }

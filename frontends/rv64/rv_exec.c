@@ -3,10 +3,12 @@
  *
  * One loop (run) serves both fast-forward and record production: it is
  * always inlined with rec either NULL or not, so the compiler emits two
- * specialised copies and fast-forward pays nothing for records. Each step
- * fetches a pre-decoded instruction from the direct-mapped decode cache
- * (decoding on a miss) and dispatches with one switch. The instruction
- * budget is a counter compared once per step; there are no interrupts.
+ * specialised copies and fast-forward pays nothing for records. The loop
+ * looks up the block at pc in the direct-mapped block cache (decoding it on
+ * a miss), then walks the block's pre-decoded instructions, dispatching each
+ * with one switch; walking an array keeps the next instruction independent
+ * of the previous one's length. The budget bounds how much of a block runs,
+ * so rv_proc_skip(n) stops after exactly n instructions.
  *
  * Floating point runs on the host's IEEE arithmetic with the host rounding
  * mode switched to the instruction's (only when it changes). Exception flags
@@ -587,8 +589,6 @@ static int exec_csr(rv_proc *p, const rv_dinst *d) {
 
 /* ---- the loop ---- */
 
-static const char *const amo_reason = "misaligned atomic access at address";
-
 static inline __attribute__((always_inline)) uint64_t run(rv_proc *p, uint64_t n, ic_inst *rec) {
   if (p->state != RV_RUNNING || n == 0) return 0;
   fenv_t host_env;
@@ -873,7 +873,7 @@ static inline __attribute__((always_inline)) uint64_t run(rv_proc *p, uint64_t n
     goto out;
   amo_misaligned:
     p->pc = pc;
-    rv_fault(p, "%s 0x%llx", amo_reason, (unsigned long long)maddr);
+    rv_fault(p, "misaligned atomic access at address 0x%llx", (unsigned long long)maddr);
     goto out;
   illegal:
     p->pc = pc;

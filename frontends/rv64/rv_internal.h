@@ -8,8 +8,9 @@
  *     TLBs (read, write) cache page -> host addend for the fast path.
  *     Stores never take the fast path on executable pages, so that the slow
  *     path can drop stale pre-decoded instructions (self-modifying code).
- *   - decode cache: direct-mapped by pc, one pre-decoded rv_dinst per slot
- *     (operation, registers, immediate, and the record's static part).
+ *   - block cache: direct-mapped by start pc; a block is a run of up to
+ *     RV_BLOCK_MAX pre-decoded rv_dinst (operation, registers, immediate,
+ *     and the record's static part) ending at a control transfer.
  *   - hart: x[32], f[32] (NaN-boxed singles), pc, fflags/frm, LR reservation.
  *   - OS: brk, mmap placement, guest fd -> host fd table, virtual clock.
  */
@@ -158,7 +159,7 @@ extern const rv_opinfo rv_opinfo_table[RV_OP_COUNT];
 /* A decoded instruction: what the interpreter needs, plus the static part
    of its record. */
 typedef struct rv_dinst {
-  uint64_t pc; /* decode-cache tag; RV_NO_PC when empty */
+  uint64_t pc; /* the instruction's address */
   int64_t imm;
   uint16_t op;
   uint8_t rd, rs1, rs2, rs3, rm, size;
@@ -262,10 +263,10 @@ void rv_dcache_invalidate(rv_proc *p, uint64_t addr, uint64_t len);
 rv_block *rv_bcache_new(void);
 
 /* ---- decode (rv_decode.c) ---- */
-/* Decodes the instruction whose first 16 bits are lo (and next 16 hi, for a
-   32-bit one) at pc into *d, including the record's static part. */
+/* Decodes the instruction at pc into *d, including the record's static
+   part. raw holds its bytes, little-endian; a compressed one uses only the
+   low 16 bits. Undecodable bits give RV_OP_ILLEGAL. */
 void rv_decode(uint32_t raw, uint64_t pc, rv_dinst *d);
-int rv_inst_len(uint32_t raw);
 
 /* ---- system calls (rv_sys.c) ---- */
 void rv_syscall(rv_proc *p);
