@@ -2,7 +2,9 @@
  * to completion under `icost emu` and gives what qemu-riscv64 gives (stdout,
  * stderr, exit code). The workload directory is $ICOST_WORKLOADS or
  * ICOST_SOURCE_DIR/build/workloads (made by bench/workloads/build.sh); a
- * workload that is not built there is skipped with a message. */
+ * workload that is not built there is skipped with a message. With
+ * ICOST_TRACE_WORKLOADS=1 the executed pc sequences are compared too (slow:
+ * qemu logs every instruction; off by default to keep the suite short). */
 #include "diff/diff_run.h"
 
 #include <criterion/parameterized.h>
@@ -75,5 +77,11 @@ ParameterizedTest(wl_param *p, workloads, short_matches_qemu, .timeout = 300) {
   cr_log_info("workload %s", p->name);
   int code = dr_compare_runs(qemu, p->argv[0], p->argc - 1, args, NULL, NULL, cap);
   cr_expect_eq(code, 0, "workload %s exits %d under both", p->name, code);
+  const char *tr = getenv("ICOST_TRACE_WORKLOADS");
+  if (tr && strcmp(tr, "1") == 0) {
+    char trace[700];
+    snprintf(trace, sizeof trace, "%s.trace", cap);
+    dr_compare_traces(qemu, p->argv[0], p->argc - 1, args, NULL, NULL, trace);
+  }
   free(qemu);
 }

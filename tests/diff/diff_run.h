@@ -307,8 +307,8 @@ static inline void dr_compare_traces(const char *qemu, const char *prog, int nar
     prev = qpc;
     n++;
   }
-  uint64_t qrest = 0, erest = 0;
-  while (fgets(qline, sizeof qline, ql)) qrest += dr_qemu_pc(qline, &qpc) ? 1 : 0;
+  uint64_t qrest = 0, erest = 0, skip;
+  while (fgets(qline, sizeof qline, ql)) qrest += dr_qemu_pc(qline, &skip) ? 1 : 0;
   while (fgets(eline, sizeof eline, el)) erest++;
   fclose(ql);
   fclose(el);
