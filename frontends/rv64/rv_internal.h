@@ -237,6 +237,8 @@ void rv_tlb_flush(rv_proc *p);
    Returns 0, or -1 on out of memory. */
 int rv_mem_map(rv_proc *p, uint64_t addr, uint64_t len, uint32_t prot);
 void rv_mem_unmap(rv_proc *p, uint64_t addr, uint64_t len);
+/* Drops the contents of [addr, addr+len): its pages read as zeros again. */
+void rv_mem_discard(rv_proc *p, uint64_t addr, uint64_t len);
 /* 0, or -1 when some page of the range is not mapped. */
 int rv_mem_protect(rv_proc *p, uint64_t addr, uint64_t len, uint32_t prot);
 int rv_mem_range_free(const rv_proc *p, uint64_t addr, uint64_t len);

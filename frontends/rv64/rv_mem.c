@@ -168,6 +168,18 @@ int rv_mem_protect(rv_proc *p, uint64_t addr, uint64_t len, uint32_t prot) {
   return 0;
 }
 
+void rv_mem_discard(rv_proc *p, uint64_t addr, uint64_t len) {
+  rv_tlb_flush(p);
+  rv_dcache_invalidate(p, addr, len);
+  for (uint64_t a = addr; a < addr + len; a += RV_PAGE_SIZE) {
+    rv_pte *e = rv_mem_pte(p, a >> RV_PAGE_BITS);
+    if (!e || !e->data) continue;
+    free(e->data);
+    e->data = NULL;
+    p->pages_alloc--;
+  }
+}
+
 void rv_mem_move(rv_proc *p, uint64_t old_addr, uint64_t new_addr, uint64_t len) {
   rv_tlb_flush(p);
   rv_dcache_invalidate(p, old_addr, len);

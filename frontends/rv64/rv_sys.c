@@ -482,7 +482,11 @@ void rv_syscall(rv_proc *p) {
     r = rv_mem_protect(p, a0, page_up(a1), (uint32_t)a2) ? -ENOMEM : 0;
     break;
   case 216: r = sys_mremap(p, a0, a1, a2, a3); break;
-  case 233: r = 0; break; /* madvise */
+  case 233: /* madvise: only MADV_DONTNEED has an effect (private pages read as zeros) */
+    if (a0 & RV_PAGE_MASK) { r = -EINVAL; break; }
+    if (a2 == 4 && a1 && a0 + a1 <= RV_VA_LIMIT) rv_mem_discard(p, a0, page_up(a1));
+    r = 0;
+    break;
   case 113: { /* clock_gettime */
     uint64_t ns = p->icount;
     uint64_t sec = ns / 1000000000u + (a0 == 0 || a0 == 5 || a0 == 8 ? RV_EPOCH_SEC : 0);
