@@ -113,6 +113,7 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
   uint64_t maxdist = (uint64_t)IC_WIN_FACTOR * m->rob;
   uint64_t exact = 0, approx = 0, inferred = 0;
   uint32_t n = sk->n;
+  sig_detail cur;
   for (uint32_t k = 0; k < n; k++) {
     ic_static_inst si;
     memset(&si, 0, sizeof si);
@@ -127,8 +128,9 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
       mask |= (uint64_t)3 << (2 * j);
     }
     int same = 0;
-    const sig_detail *d = sig_db_best(db, pc, want, mask, sk->seq + k, &same);
-    if (d && d->opclass != si.opclass) d = NULL;
+    const sig_detail *d = NULL;
+    if (sig_db_best(db, pc, want, mask, sk->seq + k, &cur, &same) && cur.opclass == si.opclass)
+      d = &cur;
     if (!d) inferred++;
     else if (same == __builtin_popcountll(mask)) exact++;
     else approx++;

@@ -3,7 +3,10 @@
  * After build: ord[] holds sample indices sorted by (pc, sig, seq, index);
  * groups[] one entry per distinct (pc, sig) with its range in ord[];
  * pcs[] one entry per pc with its range in groups[]; a power-of-two open
- * addressing table maps pc -> pcs index. */
+ * addressing table maps pc -> pcs index. Samples are stored as a struct of
+ * arrays (pc, signature, retire count: what matching reads) plus a packed
+ * byte pool for the rest, about 100 bytes per sample instead of the 500 of
+ * a sig_detail. */
 #include "sig_db.h"
 
 #include <stdlib.h>
@@ -20,8 +23,12 @@ typedef struct sig_pc {
 } sig_pc;
 
 struct sig_db {
-  sig_detail *det;
+  /* detailed samples, struct of arrays; the rest of a sample (opclass,
+     present, next pc, items) is packed into pool at off[i] */
+  uint64_t *pc, *sig, *seq, *off;
   size_t ndet, capdet;
+  uint8_t *pool;
+  size_t npool, cappool;
   sig_skeleton *sk;
   size_t nsk, capsk;
   int built;
@@ -44,7 +51,11 @@ void sig_db_destroy(sig_db *db) {
   if (!db) return;
   for (size_t i = 0; i < db->nsk; i++) free(db->sk[i].bits);
   free(db->sk);
-  free(db->det);
+  free(db->pc);
+  free(db->sig);
+  free(db->seq);
+  free(db->off);
+  free(db->pool);
   free(db->ord);
   free(db->groups);
   free(db->pcs);
@@ -52,17 +63,95 @@ void sig_db_destroy(sig_db *db) {
   free(db);
 }
 
+/* Packed layout: u8 opclass, u8 present, u8 nitems, u64 next pc, then per
+   item u8 kind, u8 flags, u8 nparts, u32 dist, then per part u8 cat, u32
+   cycles (host byte order: the pool never leaves the process). */
+#define PACK_MAX (3 + 8 + SIG_MAX_ITEMS * (7 + IC_MAX_PARTS * 5))
+
+static size_t pack(const sig_detail *d, uint8_t *b) {
+  size_t n = 0;
+  b[n++] = d->opclass;
+  b[n++] = d->present;
+  b[n++] = d->nitems;
+  memcpy(b + n, &d->next_pc, 8);
+  n += 8;
+  for (int k = 0; k < d->nitems; k++) {
+    const ic_edge *e = &d->item[k];
+    b[n++] = e->kind;
+    b[n++] = e->flags;
+    b[n++] = e->nparts;
+    memcpy(b + n, &e->dist, 4);
+    n += 4;
+    for (int q = 0; q < e->nparts; q++) {
+      b[n++] = e->part[q].cat;
+      memcpy(b + n, &e->part[q].cycles, 4);
+      n += 4;
+    }
+  }
+  return n;
+}
+
+static void unpack(const sig_db *db, size_t i, sig_detail *d) {
+  const uint8_t *b = db->pool + db->off[i];
+  memset(d, 0, sizeof *d);
+  d->pc = db->pc[i];
+  d->sig = db->sig[i];
+  d->seq = db->seq[i];
+  size_t n = 0;
+  d->opclass = b[n++];
+  d->present = b[n++];
+  d->nitems = b[n++];
+  memcpy(&d->next_pc, b + n, 8);
+  n += 8;
+  for (int k = 0; k < d->nitems; k++) {
+    ic_edge *e = &d->item[k];
+    e->kind = b[n++];
+    e->flags = b[n++];
+    e->nparts = b[n++];
+    memcpy(&e->dist, b + n, 4);
+    n += 4;
+    for (int q = 0; q < e->nparts; q++) {
+      e->part[q].cat = b[n++];
+      memcpy(&e->part[q].cycles, b + n, 4);
+      n += 4;
+    }
+  }
+}
+
+static int grow(void **p, size_t elem, size_t cap) {
+  void *q = realloc(*p, elem * cap);
+  if (!q) return -1;
+  *p = q;
+  return 0;
+}
+
 static ic_status db_detail(void *ctx, const sig_detail *d, ic_err *err) {
   sig_db *db = ctx;
   if (db->built) return ic_fail(err, IC_ERUN, "sample database: add after build");
+  if (d->nitems > SIG_MAX_ITEMS) return ic_fail(err, IC_EINPUT, "sample database: bad sample");
+  for (int k = 0; k < d->nitems; k++)
+    if (d->item[k].nparts > IC_MAX_PARTS)
+      return ic_fail(err, IC_EINPUT, "sample database: bad sample");
   if (db->ndet == db->capdet) {
     size_t c = db->capdet ? 2 * db->capdet : 1024;
-    sig_detail *p = realloc(db->det, c * sizeof *p);
-    if (!p) return ic_fail(err, IC_ERUN, "sample database: out of memory");
-    db->det = p;
+    if (grow((void **)&db->pc, 8, c) || grow((void **)&db->sig, 8, c) ||
+        grow((void **)&db->seq, 8, c) || grow((void **)&db->off, 8, c))
+      return ic_fail(err, IC_ERUN, "sample database: out of memory");
     db->capdet = c;
   }
-  db->det[db->ndet++] = *d;
+  if (db->npool + PACK_MAX > db->cappool) {
+    size_t c = db->cappool ? 2 * db->cappool : 65536;
+    while (c < db->npool + PACK_MAX) c *= 2;
+    if (grow((void **)&db->pool, 1, c))
+      return ic_fail(err, IC_ERUN, "sample database: out of memory");
+    db->cappool = c;
+  }
+  size_t i = db->ndet++;
+  db->pc[i] = d->pc;
+  db->sig[i] = d->sig & SIG_MASK42;
+  db->seq[i] = d->seq;
+  db->off[i] = db->npool;
+  db->npool += pack(d, db->pool + db->npool);
   return IC_OK;
 }
 
@@ -92,10 +181,9 @@ sig_out sig_db_out(sig_db *db) {
 
 /* qsort_r is not in C11; a merge sort on indices with the db passed along. */
 static int cmp_idx(const sig_db *db, size_t a, size_t b) {
-  const sig_detail *x = &db->det[a], *y = &db->det[b];
-  if (x->pc != y->pc) return x->pc < y->pc ? -1 : 1;
-  if (x->sig != y->sig) return x->sig < y->sig ? -1 : 1;
-  if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+  if (db->pc[a] != db->pc[b]) return db->pc[a] < db->pc[b] ? -1 : 1;
+  if (db->sig[a] != db->sig[b]) return db->sig[a] < db->sig[b] ? -1 : 1;
+  if (db->seq[a] != db->seq[b]) return db->seq[a] < db->seq[b] ? -1 : 1;
   return a < b ? -1 : a > b;
 }
 
@@ -129,10 +217,9 @@ ic_status sig_db_build(sig_db *db, ic_err *err) {
   free(tmp);
   size_t ng = 0, np = 0;
   for (size_t i = 0; i < n; i++) {
-    const sig_detail *d = &db->det[db->ord[i]];
-    const sig_detail *p = i ? &db->det[db->ord[i - 1]] : NULL;
-    if (!p || p->pc != d->pc) np++, ng++;
-    else if (p->sig != d->sig) ng++;
+    size_t d = db->ord[i], p = i ? db->ord[i - 1] : 0;
+    if (!i || db->pc[p] != db->pc[d]) np++, ng++;
+    else if (db->sig[p] != db->sig[d]) ng++;
   }
   db->groups = malloc((ng ? ng : 1) * sizeof *db->groups);
   db->pcs = malloc((np ? np : 1) * sizeof *db->pcs);
@@ -144,20 +231,19 @@ ic_status sig_db_build(sig_db *db, ic_err *err) {
   if (np >= UINT32_MAX) return ic_fail(err, IC_ERUN, "sample database: too many pcs");
   db->tmask = ts - 1;
   for (size_t i = 0; i < n; i++) {
-    const sig_detail *d = &db->det[db->ord[i]];
-    const sig_detail *p = i ? &db->det[db->ord[i - 1]] : NULL;
-    int newpc = !p || p->pc != d->pc;
-    if (newpc || p->sig != d->sig) {
+    size_t d = db->ord[i], p = i ? db->ord[i - 1] : 0;
+    int newpc = !i || db->pc[p] != db->pc[d];
+    if (newpc || db->sig[p] != db->sig[d]) {
       if (db->ngroups) db->groups[db->ngroups - 1].hi = i;
-      db->groups[db->ngroups].sig = d->sig;
+      db->groups[db->ngroups].sig = db->sig[d];
       db->groups[db->ngroups].lo = i;
       db->ngroups++;
     }
     if (newpc) {
       if (db->npcs) db->pcs[db->npcs - 1].hi = db->ngroups - 1;
-      db->pcs[db->npcs].pc = d->pc;
+      db->pcs[db->npcs].pc = db->pc[d];
       db->pcs[db->npcs].lo = db->ngroups - 1;
-      size_t h = pc_hash(d->pc, db->tmask);
+      size_t h = pc_hash(db->pc[d], db->tmask);
       while (db->table[h]) h = (h + 1) & db->tmask;
       db->table[h] = (uint32_t)(db->npcs + 1);
       db->npcs++;
@@ -173,7 +259,7 @@ size_t sig_db_details(const sig_db *db) { return db->ndet; }
 size_t sig_db_skeletons(const sig_db *db) { return db->nsk; }
 size_t sig_db_pcs(const sig_db *db) { return db->npcs; }
 const sig_skeleton *sig_db_skeleton(const sig_db *db, size_t i) { return &db->sk[i]; }
-const sig_detail *sig_db_detail(const sig_db *db, size_t i) { return &db->det[i]; }
+void sig_db_detail(const sig_db *db, size_t i, sig_detail *out) { unpack(db, i, out); }
 
 static inline uint64_t absdiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
 
@@ -183,27 +269,27 @@ static size_t nearest(const sig_db *db, const sig_group *g, uint64_t seq) {
   size_t lo = g->lo, hi = g->hi; /* first with seq >= want */
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (db->det[db->ord[mid]].seq < seq) lo = mid + 1;
+    if (db->seq[db->ord[mid]] < seq) lo = mid + 1;
     else hi = mid;
   }
   if (lo == g->hi) return g->hi - 1;
   if (lo == g->lo) return lo;
-  uint64_t a = absdiff(db->det[db->ord[lo - 1]].seq, seq);
-  uint64_t b = absdiff(db->det[db->ord[lo]].seq, seq);
+  uint64_t a = absdiff(db->seq[db->ord[lo - 1]], seq);
+  uint64_t b = absdiff(db->seq[db->ord[lo]], seq);
   return a <= b ? lo - 1 : lo;
 }
 
 static int better(const sig_db *db, size_t a, size_t b, uint64_t seq) {
-  const sig_detail *x = &db->det[db->ord[a]], *y = &db->det[db->ord[b]];
-  uint64_t dx = absdiff(x->seq, seq), dy = absdiff(y->seq, seq);
+  uint64_t xs = db->seq[db->ord[a]], ys = db->seq[db->ord[b]];
+  uint64_t dx = absdiff(xs, seq), dy = absdiff(ys, seq);
   if (dx != dy) return dx < dy;
-  if (x->seq != y->seq) return x->seq < y->seq;
+  if (xs != ys) return xs < ys;
   return db->ord[a] < db->ord[b];
 }
 
-const sig_detail *sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
-                              uint64_t seq, int *same) {
-  if (!db->built || !db->npcs) return NULL;
+int sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uint64_t seq,
+                sig_detail *out, int *same) {
+  if (!db->built || !db->npcs) return 0;
   size_t h = pc_hash(pc, db->tmask);
   const sig_pc *e = NULL;
   while (db->table[h]) {
@@ -214,7 +300,7 @@ const sig_detail *sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint
     }
     h = (h + 1) & db->tmask;
   }
-  if (!e) return NULL;
+  if (!e) return 0;
   mask &= SIG_MASK42;
   int best_same = -1;
   size_t best = 0;
@@ -228,5 +314,6 @@ const sig_detail *sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint
     }
   }
   if (same) *same = best_same;
-  return &db->det[db->ord[best]];
+  if (out) unpack(db, db->ord[best], out);
+  return 1;
 }

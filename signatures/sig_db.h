@@ -37,13 +37,15 @@ size_t sig_db_skeletons(const sig_db *db);
 /* Distinct pcs with detailed samples (after build). */
 size_t sig_db_pcs(const sig_db *db);
 const sig_skeleton *sig_db_skeleton(const sig_db *db, size_t i);
-const sig_detail *sig_db_detail(const sig_db *db, size_t i);
+/* Copies detailed sample i (in arrival order) into *out. */
+void sig_db_detail(const sig_db *db, size_t i, sig_detail *out);
 
 /* Best detailed sample for pc against signature want under mask (both over
- * the 42-bit layout of sig.h), near retire count seq; NULL when the pc has
- * no sample. *same (may be NULL) gets the number of identical bits.
- * Time complexity: O(distinct signatures of pc + log samples). */
-const sig_detail *sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
-                              uint64_t seq, int *same);
+ * the 42-bit layout of sig.h), near retire count seq: returns 1 and copies
+ * it into *out (may be NULL), or 0 when the pc has no sample. *same (may be
+ * NULL) gets the number of identical bits.
+ * Time complexity: O(distinct signatures of pc * log samples). */
+int sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uint64_t seq,
+                sig_detail *out, int *same);
 
 #endif

@@ -78,9 +78,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size) {
     if (st != IC_EINPUT || strncmp(err.msg, "fuzz: ", 6) != 0) abort();
   } else if (sig_db_build(db, &err) == IC_OK) {
     for (size_t i = 0; i < sig_db_details(db) && i < 64; i++) {
-      const sig_detail *d = sig_db_detail(db, i);
+      sig_detail d, b;
+      sig_db_detail(db, i, &d);
       int same;
-      if (!sig_db_best(db, d->pc, d->sig, SIG_MASK42, d->seq, &same) || same != 42) abort();
+      if (!sig_db_best(db, d.pc, d.sig, SIG_MASK42, d.seq, &b, &same) || same != 42 ||
+          b.pc != d.pc || b.sig != d.sig)
+        abort();
     }
     ic_program_image img = {NULL, image};
     ic_stitch_stats ss = {0};
