@@ -14,6 +14,10 @@
  * 5. 2^8 - 1 = 255 separate one-subset passes (ic_graph_eval, node array
  *    reused) over the first M records, and the speedup of the 8-category
  *    solver over them, per instruction.
+ * 6. With --save FILE the kept records are also written to FILE; with
+ *    --load FILE no model runs: the records come from FILE (written by
+ *    --save with the same build) and only step 4 runs (for A/B comparisons
+ *    of the solver, e.g. under valgrind --tool=callgrind).
  * All times are CPU seconds of this process (CLOCK_PROCESS_CPUTIME_ID), so
  * other load on the machine inflates them less than wall time would. */
 #define _GNU_SOURCE
@@ -51,9 +55,18 @@ static ic_status keep(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err
 }
 
 static uint64_t records_opt = 300000, passes_opt = 100000;
+static const char *save_opt, *load_opt;
 
 static int extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
   (void)ctx;
+  if (!strcmp(argv[i], "--save") || !strcmp(argv[i], "--load")) {
+    if (i + 1 >= argc) {
+      ic_fail(err, IC_EINPUT, "%s needs a file name", argv[i]);
+      return -1;
+    }
+    *(argv[i][2] == 's' ? &save_opt : &load_opt) = argv[i + 1];
+    return 2;
+  }
   uint64_t *dst = !strcmp(argv[i], "--records")          ? &records_opt
                   : !strcmp(argv[i], "--passes-records") ? &passes_opt
                                                          : NULL;
@@ -89,6 +102,44 @@ static double solve(const ic_graph_rec *r, size_t n, const uint8_t *cats, int nc
   return best;
 }
 
+static const uint8_t c3[] = {IC_CAT_DMISS, IC_CAT_BMISP, IC_CAT_WIN};
+static const uint8_t c8[] = {IC_CAT_DL1,   IC_CAT_WIN,   IC_CAT_BW,    IC_CAT_BMISP,
+                             IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_LGALU, IC_CAT_IMISS};
+
+static void report(const char *what, double secs, size_t n, const ic_solver_stats *ss) {
+  printf("solver, %s  %.3f s  %.2f M instructions/s  (window %llu, %llu edges out of "
+         "window, %llu baseline mismatches)\n",
+         what, secs, n / secs / 1e6, (unsigned long long)ss->window,
+         (unsigned long long)ss->out_of_window, (unsigned long long)ss->violations);
+}
+
+/* Solver only, on records saved by --save. */
+static int solve_loaded(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "bench_solver: %s: cannot open\n", path);
+    return 2;
+  }
+  fseek(f, 0, SEEK_END);
+  long bytes = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  size_t n = bytes > 0 ? (size_t)bytes / sizeof(ic_graph_rec) : 0;
+  if (n > records_opt) n = records_opt;
+  ic_graph_rec *r = malloc((n ? n : 1) * sizeof *r);
+  if (!r || fread(r, sizeof *r, n, f) != n || n == 0) {
+    fprintf(stderr, "bench_solver: %s: cannot read records\n", path);
+    return 2;
+  }
+  fclose(f);
+  uint64_t tf;
+  ic_solver_stats ss;
+  report("3 categories", solve(r, n, c3, 3, &tf, &ss), n, &ss);
+  report("8 categories", solve(r, n, c8, 8, &tf, &ss), n, &ss);
+  printf("t(all 8) %llu over %zu records\n", (unsigned long long)tf, n);
+  free(r);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   cli_run_opts o;
   ic_err err;
@@ -96,6 +147,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_solver: %s\n", err.msg);
     return 2;
   }
+  if (load_opt) return solve_loaded(load_opt);
   cli_run run;
   if (cli_run_setup(&o, &run, &err) != IC_OK) {
     fprintf(stderr, "bench_solver: %s\n", err.msg);
@@ -153,22 +205,25 @@ int main(int argc, char **argv) {
     return 1;
   }
   printf("records kept          %zu\n", k.n);
+  if (save_opt) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", save_opt);
+    FILE *f = fopen(tmp, "wb");
+    int ok = f && fwrite(k.r, sizeof *k.r, k.n, f) == k.n;
+    if (f && fclose(f) != 0) ok = 0;
+    if (!ok || rename(tmp, save_opt) != 0) {
+      remove(tmp);
+      fprintf(stderr, "bench_solver: %s: cannot write records\n", save_opt);
+      return 1;
+    }
+  }
 
-  static const uint8_t c3[] = {IC_CAT_DMISS, IC_CAT_BMISP, IC_CAT_WIN};
-  static const uint8_t c8[] = {IC_CAT_DL1,   IC_CAT_WIN,   IC_CAT_BW,    IC_CAT_BMISP,
-                               IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_LGALU, IC_CAT_IMISS};
   uint64_t tf;
   ic_solver_stats ss;
   double s3 = solve(k.r, k.n, c3, 3, &tf, &ss);
-  printf("solver, 3 categories  %.3f s  %.2f M instructions/s  (window %llu, %llu edges out of "
-         "window, %llu baseline mismatches)\n",
-         s3, k.n / s3 / 1e6, (unsigned long long)ss.window, (unsigned long long)ss.out_of_window,
-         (unsigned long long)ss.violations);
+  report("3 categories", s3, k.n, &ss);
   double s8 = solve(k.r, k.n, c8, 8, &tf, &ss);
-  printf("solver, 8 categories  %.3f s  %.2f M instructions/s  (window %llu, %llu edges out of "
-         "window, %llu baseline mismatches)\n",
-         s8, k.n / s8 / 1e6, (unsigned long long)ss.window, (unsigned long long)ss.out_of_window,
-         (unsigned long long)ss.violations);
+  report("8 categories", s8, k.n, &ss);
 
   size_t m = passes_opt < k.n ? passes_opt : k.n;
   uint64_t *nt = malloc(m * IC_NODE_COUNT * sizeof *nt);

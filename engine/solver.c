@@ -74,12 +74,30 @@ static inline uint32_t lk_part(const struct lat_key *k, int p) {
 
 static const int8_t node_ring[IC_NODE_COUNT] = {RING_D, -1, -1, RING_P, RING_C};
 
+/* Per edge kind, what feed_one needs (graph_rec.h, graph.h), with the
+ * positions of this solver's categories. */
+struct kind_info {
+  uint8_t node, srcnode;
+  int8_t ring;    /* ring of the source node (-1: R, E) */
+  uint8_t bad0;   /* dist 0 is malformed: the source node is not before the destination */
+  uint8_t badfar; /* dist > 0 is malformed: R and E are not read across instructions */
+  uint8_t two;    /* CD with win chosen: two half-edges */
+  int8_t drop;    /* position whose subsets drop the edge, or -1 */
+};
+
+/* catpos[category id]: position + 1 of a chosen category (CP_POS bits), 0
+ * for IC_CAT_NONE or a category not chosen, CP_BAD for an unknown id. */
+#define CP_POS 0x7f
+#define CP_BAD 0x80
+
 struct ic_solver {
   int ncat;
   uint8_t cats[IC_SOLVER_MAX_CATS];
   uint32_t n;       /* 2^ncat subsets */
   uint32_t np;      /* n padded to LANES */
   int8_t pos[256];  /* category id -> position in cats, or -1 */
+  uint8_t catpos[256];
+  struct kind_info kinfo[IC_EDGE_KIND_COUNT];
   int win_pos;      /* position of win, or -1 */
   int32_t *bitm;    /* [ncat][np]: -1 where subset has bit k, else 0 */
   uint64_t w[RING_COUNT];    /* window of each ring (power of two) */
@@ -127,11 +145,19 @@ typedef struct node_edges {
   int32_t slat[IC_MAX_EDGES];
 } node_edges;
 
+/* Every source vector is >= zero lane by lane (a node starts at zero or
+ * above; rebase lowers and clamps both alike), and a scalar edge's latency
+ * is >= 0: a node with a scalar edge starts from it instead of from zero. */
 static void k_node_generic(int32_t *acc, const int32_t *zero, const node_edges *ne, uint32_t np) {
+  const int s0 = ne->ns > 0;
   for (uint32_t s = 0; s < np; s += LANES) {
-    v8si v = LD(zero + s);
+    v8si v;
+    if (s0)
+      v = LD(ne->ssrc[0] + s) + SPLAT(ne->slat[0]);
+    else
+      v = LD(zero + s);
     for (int e = 0; e < ne->nv; e++) v = VMAX(v, LD(ne->src[e] + s) + LD(ne->lat[e] + s));
-    for (int e = 0; e < ne->ns; e++) v = VMAX(v, LD(ne->ssrc[e] + s) + SPLAT(ne->slat[e]));
+    for (int e = s0; e < ne->ns; e++) v = VMAX(v, LD(ne->ssrc[e] + s) + SPLAT(ne->slat[e]));
     ST(acc + s, v);
   }
 }
@@ -143,36 +169,38 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const node_edges *
  * each edge costs one or two loads, one add and one max per 8 subsets. */
 #define AVX_LD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
 #define AVX_STEP(v, a, l) v = _mm256_max_epi32(v, _mm256_add_epi32(AVX_LD(a), l))
+#define AVX_INIT(s) (s0 ? _mm256_add_epi32(AVX_LD(ne->ssrc[0] + (s)), l0) : AVX_LD(zero + (s)))
 __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int32_t *zero,
                                                         const node_edges *ne, uint32_t np) {
+  const int s0 = ne->ns > 0;
+  const __m256i l0 = _mm256_set1_epi32(s0 ? ne->slat[0] : 0);
   uint32_t s = 0;
   for (; s + 4 * LANES <= np; s += 4 * LANES) {
-    __m256i v0 = AVX_LD(zero + s), v1 = AVX_LD(zero + s + 8), v2 = AVX_LD(zero + s + 16),
-            v3 = AVX_LD(zero + s + 24);
+    __m256i x0 = AVX_INIT(s), x1 = AVX_INIT(s + 8), x2 = AVX_INIT(s + 16), x3 = AVX_INIT(s + 24);
     for (int e = 0; e < ne->nv; e++) {
       const int32_t *a = ne->src[e] + s, *b = ne->lat[e] + s;
-      AVX_STEP(v0, a, AVX_LD(b));
-      AVX_STEP(v1, a + 8, AVX_LD(b + 8));
-      AVX_STEP(v2, a + 16, AVX_LD(b + 16));
-      AVX_STEP(v3, a + 24, AVX_LD(b + 24));
+      AVX_STEP(x0, a, AVX_LD(b));
+      AVX_STEP(x1, a + 8, AVX_LD(b + 8));
+      AVX_STEP(x2, a + 16, AVX_LD(b + 16));
+      AVX_STEP(x3, a + 24, AVX_LD(b + 24));
     }
-    for (int e = 0; e < ne->ns; e++) {
+    for (int e = s0; e < ne->ns; e++) {
       const int32_t *a = ne->ssrc[e] + s;
       __m256i l = _mm256_set1_epi32(ne->slat[e]);
-      AVX_STEP(v0, a, l);
-      AVX_STEP(v1, a + 8, l);
-      AVX_STEP(v2, a + 16, l);
-      AVX_STEP(v3, a + 24, l);
+      AVX_STEP(x0, a, l);
+      AVX_STEP(x1, a + 8, l);
+      AVX_STEP(x2, a + 16, l);
+      AVX_STEP(x3, a + 24, l);
     }
-    _mm256_store_si256((__m256i *)(void *)(acc + s), v0);
-    _mm256_store_si256((__m256i *)(void *)(acc + s + 8), v1);
-    _mm256_store_si256((__m256i *)(void *)(acc + s + 16), v2);
-    _mm256_store_si256((__m256i *)(void *)(acc + s + 24), v3);
+    _mm256_store_si256((__m256i *)(void *)(acc + s), x0);
+    _mm256_store_si256((__m256i *)(void *)(acc + s + 8), x1);
+    _mm256_store_si256((__m256i *)(void *)(acc + s + 16), x2);
+    _mm256_store_si256((__m256i *)(void *)(acc + s + 24), x3);
   }
   for (; s < np; s += LANES) {
-    __m256i v = AVX_LD(zero + s);
+    __m256i v = AVX_INIT(s);
     for (int e = 0; e < ne->nv; e++) AVX_STEP(v, ne->src[e] + s, AVX_LD(ne->lat[e] + s));
-    for (int e = 0; e < ne->ns; e++) AVX_STEP(v, ne->ssrc[e] + s, _mm256_set1_epi32(ne->slat[e]));
+    for (int e = s0; e < ne->ns; e++) AVX_STEP(v, ne->ssrc[e] + s, _mm256_set1_epi32(ne->slat[e]));
     _mm256_store_si256((__m256i *)(void *)(acc + s), v);
   }
 }
@@ -249,6 +277,19 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
     s->cats[k] = cats[k];
     s->pos[cats[k]] = (int8_t)k;
     if (cats[k] == IC_CAT_WIN) s->win_pos = k;
+  }
+  for (int c = 0; c < 256; c++)
+    s->catpos[c] = c == IC_CAT_NONE ? 0 : c >= IC_CAT_COUNT ? CP_BAD : (uint8_t)(s->pos[c] + 1);
+  for (int k = 0; k < IC_EDGE_KIND_COUNT; k++) {
+    struct kind_info *ki = &s->kinfo[k];
+    uint8_t dc = dg_edge_drop_cat((uint8_t)k);
+    ki->node = ic_edge_dst_node[k];
+    ki->srcnode = ic_edge_src_node[k];
+    ki->ring = node_ring[ki->srcnode];
+    ki->bad0 = ki->srcnode >= ki->node;
+    ki->badfar = ki->ring < 0;
+    ki->two = k == IC_EDGE_CD && s->win_pos >= 0;
+    ki->drop = dc != IC_CAT_NONE ? s->pos[dc] : -1;
   }
   s->n = 1u << ncat;
 #ifdef HAVE_AVX2_KERNEL
@@ -414,13 +455,27 @@ static const int32_t *lat_vector(ic_solver *s, const struct lat_key *k) {
   return v;
 }
 
-/* An edge as feed_one sees it after the first pass over the record. */
-typedef struct edge_prep {
-  struct lat_key key;
-  uint8_t node, srcnode, two, scalar;
-  int32_t total;
-  uint32_t dist;
-} edge_prep;
+/* The source vector of an edge at distance d (> 0) from node kind `ring`:
+ * the ring slot, or the time-0 vector for a source before the first record
+ * or one that left the window (counted in *oow). Notes in need[] the
+ * distance the window must hold. */
+static inline const int32_t *ring_source(const ic_solver *s, int ring, uint64_t d, uint64_t seq,
+                                         uint64_t idx, uint64_t *need, uint64_t *oow) {
+  if (d > need[ring]) need[ring] = d;
+  if (d > idx) return s->zero;
+  if (d >= s->w[ring] || seq - d < s->valid_lo[ring]) {
+    (*oow)++;
+    return s->zero;
+  }
+  return s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * s->np;
+}
+
+static ic_status malformed(const ic_graph_rec *r, ic_err *err) {
+  ic_status st = dg_check_rec(r, err);
+  return st != IC_OK ? st
+                     : ic_fail(err, IC_EINPUT, "graph record %llu: malformed",
+                               (unsigned long long)r->seq);
+}
 
 static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
   ic_status st;
@@ -432,101 +487,83 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
     return ic_fail(err, IC_EINPUT, "graph record %llu follows record %llu (sequence gap)",
                    (unsigned long long)r->seq, (unsigned long long)(s->next - 1));
   }
-  const uint64_t idx = r->seq - s->seq0; /* sources with dist > idx precede the first record */
+  const uint64_t seq = r->seq;
+  const uint64_t idx = seq - s->seq0; /* sources with dist > idx precede the first record */
   const uint32_t np = s->np;
+  const int nedges = r->nedges;
+  if (nedges > IC_MAX_EDGES) return malformed(r, err);
 
-  /* First pass: the checks of dg_check_rec (which, on failure, says what is
-   * wrong), each edge's latency key, and the distances the windows need.
-   * Windows grow on the first sight of a longer distance, even one reaching
-   * before the first record, so that later edges of that length find their
-   * sources (a win-idealized CD edge is seen at the first instruction). */
-  edge_prep ep[IC_MAX_EDGES];
-  uint64_t need[RING_COUNT] = {0};
-  int bad = r->nedges > IC_MAX_EDGES;
-  int64_t grow = 0;
-  for (int k = 0; k < r->nedges && !bad; k++) {
-    const ic_edge *e = &r->edge[k];
-    edge_prep *q = &ep[k];
-    if (e->kind >= IC_EDGE_KIND_COUNT || e->nparts > IC_MAX_PARTS) {
-      bad = 1;
-      break;
-    }
-    q->node = ic_edge_dst_node[e->kind];
-    q->srcnode = ic_edge_src_node[e->kind];
-    q->dist = e->dist;
-    if (e->dist == 0 ? q->srcnode >= q->node : (q->srcnode == IC_NODE_R || q->srcnode == IC_NODE_E))
-      bad = 1;
-    uint64_t total = 0, parts[IC_MAX_PARTS] = {0};
-    int nvp = 0;
-    for (int p = 0; p < e->nparts; p++) {
-      uint32_t c = e->part[p].cycles;
-      uint8_t cat = e->part[p].cat;
-      total += c;
-      if (cat != IC_CAT_NONE && cat >= IC_CAT_COUNT) bad = 1;
-      if (c && cat != IC_CAT_NONE && s->pos[cat] >= 0)
-        parts[nvp++] = c | (uint64_t)(uint8_t)s->pos[cat] << 24;
-    }
-    if (total > IC_GRAPH_MAX_EDGE_LAT) bad = 1;
-    grow += (int64_t)total;
-    uint8_t dc = dg_edge_drop_cat(e->kind);
-    int drop = dc != IC_CAT_NONE ? s->pos[dc] : -1;
-    q->key = (struct lat_key){total | (uint64_t)(drop + 1) << 24 | (uint64_t)nvp << 32 | 1ull << 40,
-                              parts[0] | parts[1] << 32, parts[2] | parts[3] << 32};
-    q->total = (int32_t)total;
-    q->two = e->kind == IC_EDGE_CD && s->win_pos >= 0;
-    q->scalar = !q->two && !nvp && drop < 0;
-    uint64_t d = q->two ? (uint64_t)e->dist * IC_WIN_FACTOR : e->dist;
-    int ring = node_ring[q->srcnode];
-    if (ring >= 0 && d > need[ring]) need[ring] = d;
-  }
-  if (bad) {
-    st = dg_check_rec(r, err);
-    return st != IC_OK ? st : ic_fail(err, IC_EINPUT, "graph record %llu: malformed",
-                                      (unsigned long long)r->seq);
-  }
-  for (int k = 0; k < RING_COUNT; k++)
-    if (need[k] >= s->w[k] && s->w[k] < s->wmax && (st = grow_window(s, k, need[k], err)) != IC_OK)
-      return st;
-
-  int32_t *vec[IC_NODE_COUNT] = {s->ring[RING_D] + (r->seq & (s->w[RING_D] - 1)) * np,
-                                 s->scratch[0], s->scratch[1],
-                                 s->ring[RING_P] + (r->seq & (s->w[RING_P] - 1)) * np,
-                                 s->ring[RING_C] + (r->seq & (s->w[RING_C] - 1)) * np};
-
-  /* Per destination node: the (source vector, latency vector) pairs. */
-  s->npool = 0;
+  /* One pass over the edges: the checks of dg_check_rec (which, on failure,
+   * says what is wrong), each edge's source vector and latency (a scalar, or
+   * a vector by shape from the cache), grouped by destination node. Windows
+   * grow on the first sight of a longer distance, even one reaching before
+   * the first record, so that later edges of that length find their sources
+   * (a win-idealized CD edge is seen at the first instruction): when this
+   * instruction asks for a growth, the ring grows and the pass runs again on
+   * the grown rings (at most once: a ring grows past the distance or to its
+   * cap). */
+  int32_t *vec[IC_NODE_COUNT];
   node_edges ne[IC_NODE_COUNT];
-  for (int k = 0; k < IC_NODE_COUNT; k++) ne[k].nv = ne[k].ns = 0;
-  for (int k = 0; k < r->nedges; k++) {
-    const edge_prep *q = &ep[k];
-    node_edges *nd = &ne[q->node];
-    for (int h = 0; h < 1 + q->two; h++) {
-      uint64_t d = h ? (uint64_t)q->dist * IC_WIN_FACTOR : q->dist;
-      const int32_t *src;
-      if (d == 0)
-        src = vec[q->srcnode];
-      else if (d > idx)
-        src = s->zero;
-      else {
-        int ring = node_ring[q->srcnode];
-        if (d >= s->w[ring] || r->seq - d < s->valid_lo[ring]) {
-          src = s->zero;
-          s->st.out_of_window++;
-        } else
-          src = s->ring[ring] + ((r->seq - d) & (s->w[ring] - 1)) * np;
+  uint64_t oow;
+  int64_t grow;
+  for (;;) {
+    uint64_t need[RING_COUNT] = {0};
+    oow = 0;
+    grow = 0;
+    vec[IC_NODE_D] = s->ring[RING_D] + (seq & (s->w[RING_D] - 1)) * np;
+    vec[IC_NODE_R] = s->scratch[0];
+    vec[IC_NODE_E] = s->scratch[1];
+    vec[IC_NODE_P] = s->ring[RING_P] + (seq & (s->w[RING_P] - 1)) * np;
+    vec[IC_NODE_C] = s->ring[RING_C] + (seq & (s->w[RING_C] - 1)) * np;
+    for (int k = 0; k < IC_NODE_COUNT; k++) ne[k].nv = ne[k].ns = 0;
+    s->npool = 0;
+    for (int k = 0; k < nedges; k++) {
+      const ic_edge *e = &r->edge[k];
+      if (e->kind >= IC_EDGE_KIND_COUNT || e->nparts > IC_MAX_PARTS) return malformed(r, err);
+      const struct kind_info *ki = &s->kinfo[e->kind];
+      const uint64_t dist = e->dist;
+      if (dist == 0 ? ki->bad0 : ki->badfar) return malformed(r, err);
+      uint64_t total = 0, parts[IC_MAX_PARTS] = {0};
+      unsigned nvp = 0, flags = 0;
+      for (int p = 0; p < e->nparts; p++) {
+        uint32_t c = e->part[p].cycles;
+        uint8_t cp = s->catpos[e->part[p].cat];
+        total += c;
+        flags |= cp;
+        if (c && (cp & CP_POS)) parts[nvp++] = c | (uint64_t)((cp & CP_POS) - 1) << 24;
       }
-      if (q->scalar) {
+      if ((flags & CP_BAD) || total > IC_GRAPH_MAX_EDGE_LAT) return malformed(r, err);
+      grow += (int64_t)total;
+      node_edges *nd = &ne[ki->node];
+      const int32_t *src =
+          dist == 0 ? vec[ki->srcnode] : ring_source(s, ki->ring, dist, seq, idx, need, &oow);
+      if (!nvp && ki->drop < 0 && !ki->two) {
         nd->ssrc[nd->ns] = src;
-        nd->slat[nd->ns++] = q->total;
+        nd->slat[nd->ns++] = (int32_t)total;
         continue;
       }
-      struct lat_key kh = q->key;
-      if (q->two) kh.a |= (uint64_t)(h + 1) << 29;
+      struct lat_key key = {total | (uint64_t)(ki->drop + 1) << 24 | (uint64_t)nvp << 32 | 1ull << 40,
+                            parts[0] | parts[1] << 32, parts[2] | parts[3] << 32};
+      if (ki->two) { /* the win rule: C(i-w) without win, C(i-20w) with it */
+        struct lat_key kw = key;
+        kw.a |= (uint64_t)2 << 29;
+        key.a |= (uint64_t)1 << 29;
+        nd->src[nd->nv] = ring_source(s, ki->ring, dist * IC_WIN_FACTOR, seq, idx, need, &oow);
+        nd->lat[nd->nv++] = lat_vector(s, &kw);
+      }
       nd->src[nd->nv] = src;
-      nd->lat[nd->nv++] = lat_vector(s, &kh);
+      nd->lat[nd->nv++] = lat_vector(s, &key);
     }
+    int grew = 0;
+    for (int k = 0; k < RING_COUNT; k++)
+      if (need[k] >= s->w[k] && s->w[k] < s->wmax) {
+        if ((st = grow_window(s, k, need[k], err)) != IC_OK) return st;
+        grew = 1;
+      }
+    if (!grew) break;
   }
-  s->st.edges += r->nedges;
+  s->st.out_of_window += oow;
+  s->st.edges += (uint64_t)nedges;
 #ifdef HAVE_AVX2_KERNEL
   if (s->avx2) {
     for (int node = 0; node < IC_NODE_COUNT; node++)
@@ -539,7 +576,7 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
   /* Baseline invariant: subset 0 idealizes nothing. */
   for (int node = 0; node < IC_NODE_COUNT; node++)
     if ((uint64_t)(s->base[0] + vec[node][0]) != r->t[node]) {
-      if (!s->st.violations) s->st.first_violation_seq = r->seq;
+      if (!s->st.violations) s->st.first_violation_seq = seq;
       s->st.violations++;
       break;
     }
@@ -547,7 +584,7 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
   /* The next instructions' ring slots are cold (last written a window
    * ago): fetch them ahead so their stores do not wait for memory. */
   {
-    uint64_t ahead = r->seq + 4;
+    uint64_t ahead = seq + 4;
     const char *pp = (const char *)(s->ring[RING_P] + (ahead & (s->w[RING_P] - 1)) * np);
     const char *pc = (const char *)(s->ring[RING_C] + (ahead & (s->w[RING_C] - 1)) * np);
     for (size_t off = 0; off < np * sizeof(int32_t); off += 64) {
@@ -556,7 +593,7 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
     }
   }
   s->last_c = vec[IC_NODE_C];
-  s->next = r->seq + 1;
+  s->next = seq + 1;
   s->st.instructions++;
   s->ubound += grow;
   if (s->ubound > REBASE_AT) rebase(s);
