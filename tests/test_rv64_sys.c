@@ -197,3 +197,50 @@ Test(rv64_sys, runs_are_deterministic_and_seeded, .timeout = 60) {
   free(c);
   unlink(exe);
 }
+
+/* A checkpoint (clone) taken mid-run continues with exactly the records and
+   output the original produces, and the two do not disturb each other. */
+Test(rv64_sys, clone_continues_with_identical_records, .timeout = 60) {
+  if (!t_have("riscv64-linux-gnu-gcc")) cr_skip_test("riscv64-linux-gnu-gcc not installed");
+  char exe[128];
+  t_tmp(exe, sizeof exe, "cloneprog");
+  cr_assert_eq(t_cross_compile("#include <stdio.h>\n#include <stdlib.h>\n"
+                               "int main(void) { unsigned long s = 0; char *b = malloc(1 << 20);\n"
+                               "for (int i = 0; i < (1 << 20); i++) b[i] = (char)(i * 7);\n"
+                               "for (int r = 0; r < 5; r++) for (int i = 0; i < (1 << 20); i += 61) s += b[i] * r;\n"
+                               "printf(\"%lu\\n\", s); return (int)(s & 63); }\n",
+                               exe, NULL),
+               0);
+  int nul = open("/dev/null", O_WRONLY);
+  rv_options o;
+  rv_options_default(&o);
+  o.stdout_fd = nul;
+  rv_proc *p;
+  ic_err err;
+  char *argv[] = {exe, NULL};
+  cr_assert_eq(rv_proc_load(&p, exe, 1, argv, &o, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(rv_proc_skip(p, 300000), 300000);
+  rv_proc *q = rv_proc_clone(p);
+  cr_assert_not_null(q);
+  ic_inst_source sp = rv_proc_source(p), sq = rv_proc_source(q);
+  ic_inst bp[777], bq[777];
+  uint64_t total = 0;
+  for (;;) {
+    size_t kp = sp.fill(sp.ctx, bp, 777), kq = sq.fill(sq.ctx, bq, 777);
+    cr_assert_eq(kp, kq);
+    if (kp == 0) break;
+    cr_assert(memcmp(bp, bq, kp * sizeof bp[0]) == 0, "records differ after %llu",
+              (unsigned long long)total);
+    total += kp;
+  }
+  int c1, c2;
+  cr_assert_eq(rv_proc_state(p, &c1, NULL), RV_EXITED);
+  cr_assert_eq(rv_proc_state(q, &c2, NULL), RV_EXITED);
+  cr_assert_eq(c1, c2);
+  cr_assert_eq(rv_proc_icount(p), rv_proc_icount(q));
+  cr_assert_gt(total, 1000000);
+  rv_proc_destroy(q);
+  rv_proc_destroy(p);
+  close(nul);
+  unlink(exe);
+}
