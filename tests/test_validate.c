@@ -314,8 +314,40 @@ Test(validate, report_scores_and_mean) {
   double e1 = ic_validate_report_score(r, 1, 1)->mean_error_percent;
   cr_assert_float_eq(e0, paper_metric(bench("bzip")), 1e-9);
   cr_assert_float_eq(e1, paper_metric(bench("perl")), 1e-9);
-  cr_assert_float_eq(ic_validate_report_mean_error(r, 1), (e0 + e1) / 2, 1e-9);
+  cr_assert_float_eq(ic_validate_report_mean_error(r, 1, 0), (e0 + e1) / 2, 1e-9);
+  /* the other 240 interactions are 0 in both: the all-subsets score is the
+     same number, its sign check covers every interaction */
+  cr_assert_float_eq(ic_validate_report_mean_error(r, 1, 1), (e0 + e1) / 2, 1e-9);
+  cr_assert_eq(ic_validate_report_score(r, 0, 1)->interactions, 7);
+  cr_assert_eq(ic_validate_report_score(r, 0, 1)->interactions_all, 247);
   ic_validate_report_destroy(r);
+}
+
+Test(validate, paper_rows_and_every_subset) {
+  /* 5 categories: the paper's rows are the 5 singletons and the 4 pairs
+     with the first; win+bw (mask 0x6) is folded into "other" there. */
+  double ref[32] = {0}, val[32] = {0};
+  ref[1] = val[1] = 40;  /* first category, exact */
+  ref[2] = 20;
+  val[2] = 22;           /* 10% off */
+  ref[6] = 10;
+  val[6] = -5;           /* win+bw: 150% off and of the other sign */
+  ref[0] = 30;
+  val[0] = 43;
+  ic_validate_score s;
+  ic_validate_score_pct(ref, val, 5, IC_VALIDATE_THRESHOLD, &s);
+  cr_assert_eq(s.counted, 2);
+  cr_assert_float_eq(s.mean_error_percent, (0 + 10) / 2.0, 1e-9);
+  cr_assert_eq(s.interactions, 4);
+  cr_assert_eq(s.sign_mismatches, 0);
+  cr_assert_eq(s.counted_all, 3);
+  cr_assert_float_eq(s.mean_error_percent_all, (0 + 10 + 150) / 3.0, 1e-9);
+  cr_assert_eq(s.interactions_all, 26);
+  cr_assert_eq(s.sign_mismatches_all, 1);
+  /* with 4 categories or fewer every subset is a row */
+  ic_validate_score_pct(ref, val, 4, IC_VALIDATE_THRESHOLD, &s);
+  cr_assert_eq(s.counted, 3);
+  cr_assert_eq(s.sign_mismatches, 1);
 }
 
 static char *write_to_string(ic_validate_report *r, ic_validate_format fmt, int show_all) {
@@ -338,6 +370,9 @@ Test(validate, text_layout) {
   cr_assert(!strstr(s, "win+bw"), "pairs without dl1 are folded into other");
   cr_assert(strstr(s, "multisim->profiler: mean error 11.6% over 8 entries above 5%"), "%s", s);
   cr_assert(strstr(s, "multisim->profiler         11.6     12.6     12.1"), "%s", s);
+  cr_assert(strstr(s, "  over every subset: mean error 11.6% over 8 entries; signs: 0 of 247 "
+                      "interactions differ"), "%s", s);
+  cr_assert(strstr(s, "the same over every subset"), "%s", s);
   free(s);
   s = write_to_string(r, IC_VALIDATE_TEXT, 1);
   cr_assert(strstr(s, "win+bw"));
