@@ -1,7 +1,11 @@
 /* solver.c: the streaming powerset solver (solver.h).
  *
  * Representation. Node times are int32 offsets from a per-subset int64 base:
- * time(node, S) = base[S] + off(node, S). A vector holds NP >= 2^ncat int32
+ * time(node, S) = base[S] + off(node, S). A vector holds NP >= 2^ncat int32,
+ * one lane per subset; lane bit k stands for a category, in an order where
+ * win, bw, bmisp and dmiss take the highest bits (lane_of maps the caller's
+ * subset masks to lanes), so the subsets without one half of a CD edge or
+ * without a dropped edge form whole blocks of lanes the kernels skip
  * (padded to a multiple of 8 so the kernels' inner loops have a fixed trip
  * count and vectorize at -O2; padding lanes compute harmless garbage that is
  * never reported). The D, P and C vectors of recent instructions live in
@@ -31,11 +35,14 @@
  * C(i-20w) for subsets with it, each masked with NEG on the other half.
  * Latency vectors are cached by edge shape (a run has few shapes).
  *
- * Per instruction: one pass over its edges checks them and builds their
- * keys; a second resolves sources and latency vectors; then each node's
- * vector is computed in one fused pass over the subsets (k_node: AVX2 with
- * 32 subsets in registers where the CPU has it, portable vector code
- * otherwise), and subset 0 is compared with the record's stamps. */
+ * Per instruction: one pass over its edges checks them, resolves their
+ * sources and latencies (per-kind and per-category tables built at create
+ * keep it short; if the instruction makes a ring grow, the pass runs again
+ * on the grown ring); then each node's vector is computed in one fused pass
+ * over the subsets (k_node: AVX2 with 32 subsets in registers where the CPU
+ * has it, portable vector code otherwise), starting from a scalar edge
+ * rather than time 0 where the node has one, and lane 0 (subset {}) is
+ * compared with the record's stamps. */
 #include "solver.h"
 
 #include <stdlib.h>
@@ -82,7 +89,8 @@ struct kind_info {
   uint8_t bad0;   /* dist 0 is malformed: the source node is not before the destination */
   uint8_t badfar; /* dist > 0 is malformed: R and E are not read across instructions */
   uint8_t two;    /* CD with win chosen: two half-edges */
-  int8_t drop;    /* position whose subsets drop the edge, or -1 */
+  int8_t drop;    /* lane bit whose subsets drop the edge, or -1 */
+  uint32_t skipm; /* 1 << the bit of drop (or of win for two) if >= 4 * LANES, else 0 */
 };
 
 /* catpos[category id]: position + 1 of a chosen category (CP_POS bits), 0
@@ -95,10 +103,11 @@ struct ic_solver {
   uint8_t cats[IC_SOLVER_MAX_CATS];
   uint32_t n;       /* 2^ncat subsets */
   uint32_t np;      /* n padded to LANES */
-  int8_t pos[256];  /* category id -> position in cats, or -1 */
+  int8_t pos[256];  /* category id -> its lane bit (see lane_of), or -1 */
   uint8_t catpos[256];
   struct kind_info kinfo[IC_EDGE_KIND_COUNT];
-  int win_pos;      /* position of win, or -1 */
+  int win_pos;      /* lane bit of win, or -1 */
+  uint32_t *lane_of; /* [n]: the lane of the caller's subset mask */
   int32_t *bitm;    /* [ncat][np]: -1 where subset has bit k, else 0 */
   uint64_t w[RING_COUNT];    /* window of each ring (power of two) */
   uint64_t wmax;             /* cap of every ring's window */
@@ -141,6 +150,11 @@ typedef int32_t v8si __attribute__((vector_size(4 * LANES), may_alias));
 typedef struct node_edges {
   int nv, ns;
   const int32_t *src[2 * IC_MAX_EDGES], *lat[2 * IC_MAX_EDGES];
+  /* lat[e] is NEG (the edge is gone) in every lane x with (x & skipm[e]) ==
+   * skipv[e]; skipm is a bit >= 4 * LANES, so a block of 8 or 32 lanes
+   * starting at s has it all set or all clear, and is skipped when
+   * (s & skipm) == skipv (skipm = 0, skipv = 1: never). */
+  uint32_t skipm[2 * IC_MAX_EDGES], skipv[2 * IC_MAX_EDGES];
   const int32_t *ssrc[IC_MAX_EDGES];
   int32_t slat[IC_MAX_EDGES];
 } node_edges;
@@ -156,7 +170,9 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const node_edges *
       v = LD(ne->ssrc[0] + s) + SPLAT(ne->slat[0]);
     else
       v = LD(zero + s);
-    for (int e = 0; e < ne->nv; e++) v = VMAX(v, LD(ne->src[e] + s) + LD(ne->lat[e] + s));
+    for (int e = 0; e < ne->nv; e++)
+      if ((s & ne->skipm[e]) != ne->skipv[e])
+        v = VMAX(v, LD(ne->src[e] + s) + LD(ne->lat[e] + s));
     for (int e = s0; e < ne->ns; e++) v = VMAX(v, LD(ne->ssrc[e] + s) + SPLAT(ne->slat[e]));
     ST(acc + s, v);
   }
@@ -178,6 +194,7 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
   for (; s + 4 * LANES <= np; s += 4 * LANES) {
     __m256i x0 = AVX_INIT(s), x1 = AVX_INIT(s + 8), x2 = AVX_INIT(s + 16), x3 = AVX_INIT(s + 24);
     for (int e = 0; e < ne->nv; e++) {
+      if ((s & ne->skipm[e]) == ne->skipv[e]) continue;
       const int32_t *a = ne->src[e] + s, *b = ne->lat[e] + s;
       AVX_STEP(x0, a, AVX_LD(b));
       AVX_STEP(x1, a + 8, AVX_LD(b + 8));
@@ -199,7 +216,9 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
   }
   for (; s < np; s += LANES) {
     __m256i v = AVX_INIT(s);
-    for (int e = 0; e < ne->nv; e++) AVX_STEP(v, ne->src[e] + s, AVX_LD(ne->lat[e] + s));
+    for (int e = 0; e < ne->nv; e++)
+      if ((s & ne->skipm[e]) != ne->skipv[e])
+        AVX_STEP(v, ne->src[e] + s, AVX_LD(ne->lat[e] + s));
     for (int e = s0; e < ne->ns; e++) AVX_STEP(v, ne->ssrc[e] + s, _mm256_set1_epi32(ne->slat[e]));
     _mm256_store_si256((__m256i *)(void *)(acc + s), v);
   }
@@ -276,7 +295,23 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
     }
     s->cats[k] = cats[k];
     s->pos[cats[k]] = (int8_t)k;
-    if (cats[k] == IC_CAT_WIN) s->win_pos = k;
+  }
+  /* Lanes: bit k of a lane stands for a category, not necessarily cats[k].
+   * The categories whose idealization removes an edge in some subsets (win
+   * for either half of CD, bw, bmisp, dmiss) take the highest bits, so the
+   * subsets where such an edge is gone form whole blocks of lanes that the
+   * kernels skip; the others keep the caller's order in the low bits. */
+  {
+    static const uint8_t top[] = {IC_CAT_WIN, IC_CAT_BW, IC_CAT_BMISP, IC_CAT_DMISS};
+    int8_t bit[IC_SOLVER_MAX_CATS];
+    int hi = ncat, lo = 0;
+    for (int k = 0; k < ncat; k++) bit[k] = -1;
+    for (size_t t = 0; t < sizeof top; t++)
+      if (s->pos[top[t]] >= 0) bit[s->pos[top[t]]] = (int8_t)--hi;
+    for (int k = 0; k < ncat; k++)
+      if (bit[k] < 0) bit[k] = (int8_t)lo++;
+    for (int k = 0; k < ncat; k++) s->pos[cats[k]] = bit[k];
+    s->win_pos = s->pos[IC_CAT_WIN];
   }
   for (int c = 0; c < 256; c++)
     s->catpos[c] = c == IC_CAT_NONE ? 0 : c >= IC_CAT_COUNT ? CP_BAD : (uint8_t)(s->pos[c] + 1);
@@ -290,6 +325,8 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
     ki->badfar = ki->ring < 0;
     ki->two = k == IC_EDGE_CD && s->win_pos >= 0;
     ki->drop = dc != IC_CAT_NONE ? s->pos[dc] : -1;
+    int kb = ki->two ? s->win_pos : ki->drop;
+    ki->skipm = kb >= 0 && (1u << kb) >= 4 * LANES ? 1u << kb : 0;
   }
   s->n = 1u << ncat;
 #ifdef HAVE_AVX2_KERNEL
@@ -306,11 +343,19 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   if (w > s->wmax) w = s->wmax;
   s->w[RING_D] = MIN_WINDOW;
   s->w[RING_P] = s->w[RING_C] = w;
+  s->lane_of = malloc(s->n * sizeof *s->lane_of);
+  if (s->lane_of)
+    for (uint32_t x = 0; x < s->n; x++) {
+      uint32_t lane = 0;
+      for (int k = 0; k < ncat; k++)
+        if (x & (1u << k)) lane |= 1u << s->pos[cats[k]];
+      s->lane_of[x] = lane;
+    }
   s->bitm = vec_alloc((size_t)(ncat ? ncat : 1) * s->np, sizeof(int32_t));
   s->base = vec_alloc(s->np, sizeof(int64_t));
   s->zero = vec_alloc(s->np, sizeof(int32_t));
   s->times = vec_alloc(s->n, sizeof(uint64_t));
-  int ok = s->bitm && s->base && s->zero && s->times;
+  int ok = s->lane_of && s->bitm && s->base && s->zero && s->times;
   for (int k = 0; k < 4; k++) ok = (s->scratch[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
   ok = (s->lkey = calloc(LCACHE, sizeof *s->lkey)) && ok;
   ok = (s->lstamp = calloc(LCACHE, sizeof *s->lstamp)) && ok;
@@ -337,6 +382,7 @@ void ic_solver_destroy(ic_solver *s) {
   free(s->lvec);
   free(s->lpool);
   free(s->bitm);
+  free(s->lane_of);
   free(s->base);
   free(s->zero);
   free(s->times);
@@ -544,14 +590,19 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
       }
       struct lat_key key = {total | (uint64_t)(ki->drop + 1) << 24 | (uint64_t)nvp << 32 | 1ull << 40,
                             parts[0] | parts[1] << 32, parts[2] | parts[3] << 32};
+      uint32_t skipm = ki->skipm;
       if (ki->two) { /* the win rule: C(i-w) without win, C(i-20w) with it */
         struct lat_key kw = key;
         kw.a |= (uint64_t)2 << 29;
         key.a |= (uint64_t)1 << 29;
         nd->src[nd->nv] = ring_source(s, ki->ring, dist * IC_WIN_FACTOR, seq, idx, need, &oow);
+        nd->skipm[nd->nv] = skipm;
+        nd->skipv[nd->nv] = skipm ? 0 : 1;
         nd->lat[nd->nv++] = lat_vector(s, &kw);
       }
       nd->src[nd->nv] = src;
+      nd->skipm[nd->nv] = skipm;
+      nd->skipv[nd->nv] = skipm ? skipm : 1;
       nd->lat[nd->nv++] = lat_vector(s, &key);
     }
     int grew = 0;
@@ -602,7 +653,10 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
 
 static void update_times(ic_solver *s) {
   if (!s->last_c) return;
-  for (uint32_t x = 0; x < s->n; x++) s->times[x] = (uint64_t)(s->base[x] + s->last_c[x]);
+  for (uint32_t x = 0; x < s->n; x++) {
+    uint32_t lane = s->lane_of[x];
+    s->times[x] = (uint64_t)(s->base[lane] + s->last_c[lane]);
+  }
 }
 
 ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_err *err) {
