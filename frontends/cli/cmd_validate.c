@@ -56,12 +56,14 @@ static const char validate_help[] =
     "Numbers: each entry is the icost of a set of categories in percent of execution\n"
     "time (cycles); base is the time no chosen category removes; entries sum to 100.\n"
     "error = method - multisim, in percentage points. `mean error` (Table IX) is the\n"
-    "mean of |method - multisim| / |multisim| in percent over the entries (every\n"
-    "interaction, not base) whose multisim magnitude exceeds 5% of execution time.\n"
-    "Interaction signs agree unless an interaction is >= +0.05 in one method and\n"
-    "<= -0.05 in the other. cycles: multisim's t, graph's critical path, graphfrag's\n"
-    "windows' cycles per instruction times the run's instructions. wall time:\n"
-    "seconds each method took (multisim with -j threads).\n";
+    "mean of |method - multisim| / |multisim| in percent over the paper's rows (with\n"
+    "more than 4 categories: the singletons and the pairs with the first category;\n"
+    "else every subset; never base) whose multisim magnitude exceeds 5% of\n"
+    "execution time; `over every subset` (YAML/CSV: *_all) is the same over all 2^n-1\n"
+    "subsets. Interaction signs agree unless an interaction is >= +0.05 in one\n"
+    "method and <= -0.05 in the other. cycles: multisim's t, graph's critical\n"
+    "path, graphfrag's windows' cycles per instruction times the run's instructions.\n"
+    "wall time: seconds each method took (multisim with -j threads).\n";
 
 typedef struct vopts {
   const char *categories, *methods, *suite, *suite_tag, *format, *show;
