@@ -1,14 +1,13 @@
 /* rv_exec.c: the RV64GC interpreter, the record source and the program
  * image.
  *
- * One loop (run) serves both fast-forward and record production: it is
- * always inlined with rec either NULL or not, so the compiler emits two
- * specialised copies and fast-forward pays nothing for records. The loop
- * looks up the block at pc in the direct-mapped block cache (decoding it on
- * a miss), then walks the block's pre-decoded instructions, dispatching each
- * with one switch; walking an array keeps the next instruction independent
- * of the previous one's length. The budget bounds how much of a block runs,
- * so rv_proc_skip(n) stops after exactly n instructions.
+ * One loop (rv_run.inc) serves both fast-forward and record production: it
+ * is compiled twice, with and without records, so fast-forward pays nothing
+ * for them. The loop looks up the block at pc in the direct-mapped block
+ * cache (decoding it on a miss), then walks the block's pre-decoded
+ * instructions with threaded dispatch; walking an array keeps the next
+ * instruction independent of the previous one's length. The budget bounds
+ * how much of a block runs, so rv_proc_skip(n) stops after exactly n.
  *
  * Floating point runs on the host's IEEE arithmetic with the host rounding
  * mode switched to the instruction's (only when it changes). Exception flags
@@ -587,313 +586,22 @@ static int exec_csr(rv_proc *p, const rv_dinst *d) {
   return 0;
 }
 
-/* ---- the loop ---- */
+/* ---- the loop: two compiled copies of rv_run.inc ---- */
 
-static inline __attribute__((always_inline)) uint64_t run(rv_proc *p, uint64_t n, ic_inst *rec) {
-  if (p->state != RV_RUNNING || n == 0) return 0;
-  fenv_t host_env;
-  fegetenv(&host_env);
-  feclearexcept(FE_ALL_EXCEPT);
-  fesetround(FE_TONEAREST);
-  p->host_rm = 0;
-
-  uint64_t *x = p->x;
-  uint64_t pc = p->pc, npc = pc, done = 0;
-  const uint64_t base = p->icount;
-  while (done < n) {
-    rv_block *blk = block_at(p, pc);
-    if (RV_UNLIKELY(!blk)) break;
-    rv_dinst *d = blk->insts;
-    const rv_dinst *end = d + (blk->n < n - done ? blk->n : n - done);
-  for (; d < end; d++) {
-    pc = d->pc;
-    npc = pc + d->size;
-    uint64_t maddr = 0;
-    const unsigned rd = d->rd;
-    const uint64_t a = x[d->rs1], b = x[d->rs2];
-    const int64_t imm = d->imm;
-    int stop = 0;
-    switch ((rv_op)d->op) {
-#define LOADOP(OP, T, EXT)                                                   \
-  case RV_OP_##OP: {                                                         \
-    T v;                                                                     \
-    maddr = a + (uint64_t)imm;                                               \
-    if (RV_UNLIKELY(load(p, maddr, sizeof v, &v))) goto load_fault;          \
-    x[rd] = (uint64_t)(EXT)v;                                                \
-    break;                                                                   \
-  }
-#define STOREOP(OP, T)                                                       \
-  case RV_OP_##OP: {                                                         \
-    T v = (T)b;                                                              \
-    maddr = a + (uint64_t)imm;                                               \
-    if (RV_UNLIKELY(store(p, maddr, sizeof v, &v))) goto store_fault;        \
-    break;                                                                   \
-  }
-      LOADOP(LB, int8_t, int64_t)
-      LOADOP(LH, int16_t, int64_t)
-      LOADOP(LW, int32_t, int64_t)
-      LOADOP(LD, uint64_t, uint64_t)
-      LOADOP(LBU, uint8_t, uint64_t)
-      LOADOP(LHU, uint16_t, uint64_t)
-      LOADOP(LWU, uint32_t, uint64_t)
-      STOREOP(SB, uint8_t)
-      STOREOP(SH, uint16_t)
-      STOREOP(SW, uint32_t)
-      STOREOP(SD, uint64_t)
-    case RV_OP_LUI: x[rd] = (uint64_t)imm; break;
-    case RV_OP_AUIPC: x[rd] = pc + (uint64_t)imm; break;
-    case RV_OP_JAL: x[rd] = npc; npc = pc + (uint64_t)imm; break;
-    case RV_OP_JALR: x[rd] = npc; npc = (a + (uint64_t)imm) & ~1ull; break;
-    case RV_OP_BEQ: if (a == b) npc = pc + (uint64_t)imm; break;
-    case RV_OP_BNE: if (a != b) npc = pc + (uint64_t)imm; break;
-    case RV_OP_BLT: if ((int64_t)a < (int64_t)b) npc = pc + (uint64_t)imm; break;
-    case RV_OP_BGE: if ((int64_t)a >= (int64_t)b) npc = pc + (uint64_t)imm; break;
-    case RV_OP_BLTU: if (a < b) npc = pc + (uint64_t)imm; break;
-    case RV_OP_BGEU: if (a >= b) npc = pc + (uint64_t)imm; break;
-    case RV_OP_ADDI: x[rd] = a + (uint64_t)imm; break;
-    case RV_OP_SLTI: x[rd] = (int64_t)a < imm; break;
-    case RV_OP_SLTIU: x[rd] = a < (uint64_t)imm; break;
-    case RV_OP_XORI: x[rd] = a ^ (uint64_t)imm; break;
-    case RV_OP_ORI: x[rd] = a | (uint64_t)imm; break;
-    case RV_OP_ANDI: x[rd] = a & (uint64_t)imm; break;
-    case RV_OP_SLLI: x[rd] = a << imm; break;
-    case RV_OP_SRLI: x[rd] = a >> imm; break;
-    case RV_OP_SRAI: x[rd] = (uint64_t)((int64_t)a >> imm); break;
-    case RV_OP_ADD: x[rd] = a + b; break;
-    case RV_OP_SUB: x[rd] = a - b; break;
-    case RV_OP_SLL: x[rd] = a << (b & 63); break;
-    case RV_OP_SLT: x[rd] = (int64_t)a < (int64_t)b; break;
-    case RV_OP_SLTU: x[rd] = a < b; break;
-    case RV_OP_XOR: x[rd] = a ^ b; break;
-    case RV_OP_SRL: x[rd] = a >> (b & 63); break;
-    case RV_OP_SRA: x[rd] = (uint64_t)((int64_t)a >> (b & 63)); break;
-    case RV_OP_OR: x[rd] = a | b; break;
-    case RV_OP_AND: x[rd] = a & b; break;
-    case RV_OP_ADDIW: x[rd] = (uint64_t)(int64_t)(int32_t)(uint32_t)(a + (uint64_t)imm); break;
-    case RV_OP_SLLIW: x[rd] = (uint64_t)(int64_t)(int32_t)((uint32_t)a << imm); break;
-    case RV_OP_SRLIW: x[rd] = (uint64_t)(int64_t)(int32_t)((uint32_t)a >> imm); break;
-    case RV_OP_SRAIW: x[rd] = (uint64_t)(int64_t)((int32_t)a >> imm); break;
-    case RV_OP_ADDW: x[rd] = (uint64_t)(int64_t)(int32_t)(uint32_t)(a + b); break;
-    case RV_OP_SUBW: x[rd] = (uint64_t)(int64_t)(int32_t)(uint32_t)(a - b); break;
-    case RV_OP_SLLW: x[rd] = (uint64_t)(int64_t)(int32_t)((uint32_t)a << (b & 31)); break;
-    case RV_OP_SRLW: x[rd] = (uint64_t)(int64_t)(int32_t)((uint32_t)a >> (b & 31)); break;
-    case RV_OP_SRAW: x[rd] = (uint64_t)(int64_t)((int32_t)a >> (b & 31)); break;
-    case RV_OP_MUL: x[rd] = a * b; break;
-    case RV_OP_MULH:
-      x[rd] = (uint64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64);
-      break;
-    case RV_OP_MULHSU:
-      x[rd] = (uint64_t)(((__int128)(int64_t)a * (__int128)(unsigned __int128)b) >> 64);
-      break;
-    case RV_OP_MULHU:
-      x[rd] = (uint64_t)(((unsigned __int128)a * (unsigned __int128)b) >> 64);
-      break;
-    case RV_OP_DIV:
-      x[rd] = b == 0 ? ~0ull
-              : ((int64_t)a == INT64_MIN && (int64_t)b == -1) ? a
-                                                               : (uint64_t)((int64_t)a / (int64_t)b);
-      break;
-    case RV_OP_DIVU: x[rd] = b == 0 ? ~0ull : a / b; break;
-    case RV_OP_REM:
-      x[rd] = b == 0 ? a
-              : ((int64_t)a == INT64_MIN && (int64_t)b == -1) ? 0
-                                                               : (uint64_t)((int64_t)a % (int64_t)b);
-      break;
-    case RV_OP_REMU: x[rd] = b == 0 ? a : a % b; break;
-    case RV_OP_MULW: x[rd] = (uint64_t)(int64_t)(int32_t)(uint32_t)(a * b); break;
-    case RV_OP_DIVW: {
-      int32_t sa = (int32_t)a, sb = (int32_t)b;
-      int32_t r = sb == 0 ? -1 : (sa == INT32_MIN && sb == -1) ? sa : sa / sb;
-      x[rd] = (uint64_t)(int64_t)r;
-      break;
-    }
-    case RV_OP_DIVUW: {
-      uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
-      x[rd] = (uint64_t)(int64_t)(int32_t)(ub == 0 ? ~0u : ua / ub);
-      break;
-    }
-    case RV_OP_REMW: {
-      int32_t sa = (int32_t)a, sb = (int32_t)b;
-      int32_t r = sb == 0 ? sa : (sa == INT32_MIN && sb == -1) ? 0 : sa % sb;
-      x[rd] = (uint64_t)(int64_t)r;
-      break;
-    }
-    case RV_OP_REMUW: {
-      uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
-      x[rd] = (uint64_t)(int64_t)(int32_t)(ub == 0 ? ua : ua % ub);
-      break;
-    }
-    case RV_OP_FENCE: break;
-    case RV_OP_FENCE_I: /* ends its block: dropping the cache under it is safe */
-      for (unsigned i = 0; i < RV_BCACHE_SIZE; i++) p->bcache[i].pc = RV_NO_PC;
-      break;
-    case RV_OP_ECALL:
-      p->pc = pc;
-      p->icount = base + done;
-      rv_syscall(p);
-      if (p->state != RV_RUNNING) stop = 1;
-      break;
-    case RV_OP_EBREAK:
-      p->pc = pc;
-      rv_fault(p, "ebreak");
-      goto out;
-    case RV_OP_CSRRW: case RV_OP_CSRRS: case RV_OP_CSRRC:
-    case RV_OP_CSRRWI: case RV_OP_CSRRSI: case RV_OP_CSRRCI:
-      p->icount = base + done;
-      if (exec_csr(p, d)) goto illegal;
-      break;
-    case RV_OP_LR_W: case RV_OP_LR_D: {
-      unsigned sz = d->mem_size;
-      maddr = a;
-      if (maddr & (sz - 1)) goto amo_misaligned;
-      if (sz == 4) {
-        int32_t v;
-        if (load(p, maddr, 4, &v)) goto load_fault;
-        x[rd] = (uint64_t)(int64_t)v;
-      } else {
-        uint64_t v;
-        if (load(p, maddr, 8, &v)) goto load_fault;
-        x[rd] = v;
-      }
-      p->resv_addr = maddr;
-      p->resv_valid = 1;
-      break;
-    }
-    case RV_OP_SC_W: case RV_OP_SC_D: {
-      unsigned sz = d->mem_size;
-      maddr = a;
-      if (maddr & (sz - 1)) goto amo_misaligned;
-      if (p->resv_valid && p->resv_addr == maddr) {
-        if (store(p, maddr, sz, &b)) goto store_fault;
-        x[rd] = 0;
-      } else {
-        x[rd] = 1;
-      }
-      p->resv_valid = 0;
-      break;
-    }
-    case RV_OP_AMOSWAP_W: case RV_OP_AMOADD_W: case RV_OP_AMOXOR_W: case RV_OP_AMOAND_W:
-    case RV_OP_AMOOR_W: case RV_OP_AMOMIN_W: case RV_OP_AMOMAX_W: case RV_OP_AMOMINU_W:
-    case RV_OP_AMOMAXU_W: {
-      int32_t v, w = (int32_t)b, r;
-      maddr = a;
-      if (maddr & 3) goto amo_misaligned;
-      if (load(p, maddr, 4, &v)) goto load_fault;
-      switch ((rv_op)d->op) {
-      case RV_OP_AMOSWAP_W: r = w; break;
-      case RV_OP_AMOADD_W: r = (int32_t)((uint32_t)v + (uint32_t)w); break;
-      case RV_OP_AMOXOR_W: r = v ^ w; break;
-      case RV_OP_AMOAND_W: r = v & w; break;
-      case RV_OP_AMOOR_W: r = v | w; break;
-      case RV_OP_AMOMIN_W: r = v < w ? v : w; break;
-      case RV_OP_AMOMAX_W: r = v > w ? v : w; break;
-      case RV_OP_AMOMINU_W: r = (uint32_t)v < (uint32_t)w ? v : w; break;
-      default: r = (uint32_t)v > (uint32_t)w ? v : w; break;
-      }
-      if (store(p, maddr, 4, &r)) goto store_fault;
-      x[rd] = (uint64_t)(int64_t)v;
-      break;
-    }
-    case RV_OP_AMOSWAP_D: case RV_OP_AMOADD_D: case RV_OP_AMOXOR_D: case RV_OP_AMOAND_D:
-    case RV_OP_AMOOR_D: case RV_OP_AMOMIN_D: case RV_OP_AMOMAX_D: case RV_OP_AMOMINU_D:
-    case RV_OP_AMOMAXU_D: {
-      uint64_t v, r;
-      maddr = a;
-      if (maddr & 7) goto amo_misaligned;
-      if (load(p, maddr, 8, &v)) goto load_fault;
-      switch ((rv_op)d->op) {
-      case RV_OP_AMOSWAP_D: r = b; break;
-      case RV_OP_AMOADD_D: r = v + b; break;
-      case RV_OP_AMOXOR_D: r = v ^ b; break;
-      case RV_OP_AMOAND_D: r = v & b; break;
-      case RV_OP_AMOOR_D: r = v | b; break;
-      case RV_OP_AMOMIN_D: r = (int64_t)v < (int64_t)b ? v : b; break;
-      case RV_OP_AMOMAX_D: r = (int64_t)v > (int64_t)b ? v : b; break;
-      case RV_OP_AMOMINU_D: r = v < b ? v : b; break;
-      default: r = v > b ? v : b; break;
-      }
-      if (store(p, maddr, 8, &r)) goto store_fault;
-      x[rd] = v;
-      break;
-    }
-    case RV_OP_FLW: {
-      uint32_t v;
-      maddr = a + (uint64_t)imm;
-      if (load(p, maddr, 4, &v)) goto load_fault;
-      puts_bits(p, rd, v);
-      break;
-    }
-    case RV_OP_FLD: {
-      uint64_t v;
-      maddr = a + (uint64_t)imm;
-      if (load(p, maddr, 8, &v)) goto load_fault;
-      p->f[rd] = v;
-      break;
-    }
-    case RV_OP_FSW: {
-      uint32_t v = (uint32_t)p->f[d->rs2];
-      maddr = a + (uint64_t)imm;
-      if (store(p, maddr, 4, &v)) goto store_fault;
-      break;
-    }
-    case RV_OP_FSD: {
-      maddr = a + (uint64_t)imm;
-      if (store(p, maddr, 8, &p->f[d->rs2])) goto store_fault;
-      break;
-    }
-    case RV_OP_ILLEGAL: goto illegal;
-    default:
-      if (exec_fp(p, d)) goto illegal;
-      break;
-    }
-    x[0] = 0;
-    if (rec) {
-      ic_inst *r = &rec[done];
-      r->pc = pc;
-      r->next_pc = npc;
-      r->mem_addr = maddr;
-      r->size = d->size;
-      r->opclass = d->opclass;
-      r->mem_size = d->mem_size;
-      memcpy(r->src, d->src, IC_MAX_SRC);
-      r->dst[0] = d->dst[0];
-      r->is_mem_rmw = d->is_rmw;
-    }
-    done++;
-    if (RV_UNLIKELY(stop)) {
-      pc = npc;
-      goto out;
-    }
-    continue;
-  load_fault:
-    mem_fault(p, pc, "load from", maddr);
-    goto out;
-  store_fault:
-    mem_fault(p, pc, "store to", maddr);
-    goto out;
-  amo_misaligned:
-    p->pc = pc;
-    rv_fault(p, "misaligned atomic access at address 0x%llx", (unsigned long long)maddr);
-    goto out;
-  illegal:
-    p->pc = pc;
-    rv_fault(p, "illegal instruction");
-    goto out;
-  }
-    pc = npc;
-  }
-out:
-  if (p->state == RV_RUNNING) p->pc = pc;
-  p->icount = base + done;
-  p->fflags |= host_flags();
-  fesetenv(&host_env);
-  return done;
-}
+#define RV_RUN_NAME run_fast_
+#define RV_RUN_REC 0
+#include "rv_run.inc"
+#undef RV_RUN_NAME
+#undef RV_RUN_REC
+#define RV_RUN_NAME run_rec
+#define RV_RUN_REC 1
+#include "rv_run.inc"
+#undef RV_RUN_NAME
+#undef RV_RUN_REC
 
 /* ---- the public run interface ---- */
 
-static uint64_t run_fast(rv_proc *p, uint64_t n) { return run(p, n, NULL); }
-static uint64_t run_rec(rv_proc *p, uint64_t n, ic_inst *rec) { return run(p, n, rec); }
+static uint64_t run_fast(rv_proc *p, uint64_t n) { return run_fast_(p, n, NULL); }
 
 uint64_t rv_proc_skip(rv_proc *p, uint64_t n) {
   uint64_t total = 0;
