@@ -436,6 +436,17 @@ Test(solver, rebasing_keeps_results_exact) {
   cr_assert_gt(check_random(3000, 99, IC_GRAPH_MAX_EDGE_LAT / 4, cats, 4), 10);
 }
 
+/* The same with enough categories that the kernels skip whole blocks of
+ * subsets (win, bw, bmisp on the 32-subset lane bits) and treat dropped
+ * edges and CD halves as scalar there, under huge latencies and rebases,
+ * with both kernels (check_random alternates them by seed). */
+Test(solver, block_skipping_exact_with_rebases) {
+  static const uint8_t cats[] = {IC_CAT_SHALU, IC_CAT_BW,    IC_CAT_WIN,  IC_CAT_DL1,
+                                 IC_CAT_BMISP, IC_CAT_DMISS, IC_CAT_LGALU};
+  for (uint64_t seed = 100; seed <= 101; seed++)
+    cr_assert_gt(check_random(1200, seed, IC_GRAPH_MAX_EDGE_LAT / 4, cats, 7), 3);
+}
+
 Test(solver, parse_categories) {
   uint8_t c[16];
   int n = -1;
