@@ -112,6 +112,10 @@ DIFF_TEST(fp_nan, "diff_fp.c", NULL, 1, {"nan"}, 1, 2, {"nan", "3"})
 DIFF_TEST(fp_nan_norvc, "diff_fp.c", "-march=rv64g", 1, {"nan"}, 0, 0, {0})
 /* every compressed instruction form, written out */
 DIFF_TEST(rvc, "diff_rvc.c", NULL, 0, {0}, 1, 0, {0})
+/* how programs end: exit through stdio, abort (a signal), end of input */
+DIFF_TEST(exit, "diff_exit.c", NULL, 1, {"exit"}, 1, 1, {"exit"})
+DIFF_TEST(abort, "diff_exit.c", NULL, 1, {"abort"}, 1, 1, {"abort"})
+DIFF_TEST(stdin, "diff_exit.c", NULL, 1, {"stdin"}, 1, 1, {"stdin"})
 /* system calls and file I/O into a directory of each side's own */
 DIFF_TEST(sys, "diff_sys.c", NULL, 1, {"{D}"}, 1, 1, {"{D}"})
 DIFF_TEST(sysx, "diff_sysx.c", NULL, 1, {"{D}"}, 1, 1, {"{D}"})

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,6 +57,8 @@ static inline pid_t dr_spawn(char *const argv[], char *const envp[], const char 
   fflush(NULL);
   pid_t pid = fork();
   if (pid != 0) return pid;
+  struct rlimit no_core = {0, 0}; /* a guest killed by a signal leaves no core file */
+  setrlimit(RLIMIT_CORE, &no_core);
   int t = fd3 >= 0 ? fcntl(fd3, F_DUPFD, 100) : -1; /* out of the way of what we open */
   int in = open("/dev/null", O_RDONLY);
   int o = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
