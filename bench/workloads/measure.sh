@@ -37,5 +37,5 @@ while read -r name tags cmd; do
     agree="NO (exit $erc vs $qrc)"
   fi
   printf '%-16s %-16s %12s %9.2f %9.2f  %s\n' "$name" "$tags" "${insts:-?}" \
-    "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" "$agree"
+    "$(awk "BEGIN{print $t1 - $t0}")" "$(awk "BEGIN{print $t2 - $t1}")" "$agree"
 done < bench/workloads/manifest
