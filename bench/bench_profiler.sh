@@ -16,7 +16,9 @@
 #     the file) and by graphfrag, and the paper's Table IX metric of each
 #     against multisim: the mean of |method - multisim| / |multisim| in
 #     percent over the entries (every interaction, not base) whose multisim
-#     magnitude exceeds 5% of execution time.
+#     magnitude exceeds 5% of execution time; and the same metric of the
+#     profiler against graphfrag (perfectly stitched windows of the same
+#     length), which isolates the error of sampling and stitching.
 # Files go to $OUT. Needs a release build ($BUILD/icost) and the built
 # workloads ($ICOST_WORKLOADS or build/workloads; bash bench/workloads/build.sh).
 set -euo pipefail
@@ -58,8 +60,8 @@ metric() {
     END { if (n) printf "%.1f", s / n; else printf "n/a" }' "$2" "$1"
 }
 
-printf '%-10s %8s %8s %7s %10s %10s %9s %9s\n' workload sim_s prof_s slow samples/s B/Minst \
-  prof_err gfrag_err
+printf '%-10s %8s %8s %7s %10s %10s %9s %9s %9s\n' workload sim_s prof_s slow samples/s B/Minst \
+  prof_err gfrag_err prof_gf
 for w in $WORKLOADS; do
   f=$OUT/$w.samples
   ts=$(cpu "$ICOST" sim --workload "$w" "${RUN[@]}")
@@ -74,7 +76,7 @@ for w in $WORKLOADS; do
   rate=$(awk -v s="$samples" -v t="$tp" 'BEGIN { printf "%.0f", (t > 0 ? s / t : 0) }')
   bpm=$(awk -v b="$bytes" -v n="$insts" 'BEGIN { printf "%.0f", (n > 0 ? b * 1e6 / n : 0) }')
   slow=$(awk -v a="$tp" -v b="$ts" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-  pe=- ge=-
+  pe=- ge=- pg=-
   if [ "$ACCURACY" = 1 ]; then
     "$ICOST" --method multisim --workload "$w" "${RUN[@]}" --categories "$CATS" --show all \
       --format csv >"$OUT/$w.multisim.csv"
@@ -83,9 +85,11 @@ for w in $WORKLOADS; do
       --format csv --frag-length "$LEN" >"$OUT/$w.graphfrag.csv"
     pe=$(metric "$OUT/$w.profiler.csv" "$OUT/$w.multisim.csv")
     ge=$(metric "$OUT/$w.graphfrag.csv" "$OUT/$w.multisim.csv")
+    pg=$(metric "$OUT/$w.profiler.csv" "$OUT/$w.graphfrag.csv")
   fi
-  printf '%-10s %8s %8s %7s %10s %10s %9s %9s\n' "$w" "$ts" "$tp" "$slow" "$rate" "$bpm" "$pe" "$ge"
+  printf '%-10s %8s %8s %7s %10s %10s %9s %9s %9s\n' "$w" "$ts" "$tp" "$slow" "$rate" "$bpm" "$pe" "$ge" "$pg"
 done
 echo "sim_s, prof_s: CPU seconds of icost sim and icost profile (same skip/warm/max); slow = prof_s/sim_s"
 echo "samples/s: detailed + signature samples per CPU second of the profile run; B/Minst: file bytes per million timed instructions"
 echo "prof_err, gfrag_err: Table IX mean error (%) of the profiler and graphfrag against multisim over $CATS"
+echo "prof_gf: the same metric of the profiler against graphfrag (the stitching error alone: graphfrag is perfect stitching)"

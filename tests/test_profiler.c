@@ -184,7 +184,7 @@ static double fragment_error(const fixture *fx, const sig_db *db, const keep *kp
   return den > 0 ? num / den : 0;
 }
 
-Test(profiler, full_sampling_reproduces_true_windows, .timeout = 120) {
+Test(profiler, full_sampling_reproduces_true_windows, .timeout = 600) {
   fixture fx;
   setup_fixture(&fx);
   sig_db *db;
@@ -206,7 +206,7 @@ Test(profiler, full_sampling_reproduces_true_windows, .timeout = 120) {
   free_fixture(&fx);
 }
 
-Test(profiler, sparse_sampling_degrades_gracefully, .timeout = 120) {
+Test(profiler, sparse_sampling_degrades_gracefully, .timeout = 600) {
   fixture fx;
   setup_fixture(&fx);
   const uint64_t iv[3] = {1, 8, 256};
@@ -261,7 +261,7 @@ static ic_status run_cb(void *ctx, ic_catmask ideal, const ic_graph_sink *sink, 
   return st;
 }
 
-Test(profiler, run_breakdown_sums_and_is_deterministic, .timeout = 120) {
+Test(profiler, run_breakdown_sums_and_is_deterministic, .timeout = 600) {
   fixture fx;
   setup_fixture(&fx);
   runctx rc = {&fx};

@@ -70,7 +70,7 @@ static int one_line(const char *path) {
 
 #define RUN_OPTS "--skip 100k --warm 50k --max 200k --sample-interval 8 --signature-interval 2000 --fragment-length 500"
 
-Test(profiler_cli, profile_then_analyze, .timeout = 120) {
+Test(profiler_cli, profile_then_analyze, .timeout = 600) {
   char exe[512], out[512], err[512], args[2048], f1[512], f2[512];
   if (!build("cli_loop", loop_src, exe, sizeof exe)) cr_skip_test("riscv64-linux-gnu-gcc missing");
   snprintf(f1, sizeof f1, "%s/h7_cli_a.samples", ICOST_BUILD_DIR);

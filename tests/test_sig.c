@@ -410,7 +410,7 @@ Test(sig, file_round_trip_and_deterministic) {
   free(b);
 }
 
-Test(sig, file_rejects_truncation_and_corruption, .timeout = 120) {
+Test(sig, file_rejects_truncation_and_corruption, .timeout = 600) {
   char p[512];
   snprintf(p, sizeof p, "%s/h7_sig_small.bin", ICOST_BUILD_DIR);
   size_t len;
