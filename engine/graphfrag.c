@@ -162,6 +162,7 @@ ic_graph_sink ic_graphfrag_sink(ic_graphfrag *g) {
 
 uint64_t ic_graphfrag_windows(const ic_graphfrag *g) { return g->filled; }
 uint64_t ic_graphfrag_instructions(const ic_graphfrag *g) { return g->seen; }
+uint64_t ic_graphfrag_offset(const ic_graphfrag *g) { return g->off; }
 
 /* Sum of the t vectors of windows idx[0..m) into sum[nsub]. */
 static void gf_sum(const ic_graphfrag *g, const uint64_t *idx, uint64_t m, double *sum) {

@@ -36,6 +36,8 @@ ic_graph_sink ic_graphfrag_sink(ic_graphfrag *g);
 /* Windows chosen so far (complete ones) and instructions seen. */
 uint64_t ic_graphfrag_windows(const ic_graphfrag *g);
 uint64_t ic_graphfrag_instructions(const ic_graphfrag *g);
+/* The offset of the first block (drawn from the seed at create time). */
+uint64_t ic_graphfrag_offset(const ic_graphfrag *g);
 /* The breakdown over the chosen windows (layout in multisim.h) with lo/hi filled
  * unless bootstrap < 0. IC_ERUN when the run had no complete window (fewer
  * than L instructions): the message says so. */
