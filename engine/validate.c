@@ -702,7 +702,7 @@ static double now_seconds(void) {
 
 /* The graph method: one run with the solver as the graph sink. */
 static ic_status vm_graph(const ic_validate_run_opts *o, double *pct, double *cycles,
-                          ic_err *err) {
+                          uint64_t *model_cycles, ic_err *err) {
   ic_solver *s;
   ic_status st = ic_solver_create(&s, o->cats, o->ncat, err);
   if (st != IC_OK) return st;
@@ -710,6 +710,7 @@ static ic_status vm_graph(const ic_validate_run_opts *o, double *pct, double *cy
   uint64_t cyc, insns;
   st = o->run(o->run_ctx, 0, &sink, &cyc, &insns, err);
   if (st == IC_OK) {
+    *model_cycles = cyc;
     size_t nsub = (size_t)1 << o->ncat;
     double *t = malloc(nsub * sizeof *t);
     if (!t) {
@@ -762,6 +763,7 @@ ic_status ic_validate_workload(ic_validate_report *r, const char *workload,
   const double *pct[IC_VALIDATE_MAX_METHODS] = {0}, *lo[IC_VALIDATE_MAX_METHODS] = {0},
                *hi[IC_VALIDATE_MAX_METHODS] = {0};
   double cycles[IC_VALIDATE_MAX_METHODS] = {0}, secs[IC_VALIDATE_MAX_METHODS] = {0};
+  uint64_t graph_model_cycles = 0;
   ic_status st = IC_OK;
   for (int m = 0; m < nm && st == IC_OK; m++) {
     double *p = buf + (size_t)m * 3 * nsub, *l = p + nsub, *h = l + nsub;
@@ -790,7 +792,7 @@ ic_status ic_validate_workload(ic_validate_report *r, const char *workload,
       break;
     }
     case IC_VM_GRAPH:
-      st = vm_graph(o, p, &cycles[m], err);
+      st = vm_graph(o, p, &cycles[m], &graph_model_cycles, err);
       break;
     case IC_VM_GRAPHFRAG:
       st = vm_graphfrag(o, p, l, h, &cycles[m], err);
@@ -800,6 +802,17 @@ ic_status ic_validate_workload(ic_validate_report *r, const char *workload,
     }
     secs[m] = now_seconds() - t0;
   }
+  /* Multisim's unidealized run and the graph run are the same run from
+     the same checkpoint: a difference means the runs do not see the same
+     program (state shared between emulator copies, such as a file offset),
+     and every number above would compare different executions. */
+  for (int m = 0; st == IC_OK && m < nm; m++)
+    if (ic_validate_method_lookup(r->methods[m]) == IC_VM_MULTISIM && graph_model_cycles &&
+        cycles[m] != (double)graph_model_cycles)
+      st = ic_fail(err, IC_ERUN,
+                   "%s: the unidealized run took %.0f cycles in multisim and %llu in the graph "
+                   "run: runs from the checkpoint do not repeat the same execution",
+                   workload, cycles[m], (unsigned long long)graph_model_cycles);
   if (st == IC_OK) st = ic_validate_report_add(r, workload, pct, lo, hi, cycles, err);
   if (st == IC_OK)
     for (int m = 0; m < nm; m++) ic_validate_report_time(r, m, secs[m]);

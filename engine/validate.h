@@ -174,7 +174,10 @@ typedef struct ic_validate_run_opts {
  * ones) on one workload and adds it, with each method's cycles (multisim:
  * t; graph: the critical path; graphfrag: the scaled estimate) and wall time.
  * The graph and graphfrag methods each take one model run with the graph
- * hook; multisim takes 2^ncat. On failure nothing is added. */
+ * hook; multisim takes 2^ncat. When both multisim and graph run, their
+ * unidealized runs must take the same cycles (the same execution from the
+ * same checkpoint), else IC_ERUN: the runs are not reproducible and nothing
+ * they gave can be compared. On failure nothing is added. */
 ic_status ic_validate_workload(ic_validate_report *r, const char *workload,
                                const ic_validate_run_opts *o, ic_err *err);
 
