@@ -128,6 +128,7 @@ struct ic_solver {
   uint64_t seq0, next;
   uint64_t valid_lo[RING_COUNT]; /* oldest seq whose vectors each ring still holds */
   int32_t *last_c;           /* C vector of the last record, or NULL */
+  uint64_t far_c;            /* distance of the last win-half CD source (0: none) */
   ic_solver_stats st;
 };
 
@@ -405,6 +406,7 @@ void ic_solver_reset(ic_solver *s) {
   for (int k = 0; k < RING_COUNT; k++) s->valid_lo[k] = 0;
   s->ubound = 0;
   s->last_c = NULL;
+  s->far_c = 0;
   memset(s->base, 0, s->np * sizeof *s->base);
   memset(s->zero, 0, s->np * sizeof *s->zero);
   memset(s->times, 0, s->n * sizeof *s->times);
@@ -619,6 +621,7 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
        * subsets without it (skipm), it is a scalar edge. */
       if (ki->skipm && (ki->two ? !pbits : !(pbits & ~(1u << ki->drop)))) {
         if (ki->two) {
+          s->far_c = dist * IC_WIN_FACTOR;
           nd->ssrc[nd->ns] =
               ring_source(s, ki->ring, dist * IC_WIN_FACTOR, seq, idx, need, &oow);
           nd->slat[nd->ns] = (int32_t)total;
@@ -638,6 +641,7 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
         struct lat_key kw = key;
         kw.a |= (uint64_t)2 << 29;
         key.a |= (uint64_t)1 << 29;
+        s->far_c = dist * IC_WIN_FACTOR;
         nd->src[nd->nv] = ring_source(s, ki->ring, dist * IC_WIN_FACTOR, seq, idx, need, &oow);
         nd->skipm[nd->nv] = skipm;
         nd->skipv[nd->nv] = skipm ? 0 : 1;
@@ -684,6 +688,13 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
     for (size_t off = 0; off < np * sizeof(int32_t); off += 64) {
       __builtin_prefetch(pp + off, 1, 3);
       __builtin_prefetch(pc + off, 1, 3);
+    }
+    /* and the far source of a win-idealized CD edge, a window back (only
+     * the win lanes when they form the upper half) */
+    if (s->far_c && s->far_c < s->w[RING_C]) {
+      const char *pf = (const char *)(s->ring[RING_C] + ((ahead - s->far_c) & (s->w[RING_C] - 1)) * np);
+      size_t from = s->kinfo[IC_EDGE_CD].skipm ? np / 2 * sizeof(int32_t) : 0;
+      for (size_t off = from; off < np * sizeof(int32_t); off += 64) __builtin_prefetch(pf + off, 0, 3);
     }
   }
   s->last_c = vec[IC_NODE_C];
