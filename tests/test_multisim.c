@@ -10,6 +10,7 @@
 
 #include "graph.h"
 #include "multisim.h"
+#include "validate.h"
 
 /* ---- multisim on a formula ---- */
 
@@ -365,4 +366,61 @@ Test(graphfrag, sequence_gap_is_an_input_error) {
   cr_assert(strstr(err.msg, "99"), "%s", err.msg);
   ic_graphfrag_destroy(g);
   free(recs);
+}
+
+/* ---- validate's reproducibility check ---- */
+
+/* A model whose every run times 10 one-cycle links (10 cycles), except
+   that the graph run (the one with a sink) reports `graph_cycles`. */
+typedef struct chain_model {
+  uint64_t graph_cycles;
+} chain_model;
+
+static ic_status chain_run(void *ctx, ic_catmask ideal, const ic_graph_sink *sink,
+                           uint64_t *cycles, uint64_t *insns, ic_err *err) {
+  const chain_model *c = ctx;
+  (void)ideal;
+  *cycles = 10;
+  *insns = 10;
+  if (sink) {
+    ic_graph_rec recs[10];
+    memset(recs, 0, sizeof recs);
+    for (int i = 0; i < 10; i++) {
+      recs[i].seq = (uint64_t)i;
+      add_edge(&recs[i], IC_EDGE_CC, 1, 1, IC_CAT_NONE);
+      recs[i].t[IC_NODE_C] = (uint64_t)i + 1;
+    }
+    ic_status st = sink->consume(sink->ctx, recs, 10, err);
+    if (st != IC_OK) return st;
+    *cycles = c->graph_cycles;
+  }
+  return IC_OK;
+}
+
+Test(validate_workload, unreproducible_runs_are_an_error) {
+  const uint8_t cats[1] = {IC_CAT_DL1};
+  const char *methods[2] = {"multisim", "graph"};
+  for (int bad = 0; bad <= 1; bad++) {
+    chain_model c = {.graph_cycles = bad ? 11 : 10};
+    ic_validate_report *rep;
+    ic_err err;
+    cr_assert_eq(ic_validate_report_create(&rep, cats, 1, methods, 2, &err), IC_OK);
+    ic_validate_run_opts vo = {.cats = cats, .ncat = 1, .run = chain_run, .run_ctx = &c,
+                               .jobs = 1};
+    ic_status st = ic_validate_workload(rep, "w", &vo, &err);
+    if (bad) {
+      cr_assert_eq(st, IC_ERUN);
+      cr_assert_str_eq(err.msg, "w: the unidealized run took 10 cycles in multisim and 11 in "
+                                "the graph run: runs from the checkpoint do not repeat the "
+                                "same execution");
+      cr_assert_eq(ic_validate_report_workloads(rep), 0, "nothing added");
+    } else {
+      cr_assert_eq(st, IC_OK, "%s", err.msg);
+      cr_assert_eq(ic_validate_report_workloads(rep), 1);
+      /* nothing to idealize: dl1 costs 0, base is everything */
+      cr_assert_float_eq(ic_validate_report_pct(rep, 0, 1)[0], 100, 1e-9);
+      cr_assert_float_eq(ic_validate_report_pct(rep, 0, 1)[1], 0, 1e-9);
+    }
+    ic_validate_report_destroy(rep);
+  }
 }
