@@ -309,3 +309,23 @@ Test(profiler, run_breakdown_sums_and_is_deterministic, .timeout = 600) {
   ic_breakdown_free(&b2);
   free_fixture(&fx);
 }
+
+Test(profiler, run_shorter_than_a_fragment_fails_clearly, .timeout = 600) {
+  fixture fx;
+  setup_fixture(&fx);
+  runctx rc = {&fx};
+  ic_program_image img = rv_proc_image(fx.ckpt);
+  const uint8_t cats[1] = {IC_CAT_DMISS};
+  ic_profiler_opts o = {0};
+  o.cats = cats;
+  o.ncat = 1;
+  o.machine = fx.m;
+  o.length = 2 * TIMED; /* no signature sample can complete */
+  ic_breakdown b;
+  ic_err err;
+  cr_assert_eq(ic_profiler_run(&o, run_cb, &rc, &img, &b, NULL, &err), IC_ERUN);
+  cr_assert(strstr(err.msg, "no signature sample") != NULL, "%s", err.msg);
+  o.ncat = 0;
+  cr_assert_eq(ic_profiler_run(&o, run_cb, &rc, &img, &b, NULL, &err), IC_EINPUT);
+  free_fixture(&fx);
+}
