@@ -14,6 +14,11 @@
 #     categories) on a run and on a run 10x longer.
 # Sizes: BENCH_MAX (default 400000) timed instructions for the solver part,
 # BENCH_MEM_MAX (default 200000) for the shorter memory run.
+# BENCH_SAVE=FILE also writes the kept records to FILE; then
+#   $BUILD_DIR/bench_solver --load FILE [--records N] -- PROGRAM
+# times only the solver on them (3 and 8 categories), e.g. for A/B runs of
+# two builds or under valgrind --tool=callgrind --toggle-collect=ic_solver_feed
+# (FILE holds raw records: read it with the same build of the headers).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
@@ -31,7 +36,7 @@ gcc -std=gnu11 -O2 -g -Wall -Wextra -DICOST_SOURCE_DIR="\"$src\"" \
 prog=()
 [ $# -gt 0 ] && prog=(-- "$@")
 echo "== solver and recording (--max $max)"
-"$drv" --max "$max" --records "$max" --passes-records 100000 "${prog[@]}"
+"$drv" --max "$max" --records "$max" --passes-records 100000 ${BENCH_SAVE:+--save "$BENCH_SAVE"} "${prog[@]}"
 echo
 echo "== peak memory of icost (graph method, 8 categories)"
 for n in "$memmax" $((memmax * 10)); do

@@ -149,27 +149,28 @@ typedef int32_t v8si __attribute__((vector_size(4 * LANES), may_alias));
  * (a scalar edge has the same latency in every subset). All vectors are
  * 32-byte aligned and np is a multiple of 8. */
 typedef struct node_edges {
-  int nv, ns;
-  int s0; /* ssrc[0] is an edge no subset drops */
+  int nv, ns, nc;
   const int32_t *src[2 * IC_MAX_EDGES], *lat[2 * IC_MAX_EDGES];
   /* lat[e] is NEG (the edge is gone) in every lane x with (x & skipm[e]) ==
    * skipv[e]; skipm is a bit >= 4 * LANES, so a block of 8 or 32 lanes
    * starting at s has it all set or all clear, and is skipped when
    * (s & skipm) == skipv (skipm = 0, skipv = 1: never). */
   uint32_t skipm[2 * IC_MAX_EDGES], skipv[2 * IC_MAX_EDGES];
-  /* Scalar edges: the same latency in every lane they are not skipped in
-   * (skipped lanes as above: a dropped edge, or the other half of CD). */
-  const int32_t *ssrc[2 * IC_MAX_EDGES];
-  int32_t slat[2 * IC_MAX_EDGES];
-  uint32_t sskipm[2 * IC_MAX_EDGES], sskipv[2 * IC_MAX_EDGES];
+  /* Scalar edges: the same latency in every lane. */
+  const int32_t *ssrc[IC_MAX_EDGES];
+  int32_t slat[IC_MAX_EDGES];
+  /* Conditional scalar edges: the same latency in every lane they are not
+   * skipped in (skipped lanes as above: a dropped edge, or a CD half). */
+  const int32_t *csrc[2 * IC_MAX_EDGES];
+  int32_t clat[2 * IC_MAX_EDGES];
+  uint32_t cskipm[2 * IC_MAX_EDGES], cskipv[2 * IC_MAX_EDGES];
 } node_edges;
 
 /* Every source vector is >= zero lane by lane (a node starts at zero or
  * above; rebase lowers and clamps both alike), and a scalar edge's latency
- * is >= 0: a node with a scalar edge that no subset drops (s0) starts from
- * it instead of from zero. */
+ * is >= 0: a node with a scalar edge starts from it instead of from zero. */
 static void k_node_generic(int32_t *acc, const int32_t *zero, const node_edges *ne, uint32_t np) {
-  const int s0 = ne->s0;
+  const int s0 = ne->ns > 0;
   for (uint32_t s = 0; s < np; s += LANES) {
     v8si v;
     if (s0)
@@ -179,9 +180,10 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const node_edges *
     for (int e = 0; e < ne->nv; e++)
       if ((s & ne->skipm[e]) != ne->skipv[e])
         v = VMAX(v, LD(ne->src[e] + s) + LD(ne->lat[e] + s));
-    for (int e = s0; e < ne->ns; e++)
-      if ((s & ne->sskipm[e]) != ne->sskipv[e])
-        v = VMAX(v, LD(ne->ssrc[e] + s) + SPLAT(ne->slat[e]));
+    for (int e = s0; e < ne->ns; e++) v = VMAX(v, LD(ne->ssrc[e] + s) + SPLAT(ne->slat[e]));
+    for (int e = 0; e < ne->nc; e++)
+      if ((s & ne->cskipm[e]) != ne->cskipv[e])
+        v = VMAX(v, LD(ne->csrc[e] + s) + SPLAT(ne->clat[e]));
     ST(acc + s, v);
   }
 }
@@ -196,7 +198,7 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const node_edges *
 #define AVX_INIT(s) (s0 ? _mm256_add_epi32(AVX_LD(ne->ssrc[0] + (s)), l0) : AVX_LD(zero + (s)))
 __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int32_t *zero,
                                                         const node_edges *ne, uint32_t np) {
-  const int s0 = ne->s0;
+  const int s0 = ne->ns > 0;
   const __m256i l0 = _mm256_set1_epi32(s0 ? ne->slat[0] : 0);
   uint32_t s = 0;
   for (; s + 4 * LANES <= np; s += 4 * LANES) {
@@ -210,9 +212,17 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
       AVX_STEP(x3, a + 24, AVX_LD(b + 24));
     }
     for (int e = s0; e < ne->ns; e++) {
-      if ((s & ne->sskipm[e]) == ne->sskipv[e]) continue;
       const int32_t *a = ne->ssrc[e] + s;
       __m256i l = _mm256_set1_epi32(ne->slat[e]);
+      AVX_STEP(x0, a, l);
+      AVX_STEP(x1, a + 8, l);
+      AVX_STEP(x2, a + 16, l);
+      AVX_STEP(x3, a + 24, l);
+    }
+    for (int e = 0; e < ne->nc; e++) {
+      if ((s & ne->cskipm[e]) == ne->cskipv[e]) continue;
+      const int32_t *a = ne->csrc[e] + s;
+      __m256i l = _mm256_set1_epi32(ne->clat[e]);
       AVX_STEP(x0, a, l);
       AVX_STEP(x1, a + 8, l);
       AVX_STEP(x2, a + 16, l);
@@ -228,9 +238,10 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
     for (int e = 0; e < ne->nv; e++)
       if ((s & ne->skipm[e]) != ne->skipv[e])
         AVX_STEP(v, ne->src[e] + s, AVX_LD(ne->lat[e] + s));
-    for (int e = s0; e < ne->ns; e++)
-      if ((s & ne->sskipm[e]) != ne->sskipv[e])
-        AVX_STEP(v, ne->ssrc[e] + s, _mm256_set1_epi32(ne->slat[e]));
+    for (int e = s0; e < ne->ns; e++) AVX_STEP(v, ne->ssrc[e] + s, _mm256_set1_epi32(ne->slat[e]));
+    for (int e = 0; e < ne->nc; e++)
+      if ((s & ne->cskipm[e]) != ne->cskipv[e])
+        AVX_STEP(v, ne->csrc[e] + s, _mm256_set1_epi32(ne->clat[e]));
     _mm256_store_si256((__m256i *)(void *)(acc + s), v);
   }
 }
@@ -573,7 +584,7 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
     vec[IC_NODE_E] = s->scratch[1];
     vec[IC_NODE_P] = s->ring[RING_P] + (seq & (s->w[RING_P] - 1)) * np;
     vec[IC_NODE_C] = s->ring[RING_C] + (seq & (s->w[RING_C] - 1)) * np;
-    for (int k = 0; k < IC_NODE_COUNT; k++) ne[k].nv = ne[k].ns = ne[k].s0 = 0;
+    for (int k = 0; k < IC_NODE_COUNT; k++) ne[k].nv = ne[k].ns = ne[k].nc = 0;
     s->npool = 0;
     for (int k = 0; k < nedges; k++) {
       const ic_edge *e = &r->edge[k];
@@ -600,19 +611,8 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
       const int32_t *src =
           dist == 0 ? vec[ki->srcnode] : ring_source(s, ki->ring, dist, seq, idx, need, &oow);
       if (!nvp && ki->drop < 0 && !ki->two) { /* the same in every subset */
-        int at = nd->ns++;
-        if (!nd->s0) { /* goes first: k_node starts from it */
-          nd->ssrc[at] = nd->ssrc[0];
-          nd->slat[at] = nd->slat[0];
-          nd->sskipm[at] = nd->sskipm[0];
-          nd->sskipv[at] = nd->sskipv[0];
-          at = 0;
-          nd->s0 = 1;
-        }
-        nd->ssrc[at] = src;
-        nd->slat[at] = (int32_t)total;
-        nd->sskipm[at] = 0;
-        nd->sskipv[at] = 1;
+        nd->ssrc[nd->ns] = src;
+        nd->slat[nd->ns++] = (int32_t)total;
         continue;
       }
       /* A dropped edge whose parts in chosen categories are all of the
@@ -622,16 +622,16 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
       if (ki->skipm && (ki->two ? !pbits : !(pbits & ~(1u << ki->drop)))) {
         if (ki->two) {
           s->far_c = dist * IC_WIN_FACTOR;
-          nd->ssrc[nd->ns] =
+          nd->csrc[nd->nc] =
               ring_source(s, ki->ring, dist * IC_WIN_FACTOR, seq, idx, need, &oow);
-          nd->slat[nd->ns] = (int32_t)total;
-          nd->sskipm[nd->ns] = ki->skipm;
-          nd->sskipv[nd->ns++] = 0;
+          nd->clat[nd->nc] = (int32_t)total;
+          nd->cskipm[nd->nc] = ki->skipm;
+          nd->cskipv[nd->nc++] = 0;
         }
-        nd->ssrc[nd->ns] = src;
-        nd->slat[nd->ns] = (int32_t)total;
-        nd->sskipm[nd->ns] = ki->skipm;
-        nd->sskipv[nd->ns++] = ki->skipm;
+        nd->csrc[nd->nc] = src;
+        nd->clat[nd->nc] = (int32_t)total;
+        nd->cskipm[nd->nc] = ki->skipm;
+        nd->cskipv[nd->nc++] = ki->skipm;
         continue;
       }
       struct lat_key key = {total | (uint64_t)(ki->drop + 1) << 24 | (uint64_t)nvp << 32 | 1ull << 40,
