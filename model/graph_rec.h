@@ -26,6 +26,12 @@
  *   PC  P(i) -> C(i)     completion to commit
  *   CC  C(i-1) -> C(i)   in-order commit; parts: store bandwidth, residual
  *   CBW C(i-cbw) -> C(i) commit bandwidth, latency 1            (bw: dropped)
+ *   FU  P(j) -> E(i)     functional unit: j is the unpipelined operation
+ *                        (divide) that held the unit i issued on until its
+ *                        completion; no parts                 (bw: dropped)
+ *                        (added after Table II: without it a divider's
+ *                        throughput limit could only be a fixed RE wait,
+ *                        which neither a larger window nor bw can shrink)
  *
  * Graph semantics: a node's time is the maximum over its incoming edges of
  * source time plus the sum of the edge's parts; an edge whose source lies
@@ -63,7 +69,8 @@ enum { IC_NODE_D, IC_NODE_R, IC_NODE_E, IC_NODE_P, IC_NODE_C, IC_NODE_COUNT };
   X(PP, IC_NODE_P, IC_NODE_P) \
   X(PC, IC_NODE_P, IC_NODE_C) \
   X(CC, IC_NODE_C, IC_NODE_C) \
-  X(CBW, IC_NODE_C, IC_NODE_C)
+  X(CBW, IC_NODE_C, IC_NODE_C) \
+  X(FU, IC_NODE_P, IC_NODE_E)
 
 typedef enum ic_edge_kind {
 #define IC_X(e, s, d) IC_EDGE_##e,

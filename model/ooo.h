@@ -28,12 +28,15 @@
  *   PD   none (recovery + front-end depth), imiss (refetch miss)
  *   DR   none (core.dispatch_ready)     PR  none (core.wakeup - 1); MEM flag
  *   RE   bw (issue width, pipelined FU/port busy: bw scales both), lgalu
- *        (every unit held by an unpipelined divide), dmiss (no free MSHR)
+ *        (every unit held by an unpipelined divide, where no FU edge
+ *        binds), dmiss (no free MSHR)
  *   EP   shalu (one-cycle ops incl. branches), lgalu (mul/div/fp), loads:
  *        dl1 (L1 latency) + dmiss (DTLB miss, L2, memory, wait for a line
  *        in flight), stores: none 1 + dmiss (DTLB miss)
  *   PP   no parts (load on a line an older load's miss is bringing in)
  *   PC   none 1    CC  bw (store bandwidth, residual)    CBW  bw 1
+ *   FU   no parts: from the unpipelined op (divide) that last held the unit
+ *        the instruction issued on; where it binds, RE has no parts
  * A residual that the recorded causes cannot cover from the in-order edge
  * is added to the binding edge instead (cycles no cause explains are tagged
  * none and counted in graph_unattributed). Edges to producers more than

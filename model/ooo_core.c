@@ -119,6 +119,8 @@ struct ooo_core {
   uint64_t wheel_mask, wheel_count;
 
   uint64_t *fu_busy[FU_COUNT];
+  uint64_t *fu_hold[FU_COUNT]; /* per unit: the unpipelined op that last held it, or NONE */
+  uint64_t *fu_src;             /* per instruction: fu_hold of its unit when it issued */
   uint64_t *mshr_free;
   uint32_t nmshr;
 
@@ -394,7 +396,12 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   c->wheel_mask = wsize - 1;
   ALLOC(c->wheel_head, wsize);
   memset(c->wheel_head, 0xff, wsize * sizeof *c->wheel_head);
-  for (int f = 0; f < FU_COUNT; f++) ALLOC(c->fu_busy[f], c->fu_n[f]);
+  for (int f = 0; f < FU_COUNT; f++) {
+    ALLOC(c->fu_busy[f], c->fu_n[f]);
+    ALLOC(c->fu_hold[f], c->fu_n[f]);
+    memset(c->fu_hold[f], 0xff, c->fu_n[f] * sizeof *c->fu_hold[f]);
+  }
+  ALLOC(c->fu_src, n);
   ALLOC(c->mshr_free, c->nmshr);
 
   if (cache_init(&c->l1i, (uint64_t)v[OOO_L1I_SIZE], (uint32_t)v[OOO_L1I_WAYS], (uint32_t)v[OOO_L1I_LINE]) ||
@@ -427,7 +434,8 @@ void ooo_destroy(ooo_core *c) {
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
   free(c->wheel_head); free(c->mshr_free); free(c->batch);
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
-  for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]);
+  for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]), free(c->fu_hold[f]);
+  free(c->fu_src);
   cache_free(&c->l1i); cache_free(&c->l1d); cache_free(&c->l2);
   cache_free(&c->dtlb); cache_free(&c->itlb);
   bp_free(&c->bp);
@@ -626,6 +634,15 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     edge_add(re, IC_CAT_BW, wait - ms - lg); /* issue width and pipelined FU/port contention */
     edge_add(re, IC_CAT_DMISS, ms);
     edge_add(re, IC_CAT_LGALU, lg);
+  }
+  /* FU: the unit i got was held by an unpipelined op j until P(j) (its
+   * occupancy is its latency). When that binds, the unit is why i waited:
+   * the wait lives on the FU edge, which bw drops (bw scales the units) and
+   * whose source lgalu moves, instead of fixed RE parts. */
+  uint64_t fs = c->fu_src[x];
+  if (fs != NONE_SEQ && fs < i && fs >= first && i - fs <= c->maxdist) {
+    edge1(&cur, IC_EDGE_FU, (uint32_t)(i - fs), IC_CAT_NONE, 0);
+    if (c->Phist[fs & c->hmask] == c->E[x]) re->nparts = 0;
   }
   /* P: EP, PP */
   ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);
@@ -865,6 +882,8 @@ static void issue(ooo_core *c, uint64_t t) {
       p = t + lat;
     }
     busy[unit] = t + occ;
+    c->fu_src[x] = c->fu_hold[pool][unit];
+    c->fu_hold[pool][unit] = occ > 1 ? seq : NONE_SEQ;
     c->E[x] = t;
     c->P[x] = p;
     c->Phist[seq & c->hmask] = p;
