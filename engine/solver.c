@@ -150,6 +150,7 @@ typedef int32_t v8si __attribute__((vector_size(4 * LANES), may_alias));
  * 32-byte aligned and np is a multiple of 8. */
 typedef struct node_edges {
   int nv, ns, nc;
+  uint32_t cskipmin; /* smallest cskipm (UINT32_MAX if nc == 0) */
   const int32_t *src[2 * IC_MAX_EDGES], *lat[2 * IC_MAX_EDGES];
   /* lat[e] is NEG (the edge is gone) in every lane x with (x & skipm[e]) ==
    * skipv[e]; skipm is a bit >= 4 * LANES, so a block of 8 or 32 lanes
@@ -201,6 +202,57 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
   const int s0 = ne->ns > 0;
   const __m256i l0 = _mm256_set1_epi32(s0 ? ne->slat[0] : 0);
   uint32_t s = 0;
+  /* 64 subsets at a time while every conditional edge skips whole blocks of
+   * 64 (a vector edge that does not is computed in all of them: NEG) */
+  if (ne->cskipmin >= 8 * LANES)
+    for (; s + 8 * LANES <= np; s += 8 * LANES) {
+      __m256i x0 = AVX_INIT(s), x1 = AVX_INIT(s + 8), x2 = AVX_INIT(s + 16),
+              x3 = AVX_INIT(s + 24), x4 = AVX_INIT(s + 32), x5 = AVX_INIT(s + 40),
+              x6 = AVX_INIT(s + 48), x7 = AVX_INIT(s + 56);
+      for (int e = 0; e < ne->nv; e++) {
+        if (ne->skipm[e] >= 8 * LANES && (s & ne->skipm[e]) == ne->skipv[e]) continue;
+        const int32_t *a = ne->src[e] + s, *b = ne->lat[e] + s;
+        AVX_STEP(x0, a, AVX_LD(b));
+        AVX_STEP(x1, a + 8, AVX_LD(b + 8));
+        AVX_STEP(x2, a + 16, AVX_LD(b + 16));
+        AVX_STEP(x3, a + 24, AVX_LD(b + 24));
+        AVX_STEP(x4, a + 32, AVX_LD(b + 32));
+        AVX_STEP(x5, a + 40, AVX_LD(b + 40));
+        AVX_STEP(x6, a + 48, AVX_LD(b + 48));
+        AVX_STEP(x7, a + 56, AVX_LD(b + 56));
+      }
+      for (int e = s0; e < ne->ns + ne->nc; e++) {
+        const int c = e >= ne->ns;
+        const int32_t *a;
+        int32_t l32;
+        if (c) {
+          int k = e - ne->ns;
+          if ((s & ne->cskipm[k]) == ne->cskipv[k]) continue;
+          a = ne->csrc[k] + s;
+          l32 = ne->clat[k];
+        } else {
+          a = ne->ssrc[e] + s;
+          l32 = ne->slat[e];
+        }
+        __m256i l = _mm256_set1_epi32(l32);
+        AVX_STEP(x0, a, l);
+        AVX_STEP(x1, a + 8, l);
+        AVX_STEP(x2, a + 16, l);
+        AVX_STEP(x3, a + 24, l);
+        AVX_STEP(x4, a + 32, l);
+        AVX_STEP(x5, a + 40, l);
+        AVX_STEP(x6, a + 48, l);
+        AVX_STEP(x7, a + 56, l);
+      }
+      _mm256_store_si256((__m256i *)(void *)(acc + s), x0);
+      _mm256_store_si256((__m256i *)(void *)(acc + s + 8), x1);
+      _mm256_store_si256((__m256i *)(void *)(acc + s + 16), x2);
+      _mm256_store_si256((__m256i *)(void *)(acc + s + 24), x3);
+      _mm256_store_si256((__m256i *)(void *)(acc + s + 32), x4);
+      _mm256_store_si256((__m256i *)(void *)(acc + s + 40), x5);
+      _mm256_store_si256((__m256i *)(void *)(acc + s + 48), x6);
+      _mm256_store_si256((__m256i *)(void *)(acc + s + 56), x7);
+    }
   for (; s + 4 * LANES <= np; s += 4 * LANES) {
     __m256i x0 = AVX_INIT(s), x1 = AVX_INIT(s + 8), x2 = AVX_INIT(s + 16), x3 = AVX_INIT(s + 24);
     for (int e = 0; e < ne->nv; e++) {
@@ -584,7 +636,10 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
     vec[IC_NODE_E] = s->scratch[1];
     vec[IC_NODE_P] = s->ring[RING_P] + (seq & (s->w[RING_P] - 1)) * np;
     vec[IC_NODE_C] = s->ring[RING_C] + (seq & (s->w[RING_C] - 1)) * np;
-    for (int k = 0; k < IC_NODE_COUNT; k++) ne[k].nv = ne[k].ns = ne[k].nc = 0;
+    for (int k = 0; k < IC_NODE_COUNT; k++) {
+      ne[k].nv = ne[k].ns = ne[k].nc = 0;
+      ne[k].cskipmin = UINT32_MAX;
+    }
     s->npool = 0;
     for (int k = 0; k < nedges; k++) {
       const ic_edge *e = &r->edge[k];
@@ -632,6 +687,7 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
         nd->clat[nd->nc] = (int32_t)total;
         nd->cskipm[nd->nc] = ki->skipm;
         nd->cskipv[nd->nc++] = ki->skipm;
+        if (ki->skipm < nd->cskipmin) nd->cskipmin = ki->skipm;
         continue;
       }
       struct lat_key key = {total | (uint64_t)(ki->drop + 1) << 24 | (uint64_t)nvp << 32 | 1ull << 40,
