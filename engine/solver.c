@@ -33,14 +33,20 @@
  * a chosen category and no dropping category chosen uses a scalar latency.
  * The win rule makes CD two half-edges: C(i-w) for subsets without win and
  * C(i-20w) for subsets with it, each masked with NEG on the other half.
- * Latency vectors are cached by edge shape (a run has few shapes).
+ * Latency vectors are cached by edge shape (a run has few shapes). Where the
+ * lane bit of win (for CD) or of the dropping category is at least 32, the
+ * kernels skip the blocks of lanes where the edge is gone; a dropped edge
+ * whose other parts are in no chosen category, and a CD half without parts
+ * in chosen categories, then have one latency in the lanes they are
+ * computed in: they are "conditional scalar" edges, which are exact only
+ * because of the skipping (their lanes are not NEG-masked).
  *
  * Per instruction: one pass over its edges checks them, resolves their
  * sources and latencies (per-kind and per-category tables built at create
  * keep it short; if the instruction makes a ring grow, the pass runs again
  * on the grown ring); then each node's vector is computed in one fused pass
- * over the subsets (k_node: AVX2 with 32 subsets in registers where the CPU
- * has it, portable vector code otherwise), starting from a scalar edge
+ * over the subsets (k_node: AVX2 with 64 or 32 subsets in registers where
+ * the CPU has it, portable vector code otherwise), starting from a scalar edge
  * rather than time 0 where the node has one, and lane 0 (subset {}) is
  * compared with the record's stamps. */
 #include "solver.h"
