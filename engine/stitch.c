@@ -27,6 +27,9 @@ void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b) {
   a->inferred += b->inferred;
 }
 
+/* A new edge of r. The fixed edges of one position are at most 15 (DD FBW
+   CD PD DR, 3 register PR, memory PR, RE EP PP CC PC CBW); the measured
+   ones of other kinds are added only while the record has room. */
 static ic_edge *new_edge(ic_graph_rec *r, uint8_t kind, uint32_t dist) {
   ic_edge *e = &r->edge[r->nedges++];
   memset(e, 0, sizeof *e);
@@ -47,6 +50,25 @@ static const ic_edge *item(const sig_detail *d, uint8_t kind, uint8_t flags) {
   for (int k = 0; k < d->nitems; k++)
     if (d->item[k].kind == kind && d->item[k].flags == flags) return &d->item[k];
   return NULL;
+}
+
+/* Kinds the walk above places itself. */
+static int handled_kind(uint8_t kind) {
+  switch (kind) {
+  case IC_EDGE_DD:
+  case IC_EDGE_FBW:
+  case IC_EDGE_CD:
+  case IC_EDGE_PD:
+  case IC_EDGE_DR:
+  case IC_EDGE_PR:
+  case IC_EDGE_RE:
+  case IC_EDGE_EP:
+  case IC_EDGE_PP:
+  case IC_EDGE_PC:
+  case IC_EDGE_CC:
+  case IC_EDGE_CBW: return 1;
+  default: return 0;
+  }
 }
 
 static int is_control(uint8_t op) {
@@ -209,6 +231,10 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
       if (it) *new_edge(r, IC_EDGE_CBW, m->commit_width) = *it;
       else part(new_edge(r, IC_EDGE_CBW, m->commit_width), IC_CAT_BW, 1);
     }
+    /* every other kind the sample measured (FU, IBW, ...), as measured */
+    for (int q = 0; d && q < d->nitems && r->nedges < IC_MAX_EDGES; q++)
+      if (!handled_kind(d->item[q].kind))
+        *new_edge(r, d->item[q].kind, d->item[q].dist) = d->item[q];
     /* misprediction penalty for the next instruction */
     it = item(d, IC_EDGE_PD, 0);
     if (it) {

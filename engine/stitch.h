@@ -23,8 +23,8 @@
  *
  * Records. Position k's edges come from its best sample (sig_db.h: window of
  * the skeleton's bits at k-10..k+10 that lie inside the skeleton; wanted
- * retire count = the skeleton's + k): DD, RE, EP, CC, PP, memory PR, and
- * the FBW/CD/PC/CBW overrides as sampled; the PD item of the sample at k-1
+ * retire count = the skeleton's + k): DD, RE, EP, CC, PP, memory PR, the
+ * FBW/CD/PC/CBW overrides and any other measured kind (FU, IBW) as sampled; the PD item of the sample at k-1
  * becomes k's PD edge (at k = 0, which has no previous sample: the PD
  * item the sample of k charged to itself, SIG_ITEM_SELF). Rebuilt from the machine: DR (dispatch_ready),
  * FBW (fetch_width, bw 1), CD (rob, 0), PC (1), CBW (commit_width, bw 1)

@@ -38,6 +38,9 @@
  *        constant (a stall residual was charged to them); whether FBW, CD
  *        and CBW exist at all is the `present` mask (they do not at the
  *        start of a run).
+ *   any other edge kind of graph_rec.h (FU: the unpipelined op that held
+ *        the unit, IBW: issue bandwidth along a chain, and kinds added
+ *        later) as measured, with its distance and parts.
  * The stitcher rebuilds the other edges offline: DR from core.dispatch_ready,
  * register PR edges from the static registers of the stitched path (the last
  * writer within IC_WIN_FACTOR * core.rob instructions, as the model does,
@@ -83,7 +86,7 @@
 #define SIG_MASK42 ((UINT64_C(1) << (2 * SIG_WINDOW)) - 1)
 #define SIG_DEFAULT_LENGTH 2000
 #define SIG_MAX_LENGTH 1000000
-#define SIG_MAX_ITEMS 12
+#define SIG_MAX_ITEMS IC_MAX_EDGES
 
 /* present mask of a detailed sample */
 #define SIG_HAS_FBW 1u
@@ -140,7 +143,7 @@ typedef struct sig_detail {
   uint8_t opclass;
   uint8_t present;  /* SIG_HAS_* */
   uint8_t nitems;
-  ic_edge item[SIG_MAX_ITEMS]; /* kinds DD PD PD(self) PR(mem) RE EP PP CC FBW CD PC CBW */
+  ic_edge item[SIG_MAX_ITEMS]; /* every edge but DR and register PR, plus PD(next) */
 } sig_detail;
 
 typedef struct sig_skeleton {

@@ -429,21 +429,24 @@ static ic_status parse_header(rd *r, sig_file_header *h) {
   return IC_OK;
 }
 
+/* What a detailed sample's item may be: any edge kind but DR, with the
+   flags the sampler gives it and a distance the graph allows (graph.c's
+   record check: an edge from R or E stays in its instruction, an edge to
+   the same or an earlier node comes from an earlier instruction). */
 static int kind_ok(uint8_t kind, uint8_t flags, uint64_t dist) {
+  if (kind >= IC_EDGE_KIND_COUNT || kind == IC_EDGE_DR) return 0;
   switch (kind) {
   case IC_EDGE_PD: return (flags == 0 || flags == SIG_ITEM_SELF) && dist == 1;
   case IC_EDGE_DD:
   case IC_EDGE_CC: return flags == 0 && dist == 1;
-  case IC_EDGE_RE:
-  case IC_EDGE_EP:
-  case IC_EDGE_PC: return flags == 0 && dist == 0;
   case IC_EDGE_PR: return flags == IC_EDGE_MEM && dist >= 1;
-  case IC_EDGE_PP: return flags == 0 && dist >= 1;
-  case IC_EDGE_FBW:
-  case IC_EDGE_CD:
-  case IC_EDGE_CBW: return flags == 0 && dist >= 1;
-  default: return 0;
+  default: break;
   }
+  if (flags != 0) return 0;
+  uint8_t src = ic_edge_src_node[kind], dst = ic_edge_dst_node[kind];
+  if ((src == IC_NODE_R || src == IC_NODE_E) && dist != 0) return 0;
+  if (src >= dst && dist == 0) return 0;
+  return 1;
 }
 
 static ic_status parse_detail(rd *r, sig_detail *d) {

@@ -29,6 +29,8 @@
  *                (< 2^42), u8 opclass, u8 present (SIG_HAS_*), u8 n items,
  *                then per item: u8 edge kind, u8 flags, u8 n parts, varint
  *                distance, then per part: u8 category (or 0xff), varint cycles
+ *                (edge kinds are graph_rec.h's ic_edge_kind numbers; any kind
+ *                but DR; changing that list's order needs a new version)
  *   signature sample: varint seq, varint start pc, varint n (1..SIG_MAX_LENGTH),
  *                ceil(n/4) bytes: instruction k's bits at bits 2(k%4)..2(k%4)+1
  *                of byte k/4 (unused high bits 0)

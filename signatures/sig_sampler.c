@@ -118,11 +118,7 @@ void sig_detail_from_record(sig_detail *d, const ic_graph_rec *r, const ic_graph
   for (int k = 0; k < r->nedges; k++) {
     const ic_edge *e = &r->edge[k];
     switch (e->kind) {
-    case IC_EDGE_DD:
-    case IC_EDGE_RE:
-    case IC_EDGE_EP:
-    case IC_EDGE_PP:
-    case IC_EDGE_CC: add_item(d, e, overflow); break;
+    case IC_EDGE_DR: break; /* rebuilt from the machine */
     case IC_EDGE_PR:
       if (e->flags & IC_EDGE_MEM) add_item(d, e, overflow);
       break;
@@ -147,7 +143,7 @@ void sig_detail_from_record(sig_detail *d, const ic_graph_rec *r, const ic_graph
       add_item(d, &self, overflow);
       break;
     }
-    default: break; /* DR and register PR: rebuilt from the program image */
+    default: add_item(d, e, overflow); break; /* DD RE EP PP CC and any other kind */
     }
   }
   (void)m;
