@@ -32,6 +32,12 @@
  *                        (added after Table II: without it a divider's
  *                        throughput limit could only be a fixed RE wait,
  *                        which neither a larger window nor bw can shrink)
+ *   IBW P(j) -> E(i)     issue bandwidth along a dependence chain: j is the
+ *                        register ancestor iw+1 steps up a chain of i; the
+ *                        iw+1 instructions after j on it issue no earlier
+ *                        than P(j) and not all in one cycle; latency 1
+ *                        (bw: dropped). Never binds at latency >= 1; binds
+ *                        where idealized latencies collapse the chain
  *
  * Graph semantics: a node's time is the maximum over its incoming edges of
  * source time plus the sum of the edge's parts; an edge whose source lies
@@ -70,7 +76,8 @@ enum { IC_NODE_D, IC_NODE_R, IC_NODE_E, IC_NODE_P, IC_NODE_C, IC_NODE_COUNT };
   X(PC, IC_NODE_P, IC_NODE_C) \
   X(CC, IC_NODE_C, IC_NODE_C) \
   X(CBW, IC_NODE_C, IC_NODE_C) \
-  X(FU, IC_NODE_P, IC_NODE_E)
+  X(FU, IC_NODE_P, IC_NODE_E) \
+  X(IBW, IC_NODE_P, IC_NODE_E)
 
 typedef enum ic_edge_kind {
 #define IC_X(e, s, d) IC_EDGE_##e,

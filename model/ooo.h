@@ -37,6 +37,8 @@
  *   PC   none 1    CC  bw (store bandwidth, residual)    CBW  bw 1
  *   FU   no parts: from the unpipelined op (divide) that last held the unit
  *        the instruction issued on; where it binds, RE has no parts
+ *   IBW  bw 1: from the register ancestor issue width + 1 steps up the
+ *        chain through each instruction's youngest register producer
  * A residual that the recorded causes cannot cover from the in-order edge
  * is added to the binding edge instead (cycles no cause explains are tagged
  * none and counted in graph_unattributed). Edges to producers more than

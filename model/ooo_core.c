@@ -121,6 +121,8 @@ struct ooo_core {
   uint64_t *fu_busy[FU_COUNT];
   uint64_t *fu_hold[FU_COUNT]; /* per unit: the unpipelined op that last held it, or NONE */
   uint64_t *fu_src;             /* per instruction: fu_hold of its unit when it issued */
+  uint64_t *anc;  /* [cap][alev]: register ancestors 1..alev steps up one chain (IBW) */
+  uint32_t alev;  /* issue width + 1, or 0: not tracked */
   uint64_t *mshr_free;
   uint32_t nmshr;
 
@@ -402,6 +404,13 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
     memset(c->fu_hold[f], 0xff, c->fu_n[f] * sizeof *c->fu_hold[f]);
   }
   ALLOC(c->fu_src, n);
+  /* IBW edges need iw + 1 ancestors per instruction: skipped for the wide
+   * bw-idealized machine, whose edges bw drops anyway */
+  c->alev = c->iw <= 16 ? c->iw + 1 : 0;
+  if (c->alev) {
+    ALLOC(c->anc, n * c->alev);
+    memset(c->anc, 0xff, n * c->alev * sizeof *c->anc);
+  }
   ALLOC(c->mshr_free, c->nmshr);
 
   if (cache_init(&c->l1i, (uint64_t)v[OOO_L1I_SIZE], (uint32_t)v[OOO_L1I_WAYS], (uint32_t)v[OOO_L1I_LINE]) ||
@@ -436,6 +445,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
   for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]), free(c->fu_hold[f]);
   free(c->fu_src);
+  free(c->anc);
   cache_free(&c->l1i); cache_free(&c->l1d); cache_free(&c->l2);
   cache_free(&c->dtlb); cache_free(&c->itlb);
   bp_free(&c->bp);
@@ -643,6 +653,13 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   if (fs != NONE_SEQ && fs < i && fs >= first && i - fs <= c->maxdist) {
     edge1(&cur, IC_EDGE_FU, (uint32_t)(i - fs), IC_CAT_NONE, 0);
     if (c->Phist[fs & c->hmask] == c->E[x]) re->nparts = 0;
+  }
+  /* IBW: the iw + 1 instructions after ancestor j on i's chain issue no
+   * earlier than P(j) and not all in one cycle */
+  if (c->alev) {
+    uint64_t j = c->anc[x * c->alev + c->alev - 1];
+    if (j != NONE_SEQ && j >= first && i - j <= c->maxdist)
+      edge1(&cur, IC_EDGE_IBW, (uint32_t)(i - j), IC_CAT_BW, 1);
   }
   /* P: EP, PP */
   ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);
@@ -972,6 +989,18 @@ static void dispatch(ooo_core *c, uint64_t t) {
         c->cons_next[x * 4 + k] = c->cons_head[wx];
         c->cons_head[wx] = i * 4 + (uint64_t)k;
         pend++;
+      }
+    }
+    if (c->have_sink && c->alev) { /* ancestors through the youngest register producer */
+      uint64_t p = NONE_SEQ, *an = &c->anc[x * c->alev];
+      for (int k = 0; k < IC_MAX_SRC && k < 3; k++)
+        if (c->prod[x * 4 + k] != NONE_SEQ && (p == NONE_SEQ || c->prod[x * 4 + k] > p)) p = c->prod[x * 4 + k];
+      if (p != NONE_SEQ && p + c->cap > c->tail) { /* p's ring slot still holds p */
+        const uint64_t *pa = &c->anc[(p & c->mask) * c->alev];
+        an[0] = p;
+        for (uint32_t d = 1; d < c->alev; d++) an[d] = pa[d - 1];
+      } else {
+        for (uint32_t d = 0; d < c->alev; d++) an[d] = NONE_SEQ;
       }
     }
     if (f & (FL_LOAD | FL_STORE)) {
