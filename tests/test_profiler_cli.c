@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static const char loop_src[] =
     "#include <stdlib.h>\n"
@@ -39,8 +40,9 @@ static int build(const char *name, const char *src, char *exe, size_t cap) {
 /* Runs `icost ARGS`; returns the exit status; out/err get file paths. */
 static int icost(const char *args, char *out, char *err) {
   static int n = 0;
-  snprintf(out, 512, "%s/h7_cli_%d.out", ICOST_BUILD_DIR, n);
-  snprintf(err, 512, "%s/h7_cli_%d.err", ICOST_BUILD_DIR, n++);
+  /* tests run in parallel processes: the pid keeps their files apart */
+  snprintf(out, 512, "%s/h7_cli_%d_%d.out", ICOST_BUILD_DIR, (int)getpid(), n);
+  snprintf(err, 512, "%s/h7_cli_%d_%d.err", ICOST_BUILD_DIR, (int)getpid(), n++);
   char cmd[4096];
   snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", ICOST_BINARY, args, out, err);
   int st = system(cmd);
