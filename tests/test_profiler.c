@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ooo.h"
 #include "profiler.h"
@@ -54,17 +55,23 @@ static const char prog_src[] =
 #define WARM 100000
 #define TIMED 30000
 
+/* Tests run in parallel processes: each compiles under its own names and
+   renames the result into place (atomic; a running copy keeps its file). */
 static int build_prog(char *exe, size_t cap) {
   if (system("riscv64-linux-gnu-gcc --version >/dev/null 2>&1") != 0) return 0;
-  char csrc[512], cmd[1400];
-  snprintf(csrc, sizeof csrc, "%s/h7_prof_loop.c", ICOST_BUILD_DIR);
+  char csrc[512], tmp[600], cmd[1600];
+  int pid = (int)getpid();
+  snprintf(csrc, sizeof csrc, "%s/h7_prof_loop_%d.c", ICOST_BUILD_DIR, pid);
   snprintf(exe, cap, "%s/h7_prof_loop", ICOST_BUILD_DIR);
+  snprintf(tmp, sizeof tmp, "%s.%d", exe, pid);
   FILE *f = fopen(csrc, "w");
   if (!f) return 0;
   fputs(prog_src, f);
   fclose(f);
-  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s %s", exe, csrc);
-  return system(cmd) == 0;
+  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s %s", tmp, csrc);
+  int ok = system(cmd) == 0 && rename(tmp, exe) == 0;
+  remove(csrc);
+  return ok;
 }
 
 /* Keeps every record. */
