@@ -38,6 +38,7 @@
 #define INF_CYCLE UINT64_MAX
 #define BATCH 256
 #define FLUSH_EVERY 32
+#define ANC_ROW 8
 
 const char *const ooo_stats_names[] = {
 #define OOO_X(f, n, d) n,
@@ -121,8 +122,9 @@ struct ooo_core {
   uint64_t *fu_busy[FU_COUNT];
   uint64_t *fu_hold[FU_COUNT]; /* per unit: the unpipelined op that last held it, or NONE */
   uint64_t *fu_src;             /* per instruction: fu_hold of its unit when it issued */
-  uint64_t *anc;  /* [cap][alev]: register ancestors 1..alev steps up one chain (IBW) */
+  uint64_t *anc;  /* [cap][astride]: register ancestors 1..alev steps up one chain (IBW) */
   uint32_t alev;  /* issue width + 1, or 0: not tracked */
+  uint32_t astride; /* ANC_ROW when alev fits (a fixed-size row copy), else alev */
   uint64_t *mshr_free;
   uint32_t nmshr;
 
@@ -407,9 +409,10 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   /* IBW edges need iw + 1 ancestors per instruction: skipped for the wide
    * bw-idealized machine, whose edges bw drops anyway */
   c->alev = c->iw <= 16 ? c->iw + 1 : 0;
+  c->astride = c->alev <= ANC_ROW ? ANC_ROW : c->alev;
   if (c->alev) {
-    ALLOC(c->anc, n * c->alev);
-    memset(c->anc, 0xff, n * c->alev * sizeof *c->anc);
+    ALLOC(c->anc, n * c->astride);
+    memset(c->anc, 0xff, n * c->astride * sizeof *c->anc);
   }
   ALLOC(c->mshr_free, c->nmshr);
 
@@ -657,7 +660,7 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   /* IBW: the iw + 1 instructions after ancestor j on i's chain issue no
    * earlier than P(j) and not all in one cycle */
   if (c->alev) {
-    uint64_t j = c->anc[x * c->alev + c->alev - 1];
+    uint64_t j = c->anc[x * c->astride + c->alev - 1];
     if (j != NONE_SEQ && j >= first && i - j <= c->maxdist)
       edge1(&cur, IC_EDGE_IBW, (uint32_t)(i - j), IC_CAT_BW, 1);
   }
@@ -992,13 +995,17 @@ static void dispatch(ooo_core *c, uint64_t t) {
       }
     }
     if (c->have_sink && c->alev) { /* ancestors through the youngest register producer */
-      uint64_t p = NONE_SEQ, *an = &c->anc[x * c->alev];
-      for (int k = 0; k < IC_MAX_SRC && k < 3; k++)
-        if (c->prod[x * 4 + k] != NONE_SEQ && (p == NONE_SEQ || c->prod[x * 4 + k] > p)) p = c->prod[x * 4 + k];
+      uint64_t *an = &c->anc[x * c->astride];
+      const uint64_t *pr = &c->prod[x * 4]; /* NONE_SEQ + 1 wraps to 0, below every seq + 1 */
+      uint64_t p0 = pr[0] + 1, p1 = pr[1] + 1, p2 = pr[2] + 1;
+      uint64_t p = (p0 > p1 ? p0 : p1) > p2 ? (p0 > p1 ? p0 : p1) : p2;
+      p--;
       if (p != NONE_SEQ && p + c->cap > c->tail) { /* p's ring slot still holds p */
-        const uint64_t *pa = &c->anc[(p & c->mask) * c->alev];
+        const uint64_t *pa = &c->anc[(p & c->mask) * c->astride];
         an[0] = p;
-        for (uint32_t d = 1; d < c->alev; d++) an[d] = pa[d - 1];
+        if (c->astride == ANC_ROW) memcpy(an + 1, pa, (ANC_ROW - 1) * sizeof *an); /* fixed size: inlined */
+        else
+          for (uint32_t d = 1; d < c->alev; d++) an[d] = pa[d - 1];
       } else {
         for (uint32_t d = 0; d < c->alev; d++) an[d] = NONE_SEQ;
       }
