@@ -11,6 +11,11 @@
 # --graph discard) against off. Without a program: the manifest's default
 # workload if it has been built, else a small pointer-chasing/branching C
 # program compiled here with the RISC-V cross compiler.
+#
+# CALLGRIND=1 adds the graph hook's overhead in executed instructions
+# (valgrind --tool=callgrind, --max ${CG_MAX:-200000}): the ratio of the
+# hook-on to hook-off counts after subtracting a --max 1 run (start-up),
+# which, unlike CPU seconds, does not depend on the load of a shared machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -77,3 +82,18 @@ row baseline
 for c in dl1 win bw bmisp dmiss shalu lgalu imiss; do row "ideal $c" --ideal "$c"; done
 row "graph hook off" --graph none
 row "graph hook discard" --graph discard
+
+if [ "${CALLGRIND:-0}" = 1 ]; then
+  command -v valgrind >/dev/null || { echo "bench_model: valgrind not found" >&2; exit 2; }
+  ir() { # instructions executed by `icost sim ARGS`
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$icost" sim "$@" "${prog[@]}" 2>&1 >/dev/null |
+      awk '/Collected :/{print $NF}'
+  }
+  cgmax=${CG_MAX:-200000}
+  ir0=$(ir --max 1)
+  iroff=$(ir --max "$cgmax" --graph none)
+  iron=$(ir --max "$cgmax" --graph discard)
+  awk -v a="$ir0" -v off="$iroff" -v on="$iron" -v m="$cgmax" 'BEGIN{
+    printf "callgrind (--max %d): start-up %d, hook off %d, hook discard %d instructions; overhead %.3fx (%.0f per record)\n",
+      m, a, off, on, (on - a) / (off - a), (on - off) / m }'
+fi
