@@ -81,8 +81,9 @@ uint64_t rv_proc_icount(const rv_proc *p);
    Valid as long as p. */
 ic_program_image rv_proc_image(rv_proc *p);
 
-/* Deep copy (checkpoint for multisim); the host fds are shared, not
-   duplicated. NULL on out of memory. Time complexity: O(guest memory). */
+/* Deep copy (checkpoint for multisim). Guest files on regular files and
+   directories are reopened with offsets of their own; pipes and ttys are
+   duplicated (shared). NULL on out of memory or if a file cannot be reopened. Time complexity: O(guest memory). */
 rv_proc *rv_proc_clone(const rv_proc *p);
 
 /* Disassembly of one instruction (for reports): writes e.g. "addi a0,a0,1".

@@ -51,11 +51,39 @@ void rv_fds_close(rv_proc *p) {
   }
 }
 
+/* A copy of host fd h for a cloned process. A regular file or directory is
+   reopened through /proc/self/fd and positioned at h's offset, so the copy
+   has an offset of its own: a clone replaying the same reads (multisim) must
+   not move the original's position. Pipes, ttys and sockets have no offset
+   to keep apart and are duplicated. */
+static int fd_copy(int h) {
+  struct stat st;
+  if (fstat(h, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+    int fl = fcntl(h, F_GETFL);
+    off_t off = lseek(h, 0, SEEK_CUR);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", h);
+    if (fl >= 0 && off >= 0) {
+      int nh = open(path, (fl & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC);
+      if (nh >= 0) {
+        if (nh < 3) { /* keep host 0..2 free, as F_DUPFD with 3 would */
+          int moved = fcntl(nh, F_DUPFD_CLOEXEC, 3);
+          close(nh);
+          nh = moved;
+        }
+        if (nh >= 0 && lseek(nh, off, SEEK_SET) == off) return nh;
+        if (nh >= 0) close(nh);
+      }
+    }
+  }
+  return fcntl(h, F_DUPFD_CLOEXEC, 3);
+}
+
 int rv_fds_dup_from(rv_proc *dst, const rv_proc *src) {
   for (int i = 0; i < RV_MAX_FDS; i++) {
     dst->fds[i] = src->fds[i];
     if (src->fds[i].host >= 0 && src->fds[i].owned) {
-      dst->fds[i].host = fcntl(src->fds[i].host, F_DUPFD_CLOEXEC, 3);
+      dst->fds[i].host = fd_copy(src->fds[i].host);
       if (dst->fds[i].host < 0) return -1;
     }
   }
