@@ -218,3 +218,9 @@ done:
   sig_db_destroy(db);
   return st;
 }
+
+uint64_t ic_profiler_signature_interval_for(uint64_t max, uint64_t fragments, uint32_t length) {
+  uint64_t L = length ? length : SIG_DEFAULT_LENGTH;
+  if (!max || !fragments || max / fragments <= L) return 0;
+  return max / fragments - L;
+}

@@ -59,6 +59,12 @@ ic_status ic_profiler_run(const ic_profiler_opts *o, ic_model_run_fn run, void *
                           const ic_program_image *img, ic_breakdown *out, ic_profiler_stats *st,
                           ic_err *err);
 
+/* The signature-sample interval that gives about `fragments` fragments of
+ * `length` instructions (0: SIG_DEFAULT_LENGTH) in a run of `max` timed
+ * instructions; 0 (the profiler's default interval) when max is 0 (unbounded)
+ * or too short for that many fragments. */
+uint64_t ic_profiler_signature_interval_for(uint64_t max, uint64_t fragments, uint32_t length);
+
 /* The offline half: stitch the signature samples of a built database and
  * compute the breakdown. run_instructions scales cycles (0: unscaled).
  * st (may be NULL) gets the stitch counts. Time complexity: O(K L 2^ncat)

@@ -728,6 +728,24 @@ static ic_status vm_graph(const ic_validate_run_opts *o, double *pct, double *cy
   return st;
 }
 
+/* A fragment method's breakdown as percents with their intervals; frees b. */
+static void fragment_pct(ic_breakdown *b, int ncat, double *pct, double *lo, double *hi,
+                         double *cycles) {
+  size_t nsub = (size_t)1 << ncat;
+  double sum = 0;
+  for (size_t m = 1; m < nsub; m++) {
+    pct[m] = 100.0 * b->icost[m] / b->total;
+    sum += pct[m];
+  }
+  pct[0] = 100.0 - sum;
+  for (size_t m = 0; m < nsub; m++) {
+    lo[m] = b->lo ? b->lo[m] : NAN;
+    hi[m] = b->hi ? b->hi[m] : NAN;
+  }
+  *cycles = b->total;
+  ic_breakdown_free(b);
+}
+
 static ic_status vm_graphfrag(const ic_validate_run_opts *o, double *pct, double *lo,
                               double *hi, double *cycles, ic_err *err) {
   ic_graphfrag_opts fo = o->frag;
@@ -736,19 +754,20 @@ static ic_status vm_graphfrag(const ic_validate_run_opts *o, double *pct, double
   ic_breakdown b;
   ic_status st = ic_graphfrag_run(&fo, o->run, o->run_ctx, &b, err);
   if (st != IC_OK) return st;
-  size_t nsub = (size_t)1 << o->ncat;
-  double sum = 0;
-  for (size_t m = 1; m < nsub; m++) {
-    pct[m] = 100.0 * b.icost[m] / b.total;
-    sum += pct[m];
-  }
-  pct[0] = 100.0 - sum;
-  for (size_t m = 0; m < nsub; m++) {
-    lo[m] = b.lo ? b.lo[m] : NAN;
-    hi[m] = b.hi ? b.hi[m] : NAN;
-  }
-  *cycles = b.total;
-  ic_breakdown_free(&b);
+  fragment_pct(&b, o->ncat, pct, lo, hi, cycles);
+  return IC_OK;
+}
+
+static ic_status vm_profiler(const ic_validate_run_opts *o, double *pct, double *lo,
+                             double *hi, double *cycles, ic_err *err) {
+  if (!o->img) return ic_fail(err, IC_EINPUT, "validate: the profiler needs the program image");
+  ic_profiler_opts po = o->prof;
+  po.cats = o->cats;
+  po.ncat = o->ncat;
+  ic_breakdown b;
+  ic_status st = ic_profiler_run(&po, o->run, o->run_ctx, o->img, &b, NULL, err);
+  if (st != IC_OK) return st;
+  fragment_pct(&b, o->ncat, pct, lo, hi, cycles);
   return IC_OK;
 }
 
@@ -796,6 +815,9 @@ ic_status ic_validate_workload(ic_validate_report *r, const char *workload,
       break;
     case IC_VM_GRAPHFRAG:
       st = vm_graphfrag(o, p, l, h, &cycles[m], err);
+      break;
+    case IC_VM_PROFILER:
+      st = vm_profiler(o, p, l, h, &cycles[m], err);
       break;
     default:
       st = ic_fail(err, IC_EINPUT, "validate: unknown method '%s'", r->methods[m]);

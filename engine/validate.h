@@ -43,6 +43,7 @@
 #include "categories.h"
 #include "ic_err.h"
 #include "multisim.h"
+#include "profiler.h"
 
 #define IC_VALIDATE_THRESHOLD 5.0 /* percent of execution time */
 #define IC_VALIDATE_SIGN_EPS 0.05 /* percentage points */
@@ -140,7 +141,8 @@ ic_status ic_validate_report_write(const ic_validate_report *r, FILE *f,
 #define IC_VALIDATE_METHOD_LIST(X) \
   X(MULTISIM, "multisim", "2^n model runs, each with a subset of the categories idealized") \
   X(GRAPH, "graph", "the full run's dependence graph, idealized edge by edge") \
-  X(GRAPHFRAG, "graphfrag", "random windows of the full graph (profiler fragment size)")
+  X(GRAPHFRAG, "graphfrag", "random windows of the full graph (profiler fragment size)") \
+  X(PROFILER, "profiler", "shotgun profiler: sparse samples stitched into fragments")
 
 typedef enum ic_validate_method {
 #define IC_X(e, n, d) IC_VM_##e,
@@ -168,6 +170,8 @@ typedef struct ic_validate_run_opts {
   ic_multisim_progress_fn progress; /* multisim progress, may be NULL */
   void *progress_ctx;
   ic_graphfrag_opts frag; /* length, fragments, seed, bootstrap (cats ignored) */
+  ic_profiler_opts prof;  /* machine, intervals, length, seed (cats ignored) */
+  const ic_program_image *img; /* the workload's program image (profiler) */
 } ic_validate_run_opts;
 
 /* Computes every method of the report (its method names must be known

@@ -5,6 +5,7 @@
  * input (no -o, a missing/truncated/foreign file, a mismatched program)
  * is a one-line error with exit status 2 and no partial output file. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,4 +165,45 @@ Test(profiler_cli, failed_profile_leaves_no_file, .timeout = 60) {
   cr_assert(one_line(err));
   FILE *f = fopen(path, "rb");
   cr_assert_null(f, "a failed profile left %s", path);
+}
+
+/* --method profiler and the profiler column of validate: the breakdown sums
+   to 100 and, on a loop whose time is mostly one category, the profiler
+   finds it within a few points of multisim. */
+Test(profiler_cli, method_profiler_and_validate_column, .timeout = 600) {
+  char exe[512], out[512], err[512], args[2048];
+  if (!build("cli_loop2", loop_src, exe, sizeof exe)) cr_skip_test("riscv64-linux-gnu-gcc missing");
+  snprintf(args, sizeof args,
+           "--method profiler --categories bmisp,dmiss --format yaml --skip 100k --warm 50k "
+           "--max 300k --fragments 40 --frag-length 1000 -- %s 10000000",
+           exe);
+  cr_assert_eq(icost(args, out, err), 0, "failed: %s", slurp(err, NULL));
+  char *t = slurp(out, NULL);
+  cr_assert(strstr(t, "method: profiler") && strstr(t, "name: base") && strstr(t, "lo:"), "%s", t);
+  free(t);
+  char *e = slurp(err, NULL);
+  cr_assert(strstr(e, "fragments stitched"), "stderr: %s", e);
+  free(e);
+  snprintf(args, sizeof args,
+           "validate --methods graph,profiler --categories bmisp,dmiss --format yaml --skip 100k "
+           "--warm 50k --max 300k --fragments 40 --frag-length 1000 -j 2 -- %s 10000000",
+           exe);
+  cr_assert_eq(icost(args, out, err), 0, "failed: %s", slurp(err, NULL));
+  t = slurp(out, NULL);
+  cr_assert(strstr(t, "profiler") != NULL, "%s", t);
+  free(t);
+  /* the text report: the profiler's bmisp row is within 5 points of multisim */
+  snprintf(args, sizeof args,
+           "validate --methods profiler --categories bmisp,dmiss --skip 100k --warm 50k "
+           "--max 300k --fragments 40 --frag-length 1000 -j 2 -- %s 10000000",
+           exe);
+  cr_assert_eq(icost(args, out, err), 0, "failed: %s", slurp(err, NULL));
+  t = slurp(out, NULL);
+  char *row = strstr(t, "\nbmisp ");
+  cr_assert_not_null(row, "%s", t);
+  double ms, pr, lo, hi, er;
+  cr_assert_eq(sscanf(row, "\nbmisp %lf %lf [ %lf , %lf ] %lf", &ms, &pr, &lo, &hi, &er), 5, "%s", t);
+  cr_assert_gt(ms, 10.0, "the loop should be misprediction-bound: %s", t);
+  cr_assert_lt(fabs(pr - ms), 5.0, "%s", t);
+  free(t);
 }

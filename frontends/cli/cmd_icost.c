@@ -13,7 +13,9 @@
 #include "breakdown.h"
 #include "cli.h"
 #include "multisim.h"
+#include "profiler.h"
 #include "run.h"
+#include "rv.h"
 #include "solver.h"
 
 static const char icost_help[] =
@@ -33,15 +35,20 @@ static const char icost_help[] =
     "                        categories in S idealized (ground truth, slow);\n"
     "                      graphfrag: one run; K random windows of L instructions of\n"
     "                        the graph, each solved alone (as the profiler's fragments)\n"
+    "                      profiler: one run with ProfileMe-style sampling hooks; the\n"
+    "                        samples are stitched into fragments of L instructions by\n"
+    "                        signature matching (icost profile/analyze do it offline)\n"
     "  --format F          text (default), csv or yaml\n"
     "  --cycles            text: add a column with the cycles of each entry\n"
     "  --show all          list every interaction (default with more than 4 categories:\n"
     "                      only the pairs with the first category, the rest summed as\n"
     "                      `other`)\n"
     "  -j N                multisim: runs in parallel (default: all cores)\n"
-    "  --fragments K       graphfrag: windows (default 200)\n"
-    "  --frag-length L     graphfrag: instructions per window (default 2000)\n"
-    "  --frag-seed S       graphfrag: seed of the window choice and bootstrap (default 1)\n"
+    "  --fragments K       graphfrag: windows (default 200); profiler: with --max, the\n"
+    "                      signature-sample interval is set for about K fragments\n"
+    "  --frag-length L     graphfrag/profiler: instructions per fragment (default 2000)\n"
+    "  --frag-seed S       graphfrag/profiler: seed of the windows or sampling and of the\n"
+    "                      bootstrap (default 1)\n"
     "  --config F          machine file (default: configs/baseline.yaml, built in)\n"
     "  --set KEY=VALUE     override one machine parameter (repeatable)\n"
     "  --skip N            fast-forward N instructions first; the last min(N, --warm)\n"
@@ -56,7 +63,8 @@ static const char icost_help[] =
     "t = t({}); all in cycles of the timed part):\n"
     "  cycles          the model's simulated cycles of the run (multisim: its\n"
     "                  unidealized run; graphfrag: t estimated from the windows,\n"
-    "                  their cycles per instruction times the run's instructions)\n"
+    "                  their cycles per instruction times the run's instructions;\n"
+    "                  profiler: the sampled run's cycles)\n"
     "  critical_path   graph: the critical-path length of the recorded dependence\n"
     "                  graph; the model guarantees it equals cycles (a warning says\n"
     "                  when it does not, with the number of mismatching records)\n"
@@ -73,7 +81,8 @@ static const char icost_help[] =
     "                  printed rows, so the printed column sums to exactly 100.0;\n"
     "                  csv/yaml give the unrounded values (base = 100 - the others).\n"
     "  cycles (column) the same entries in cycles (--cycles; always in csv/yaml)\n"
-    "  95% CI          graphfrag: bootstrap interval of the percent over windows\n"
+    "  95% CI          graphfrag/profiler: bootstrap interval of the percent over\n"
+    "                  windows or fragments\n"
     "  solver window   graph: instructions of dependence graph kept live; edges out of\n"
     "                  window: edges whose source was older and was taken as time 0\n"
     "\n"
@@ -257,21 +266,53 @@ static ic_status method_graphfrag(const cli_run *run, const uint8_t *cats, int n
   return st;
 }
 
-/* The --method switch: graph here, the others from engine/multisim.h. */
+/* The shotgun profiler: one run with the sampling hook, samples stitched into
+ * fragments of L instructions (engine/profiler.h). The signature-sample
+ * interval is chosen so that a bounded run (--max) yields about K fragments;
+ * an unbounded run uses the profiler's default interval. */
+static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int ncat, int tty,
+                                 const icost_opts *o, result *res, ic_err *err) {
+  (void)tty;
+  run_ctx rc = {run, 0, 0};
+  ic_profiler_opts po = {.cats = cats, .ncat = ncat, .length = (uint32_t)o->fraglen,
+                         .seed = o->fragseed};
+  ic_status st = sig_machine_from_config(run->config, &po.machine, err);
+  if (st != IC_OK) return st;
+  po.signature_interval =
+      ic_profiler_signature_interval_for(run->max, o->fragments ? o->fragments : 200, po.length);
+  ic_program_image img = rv_proc_image((rv_proc *)run->checkpoint);
+  ic_profiler_stats ps;
+  st = ic_profiler_run(&po, run_once, &rc, &img, &res->b, &ps, err);
+  res->cycles = rc.base_cycles;
+  res->instructions = rc.base_insns;
+  if (st == IC_OK)
+    fprintf(stderr,
+            "icost: profiler: %llu fragments stitched, %llu aborted; instructions %llu exact, "
+            "%llu approximate, %llu inferred\n",
+            (unsigned long long)ps.stitch.stitched, (unsigned long long)ps.stitch.aborted,
+            (unsigned long long)ps.stitch.exact, (unsigned long long)ps.stitch.approx,
+            (unsigned long long)ps.stitch.inferred);
+  return st;
+}
+
+/* The --method switch: graph here, the others from engine/multisim.h and
+ * engine/profiler.h. */
 static ic_status run_method(const char *method, const cli_run *run, const uint8_t *cats, int ncat,
                             int tty, const icost_opts *o, result *res, ic_err *err) {
   static const struct {
     const char *name;
     method_fn fn;
-  } methods[] = {{"multisim", method_multisim}, {"graphfrag", method_graphfrag}};
+  } methods[] = {{"multisim", method_multisim}, {"graphfrag", method_graphfrag},
+                 {"profiler", method_profiler}};
   if (strcmp(method, "graph") == 0) return method_graph(run, cats, ncat, tty, res, err);
   for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
     if (strcmp(method, methods[k].name) == 0) return methods[k].fn(run, cats, ncat, tty, o, res, err);
-  return ic_fail(err, IC_EINPUT, "--method '%s': expected graph, multisim or graphfrag", method);
+  return ic_fail(err, IC_EINPUT, "--method '%s': expected graph, multisim, graphfrag or profiler", method);
 }
 
 static int known_method(const char *m) {
-  return !strcmp(m, "graph") || !strcmp(m, "multisim") || !strcmp(m, "graphfrag");
+  return !strcmp(m, "graph") || !strcmp(m, "multisim") || !strcmp(m, "graphfrag") ||
+         !strcmp(m, "profiler");
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -336,7 +377,7 @@ int cmd_icost(int argc, char **argv) {
     show_all = 1;
   }
   if (!known_method(io.method))
-    return cli_fail(2, "--method '%s': expected graph, multisim or graphfrag", io.method);
+    return cli_fail(2, "--method '%s': expected graph, multisim, graphfrag or profiler", io.method);
 
   cli_run run;
   memset(&run, 0, sizeof run);

@@ -10,6 +10,7 @@
 #include "breakdown.h"
 #include "cli.h"
 #include "run.h"
+#include "rv.h"
 #include "solver.h"
 #include "validate.h"
 #include "workload.h"
@@ -35,6 +36,10 @@ static const char validate_help[] =
     "                                  window at time 0); percents = icost summed over\n"
     "                                  windows / the windows' time; the 95% CI is a\n"
     "                                  bootstrap over windows (1000 resamples)\n"
+    "                       profiler   one run with the sampling hooks; samples are\n"
+    "                                  stitched into fragments of L instructions by\n"
+    "                                  signature matching and solved like graphfrag's\n"
+    "                                  windows (with --max: about K fragments)\n"
     "  --suite MANIFEST   run every workload of a manifest tagged `full` (or --suite-tag)\n"
     "  --suite-tag TAG    run every workload of the manifest (default one unless\n"
     "                     --suite) with this tag: short, full, default\n"
@@ -158,6 +163,15 @@ static ic_status validate_one(const cli_run_opts *base, const char *name, int ar
   vprogress prog = {wname};
   vo->run = run_once;
   vo->run_ctx = &run;
+  ic_program_image img = rv_proc_image((rv_proc *)run.checkpoint);
+  vo->img = &img;
+  st = sig_machine_from_config(run.config, &vo->prof.machine, err);
+  if (st != IC_OK) {
+    cli_run_free(&run);
+    return st;
+  }
+  vo->prof.signature_interval = ic_profiler_signature_interval_for(
+      run.max, vo->frag.fragments ? vo->frag.fragments : 200, vo->prof.length);
   vo->progress = tty ? show_progress : NULL;
   vo->progress_ctx = &prog;
   if (tty) {
@@ -213,6 +227,8 @@ int cmd_validate(int argc, char **argv) {
   vo.frag.length = v.fraglen;
   vo.frag.fragments = v.fragments;
   vo.frag.seed = v.fragseed;
+  vo.prof.length = (uint32_t)v.fraglen;
+  vo.prof.seed = v.fragseed;
   int tty = isatty(2);
 
   if (suite) {
