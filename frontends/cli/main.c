@@ -25,6 +25,9 @@ static void usage(FILE *f) {
         "       icost sim [options] [-- PROGRAM ARGS]       timing-model statistics\n"
         "       icost critical [options] [-- PROGRAM ARGS]  slack and criticality\n"
         "       icost graph --from N --count M [options]    export a graph window\n"
+        "       icost validate [options] [-- PROGRAM ARGS]  every method against multisim\n"
+        "       icost profile -o FILE [options] [-- PROGRAM ARGS]  collect profiler samples\n"
+        "       icost analyze FILE [options]                stitch samples, breakdown\n"
         "\n"
         "Run `icost COMMAND --help` for the options and the meaning of every number.\n",
         f);
@@ -36,10 +39,9 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
-    {"emu", cmd_emu},         {"sim", cmd_sim},     {"critical", cmd_critical},
-    {"graph", cmd_graph},
-    {"validate", cmd_validate},
-    {"profile", cmd_profile},     {"analyze", cmd_analyze},
+    {"emu", cmd_emu},           {"sim", cmd_sim},         {"critical", cmd_critical},
+    {"graph", cmd_graph},       {"validate", cmd_validate}, {"profile", cmd_profile},
+    {"analyze", cmd_analyze},
 };
 
 int main(int argc, char **argv) {
