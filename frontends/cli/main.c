@@ -52,8 +52,7 @@ int main(int argc, char **argv) {
   if (argc >= 2 && argv[1][0] != '-') {
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
       if (strcmp(argv[1], subcommands[i].name) == 0) return subcommands[i].fn(argc - 1, argv + 1);
-    usage(stderr);
-    return cli_fail(2, "unknown command '%s'", argv[1]);
+    return cli_fail(2, "unknown command '%s' (`icost help` lists the commands)", argv[1]);
   }
   return cmd_icost(argc, argv);
 }
