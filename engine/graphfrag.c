@@ -165,12 +165,54 @@ uint64_t ic_graphfrag_instructions(const ic_graphfrag *g) { return g->seen; }
 uint64_t ic_graphfrag_offset(const ic_graphfrag *g) { return g->off; }
 
 /* Sum of the t vectors of windows idx[0..m) into sum[nsub]. */
-static void gf_sum(const ic_graphfrag *g, const uint64_t *idx, uint64_t m, double *sum) {
-  memset(sum, 0, g->nsub * sizeof *sum);
-  for (uint64_t w = 0; w < m; w++) {
-    const double *t = g->t + (idx ? idx[w] : w) * g->nsub;
-    for (size_t s = 0; s < g->nsub; s++) sum[s] += t[s];
+void ic_fragments_sum(const double *t, size_t nsub, const uint64_t *idx, uint64_t m, double *sum) {
+  memset(sum, 0, nsub * sizeof *sum);
+  for (uint64_t f = 0; f < m; f++) {
+    const double *v = t + (idx ? idx[f] : f) * nsub;
+    for (size_t s = 0; s < nsub; s++) sum[s] += v[s];
   }
+}
+
+ic_status ic_fragments_bootstrap(const double *t, uint64_t m, int ncat, int nb, uint64_t seed,
+                                 ic_breakdown *out, ic_err *err) {
+  size_t nsub = (size_t)1 << ncat;
+  ic_status st = IC_OK;
+  double *pcts = malloc((size_t)nb * nsub * sizeof *pcts);
+  double *col = malloc((size_t)nb * sizeof *col);
+  double *pct = malloc(nsub * sizeof *pct);
+  double *sum = malloc(nsub * sizeof *sum);
+  uint64_t *idx = malloc(m * sizeof *idx);
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  out->lo = malloc(nsub * sizeof *out->lo);
+  out->hi = malloc(nsub * sizeof *out->hi);
+  if (!pcts || !col || !pct || !sum || !idx || !rng || !out->lo || !out->hi) {
+    st = ic_fail(err, IC_ERUN, "bootstrap: out of memory");
+    goto done;
+  }
+  /* a fixed seed derived from the caller's, so the interval does not depend
+     on how the records were batched */
+  gsl_rng_set(rng, (unsigned long)(seed ^ UINT64_C(0x9e3779b97f4a7c15)));
+  for (int b = 0; b < nb; b++) {
+    for (uint64_t f = 0; f < m; f++) idx[f] = gf_uniform(rng, m);
+    ic_fragments_sum(t, nsub, idx, m, sum);
+    st = ic_validate_pct_from_times(sum, ncat, pct, err);
+    if (st != IC_OK) goto done;
+    for (size_t s = 0; s < nsub; s++) pcts[(size_t)b * nsub + s] = pct[s];
+  }
+  for (size_t s = 0; s < nsub; s++) {
+    for (int b = 0; b < nb; b++) col[b] = pcts[(size_t)b * nsub + s];
+    gsl_sort(col, 1, (size_t)nb);
+    out->lo[s] = gsl_stats_quantile_from_sorted_data(col, 1, (size_t)nb, 0.025);
+    out->hi[s] = gsl_stats_quantile_from_sorted_data(col, 1, (size_t)nb, 0.975);
+  }
+done:
+  if (rng) gsl_rng_free(rng);
+  free(pcts);
+  free(col);
+  free(pct);
+  free(sum);
+  free(idx);
+  return st;
 }
 
 ic_status ic_graphfrag_result(const ic_graphfrag *g, ic_breakdown *out, ic_err *err) {
@@ -183,49 +225,14 @@ ic_status ic_graphfrag_result(const ic_graphfrag *g, ic_breakdown *out, ic_err *
   size_t nsub = g->nsub;
   double *sum = malloc(nsub * sizeof *sum);
   if (!sum) return ic_fail(err, IC_ERUN, "graphfrag: out of memory");
-  gf_sum(g, NULL, m, sum);
+  ic_fragments_sum(g->t, nsub, NULL, m, sum);
   double scale = (double)g->seen / ((double)m * (double)g->len);
   for (size_t s = 0; s < nsub; s++) sum[s] *= scale;
   ic_status st = ic_breakdown_from_times(out, g->cats, g->ncat, sum, err);
-  if (st != IC_OK || g->bootstrap < 0) {
-    free(sum);
-    return st;
+  if (st == IC_OK && g->bootstrap >= 0) {
+    st = ic_fragments_bootstrap(g->t, m, g->ncat, g->bootstrap, g->seed, out, err);
+    if (st != IC_OK) ic_breakdown_free(out);
   }
-  /* Bootstrap over windows: a fixed seed derived from the sampler's, so the
-     interval does not depend on how the records were batched. */
-  int nb = g->bootstrap;
-  double *pcts = malloc((size_t)nb * nsub * sizeof *pcts);
-  double *col = malloc((size_t)nb * sizeof *col);
-  double *pct = malloc(nsub * sizeof *pct);
-  uint64_t *idx = malloc(m * sizeof *idx);
-  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  out->lo = malloc(nsub * sizeof *out->lo);
-  out->hi = malloc(nsub * sizeof *out->hi);
-  if (!pcts || !col || !pct || !idx || !rng || !out->lo || !out->hi) {
-    st = ic_fail(err, IC_ERUN, "graphfrag: out of memory");
-    goto done;
-  }
-  gsl_rng_set(rng, (unsigned long)(g->seed ^ 0x9e3779b97f4a7c15ull));
-  for (int b = 0; b < nb; b++) {
-    for (uint64_t w = 0; w < m; w++) idx[w] = gf_uniform(rng, m);
-    gf_sum(g, idx, m, sum);
-    st = ic_validate_pct_from_times(sum, g->ncat, pct, err);
-    if (st != IC_OK) goto done;
-    for (size_t s = 0; s < nsub; s++) pcts[(size_t)b * nsub + s] = pct[s];
-  }
-  for (size_t s = 0; s < nsub; s++) {
-    for (int b = 0; b < nb; b++) col[b] = pcts[(size_t)b * nsub + s];
-    gsl_sort(col, 1, (size_t)nb);
-    out->lo[s] = gsl_stats_quantile_from_sorted_data(col, 1, (size_t)nb, 0.025);
-    out->hi[s] = gsl_stats_quantile_from_sorted_data(col, 1, (size_t)nb, 0.975);
-  }
-done:
-  if (st != IC_OK) ic_breakdown_free(out);
-  if (rng) gsl_rng_free(rng);
-  free(pcts);
-  free(col);
-  free(pct);
-  free(idx);
   free(sum);
   return st;
 }

@@ -43,4 +43,15 @@ uint64_t ic_graphfrag_offset(const ic_graphfrag *g);
  * than L instructions): the message says so. */
 ic_status ic_graphfrag_result(const ic_graphfrag *g, ic_breakdown *out, ic_err *err);
 
+/* Shared by the fragment methods (graphfrag windows, profiler fragments).
+ * t holds m fragments' t(S) vectors, fragment f's at t[f * 2^ncat].
+ * ic_fragments_sum: sum[S] = sum over f of t_f(S) (idx: the fragments to sum,
+ * with repeats, or NULL for 0..m-1).
+ * ic_fragments_bootstrap: out->lo/hi (allocated here) = the 2.5th and 97.5th
+ * percentiles of each entry's percent over nb resamples of the m fragments
+ * with replacement (GSL MT19937 seeded from seed). Time: O(nb m 2^ncat). */
+void ic_fragments_sum(const double *t, size_t nsub, const uint64_t *idx, uint64_t m, double *sum);
+ic_status ic_fragments_bootstrap(const double *t, uint64_t m, int ncat, int nb, uint64_t seed,
+                                 ic_breakdown *out, ic_err *err);
+
 #endif

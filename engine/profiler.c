@@ -5,7 +5,6 @@
 
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,14 +101,6 @@ done:
   return st;
 }
 
-static void sum_times(const double *t, size_t nsub, const uint64_t *idx, uint64_t m, double *sum) {
-  memset(sum, 0, nsub * sizeof *sum);
-  for (uint64_t f = 0; f < m; f++) {
-    const double *v = t + (idx ? idx[f] : f) * nsub;
-    for (size_t s = 0; s < nsub; s++) sum[s] += v[s];
-  }
-}
-
 ic_status ic_profiler_analyze(const ic_profiler_opts *o, const sig_db *db,
                               const ic_program_image *img, uint64_t run_instructions,
                               ic_breakdown *out, ic_profiler_stats *pst, ic_err *err) {
@@ -139,50 +130,17 @@ ic_status ic_profiler_analyze(const ic_profiler_opts *o, const sig_db *db,
   size_t nsub = (size_t)1 << o->ncat;
   double *sum = malloc(nsub * sizeof *sum);
   int nb = o->bootstrap == 0 ? IC_PROFILER_BOOTSTRAP : o->bootstrap;
-  double *pcts = NULL, *col = NULL, *pct = NULL;
-  uint64_t *idx = NULL;
-  gsl_rng *rng = NULL;
   if (!sum) {
     st = ic_fail(err, IC_ERUN, "profiler: out of memory");
     goto done;
   }
-  sum_times(t, nsub, NULL, m, sum);
+  ic_fragments_sum(t, nsub, NULL, m, sum);
   double scale = run_instructions ? (double)run_instructions / (double)flen : 1.0;
   for (size_t s = 0; s < nsub; s++) sum[s] *= scale;
   st = ic_breakdown_from_times(out, o->cats, o->ncat, sum, err);
-  if (st != IC_OK || nb < 0) goto done;
-  pcts = malloc((size_t)nb * nsub * sizeof *pcts);
-  col = malloc((size_t)nb * sizeof *col);
-  pct = malloc(nsub * sizeof *pct);
-  idx = malloc(m * sizeof *idx);
-  rng = gsl_rng_alloc(gsl_rng_mt19937);
-  out->lo = malloc(nsub * sizeof *out->lo);
-  out->hi = malloc(nsub * sizeof *out->hi);
-  if (!pcts || !col || !pct || !idx || !rng || !out->lo || !out->hi) {
-    st = ic_fail(err, IC_ERUN, "profiler: out of memory");
-    goto done;
-  }
-  gsl_rng_set(rng, (unsigned long)(o->seed ^ UINT64_C(0x9e3779b97f4a7c15)));
-  for (int b = 0; b < nb; b++) {
-    for (uint64_t f = 0; f < m; f++) idx[f] = uniform(rng, m);
-    sum_times(t, nsub, idx, m, sum);
-    st = ic_validate_pct_from_times(sum, o->ncat, pct, err);
-    if (st != IC_OK) goto done;
-    for (size_t s = 0; s < nsub; s++) pcts[(size_t)b * nsub + s] = pct[s];
-  }
-  for (size_t s = 0; s < nsub; s++) {
-    for (int b = 0; b < nb; b++) col[b] = pcts[(size_t)b * nsub + s];
-    gsl_sort(col, 1, (size_t)nb);
-    out->lo[s] = gsl_stats_quantile_from_sorted_data(col, 1, (size_t)nb, 0.025);
-    out->hi[s] = gsl_stats_quantile_from_sorted_data(col, 1, (size_t)nb, 0.975);
-  }
+  if (st == IC_OK && nb >= 0) st = ic_fragments_bootstrap(t, m, o->ncat, nb, o->seed, out, err);
 done:
   if (st != IC_OK) ic_breakdown_free(out);
-  if (rng) gsl_rng_free(rng);
-  free(pcts);
-  free(col);
-  free(pct);
-  free(idx);
   free(sum);
   free(t);
   free(lens);
