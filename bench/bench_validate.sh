@@ -13,7 +13,8 @@
 # to $OUT/validate_<config>.yaml (and .txt with TEXT=1, which runs the suite
 # a second time); a summary per workload is printed: the Table IX mean error
 # of graph and graphfrag against multisim over the paper's rows (singletons
-# and pairs with the first category) and, "(all)", over every subset; whether
+# and pairs with the first category) and, "(all)", over every subset (graph);
+# the same metric for graphfrag and the profiler ($METHODS); whether
 # every interaction's sign agrees; the wall seconds of multisim and graph.
 #
 # Needs a release build ($BUILD/icost) and the built workloads
@@ -29,6 +30,7 @@ MAX=${MAX:-1M}
 CATS=${CATS:-dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss}
 JOBS=${JOBS:-$(nproc)}
 CONFIGS=${CONFIGS:-"baseline l1d4"}
+METHODS=${METHODS:-graph,graphfrag,profiler}
 OUT=${OUT:-$BUILD/bench_validate}
 
 if [ ! -x "$ICOST" ]; then
@@ -39,7 +41,7 @@ mkdir -p "$OUT"
 
 run() { # config format file
   "$ICOST" validate --suite-tag "$TAG" --config "$ROOT/configs/$1.yaml" \
-    --categories "$CATS" --methods graph,graphfrag -j "$JOBS" \
+    --categories "$CATS" --methods "$METHODS" -j "$JOBS" \
     --skip "$SKIP" --warm "$WARM" --max "$MAX" --format "$2" >"$3.tmp"
   mv "$3.tmp" "$3"
 }
@@ -52,11 +54,11 @@ for cfg in $CONFIGS; do
   awk -v cfg="$cfg" '
     function flush() {
       if (w != "")
-        printf "  %-16s %9s %9s %9s %6s %7s %10s %8s\n", w, eg, ega, ef, sg, sga, tm, tg
+        printf "  %-16s %9s %9s %9s %9s %6s %7s %10s %8s\n", w, eg, ega, ef, ep, sg, sga, tm, tg
     }
     BEGIN {
-      printf "  %-16s %9s %9s %9s %6s %7s %10s %8s\n", "workload", "err graph", "(all)",
-             "err frag", "signs", "(all)", "multisim s", "graph s"
+      printf "  %-16s %9s %9s %9s %9s %6s %7s %10s %8s\n", "workload", "err graph", "(all)",
+             "err frag", "err prof", "signs", "(all)", "multisim s", "graph s"
     }
     /^methods:/ { sect = "methods"; next }
     /^workloads:/ { sect = "w"; next }
@@ -65,22 +67,24 @@ for cfg in $CONFIGS; do
     sect == "methods" && /^    mean_error_percent_all:/ { meanall[m] = $2 }
     sect == "methods" && /^    workloads_sign_agree:/ { agree[m] = $2 }
     sect == "w" && /^  - name:/ {
-      flush(); w = $3; gsub(/"/, "", w); eg = ega = ef = sg = sga = tm = tg = "-"
+      flush(); w = $3; gsub(/"/, "", w); eg = ega = ef = ep = sg = sga = tm = tg = "-"
     }
     sect == "w" && /^    [a-z]+:$/ { sub2 = $1 }
     sect == "w" && /^      [a-z]+:/ { meth = $1; sub(":", "", meth)
       if (sub2 == "seconds:" && meth == "multisim") tm = sprintf("%.1f", $2)
       if (sub2 == "seconds:" && meth == "graph") tg = sprintf("%.2f", $2) }
     sect == "w" && /^        mean_error_percent:/ {
-      if (meth == "graph") eg = sprintf("%.1f", $2); else ef = sprintf("%.1f", $2) }
+      if (meth == "graph") eg = sprintf("%.1f", $2)
+      else if (meth == "graphfrag") ef = sprintf("%.1f", $2)
+      else if (meth == "profiler") ep = sprintf("%.1f", $2) }
     sect == "w" && /^        mean_error_percent_all:/ { if (meth == "graph") ega = sprintf("%.1f", $2) }
     sect == "w" && /^        sign_mismatches:/ { if (meth == "graph") sg = ($2 == 0) ? "yes" : "no(" $2 ")" }
     sect == "w" && /^        sign_mismatches_all:/ {
       if (meth == "graph") sga = ($2 == 0) ? "yes" : "no(" $2 ")" }
     END {
       flush()
-      printf "  %-16s %9.1f %9.1f %9.1f   (workloads with every sign agreeing: graph %s of the rows)\n",
-             "mean", mean["graph"], meanall["graph"], mean["graphfrag"], agree["graph"]
+      printf "  %-16s %9.1f %9.1f %9.1f %9.1f   (workloads with every sign agreeing: graph %s, profiler %s)\n",
+             "mean", mean["graph"], meanall["graph"], mean["graphfrag"], mean["profiler"], agree["graph"], agree["profiler"]
     }
 ' "$OUT/validate_$cfg.yaml"
 done
