@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "graph.h"
 #include "inst.h"
 
 void ic_export_igraph_init(void) { igraph_set_attribute_table(&igraph_cattribute_table); }
@@ -39,19 +40,8 @@ static void quiet_end(quiet q) {
 /* Source instruction of edge e of record i (window-relative), after the
  * win idealization; -1 when it precedes the window. */
 static int64_t edge_source(const ic_edge *e, size_t i, ic_catmask ideal) {
-  uint64_t d = e->dist;
-  if (e->kind == IC_EDGE_CD && (ideal & IC_CATBIT(IC_CAT_WIN))) d *= IC_WIN_FACTOR;
+  uint64_t d = dg_edge_dist(e, ideal);
   return d > i ? -1 : (int64_t)(i - d);
-}
-
-static int edge_dropped(const ic_edge *e, ic_catmask ideal) {
-  switch (e->kind) {
-  case IC_EDGE_FBW:
-  case IC_EDGE_CBW: return (ideal & IC_CATBIT(IC_CAT_BW)) != 0;
-  case IC_EDGE_PD: return (ideal & IC_CATBIT(IC_CAT_BMISP)) != 0;
-  case IC_EDGE_PP: return (ideal & IC_CATBIT(IC_CAT_DMISS)) != 0;
-  default: return 0;
-  }
 }
 
 static void parts_text(const ic_edge *e, char *buf, size_t cap) {
@@ -138,7 +128,7 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
     }
     for (int j = 0; j < r->nedges; j++) {
       const ic_edge *e = &r->edge[j];
-      if (edge_dropped(e, ideal)) {
+      if (dg_edge_dropped(e, ideal)) {
         dropped++;
         continue;
       }

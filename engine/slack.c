@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph.h"
+
 typedef struct cedge {
   uint64_t lat;  /* baseline latency: sum of all parts */
   uint32_t dist; /* source = seq - dist */
@@ -146,17 +148,6 @@ static ic_status pc_get(ic_slack *s, uint64_t pc, ic_slack_pc **out, ic_err *err
   return IC_OK;
 }
 
-/* Edges whose existence belongs to an idealized category (graph_rec.h). */
-static int edge_dropped(int kind, ic_catmask ideal) {
-  switch (kind) {
-  case IC_EDGE_FBW:
-  case IC_EDGE_CBW: return (ideal & IC_CATBIT(IC_CAT_BW)) != 0;
-  case IC_EDGE_PD: return (ideal & IC_CATBIT(IC_CAT_BMISP)) != 0;
-  case IC_EDGE_PP: return (ideal & IC_CATBIT(IC_CAT_DMISS)) != 0;
-  default: return 0;
-  }
-}
-
 /* Checks a record and reduces it to c, edges sorted by destination node
  * (one pass over edges and parts). A malformed record fails with IC_EINPUT
  * and leaves the stream where it was. */
@@ -195,7 +186,7 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
       if (cat == IC_CAT_DMISS) miss += e->part[p].cycles;
     }
     lat[j] = l;
-    keep[j] = !edge_dropped(e->kind, s->ideal);
+    keep[j] = !dg_edge_dropped(e, s->ideal);
     if (!keep[j]) continue;
     cnt[ic_edge_dst_node[e->kind] + 1]++;
     if (e->kind == IC_EDGE_EP && e->dist == 0 && !c->has_ep) {
@@ -211,8 +202,7 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
     const ic_edge *e = &r->edge[j];
     if (!keep[j]) continue;
     uint8_t dn = ic_edge_dst_node[e->kind];
-    uint64_t dist = e->dist;
-    if (e->kind == IC_EDGE_CD && (s->ideal & IC_CATBIT(IC_CAT_WIN))) dist *= IC_WIN_FACTOR;
+    uint64_t dist = dg_edge_dist(e, s->ideal);
     if (dist > UINT32_MAX) dist = UINT32_MAX; /* beyond any reach: time 0 */
     c->e[cnt[dn]++] = (cedge){.lat = lat[j], .dist = (uint32_t)dist, .sn = ic_edge_src_node[e->kind], .dn = dn};
   }

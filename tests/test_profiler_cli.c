@@ -85,7 +85,7 @@ Test(profiler_cli, profile_then_analyze, .timeout = 600) {
   free(e);
   snprintf(args, sizeof args, "profile -o %s " RUN_OPTS " --seed 4 -- %s 10000000", f2, exe);
   cr_assert_eq(icost(args, out, err), 0);
-  size_t l1, l2;
+  size_t l1 = 0, l2 = 0;
   char *a = slurp(f1, &l1), *b = slurp(f2, &l2);
   cr_assert(l1 == l2 && memcmp(a, b, l1) == 0, "two profiles with one seed differ");
   free(b);
@@ -201,7 +201,7 @@ Test(profiler_cli, method_profiler_and_validate_column, .timeout = 600) {
   t = slurp(out, NULL);
   char *row = strstr(t, "\nbmisp ");
   cr_assert_not_null(row, "%s", t);
-  double ms, pr, lo, hi, er;
+  double ms = 0, pr = 0, lo = 0, hi = 0, er = 0;
   cr_assert_eq(sscanf(row, "\nbmisp %lf %lf [ %lf , %lf ] %lf", &ms, &pr, &lo, &hi, &er), 5, "%s", t);
   cr_assert_gt(ms, 10.0, "the loop should be misprediction-bound: %s", t);
   cr_assert_lt(fabs(pr - ms), 5.0, "%s", t);
