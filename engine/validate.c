@@ -385,6 +385,29 @@ static void write_text_workload(const ic_validate_report *r, const vworkload *w,
 
 static int paper_rows_are_all(const ic_validate_report *r) { return r->ncat <= 4; }
 
+/* One row per method of the suite summary: its Table IX mean error per
+ * workload and over the suite; over the paper's rows, or every subset when
+ * `all`. */
+static void write_error_rows(const ic_validate_report *r, FILE *f, int width, int all) {
+  char label[64];
+  for (int m = 1; m < r->nmethods; m++) {
+    snprintf(label, sizeof label, "%s->%s", r->methods[0], r->methods[m]);
+    fprintf(f, "%-22s", label);
+    for (int i = 0; i < r->nw; i++) {
+      double e = all ? r->w[i].score[m].mean_error_percent_all : r->w[i].score[m].mean_error_percent;
+      if (isnan(e))
+        fprintf(f, " %*s", width, "n/a");
+      else
+        fprintf(f, " %*.1f", width, e);
+    }
+    double mean = ic_validate_report_mean_error(r, m, all);
+    if (isnan(mean))
+      fprintf(f, " %*s\n", width, "n/a");
+    else
+      fprintf(f, " %*.1f\n", width, mean);
+  }
+}
+
 static void write_text_summary(const ic_validate_report *r, FILE *f) {
   int width = 8;
   for (int i = 0; i < r->nw; i++) {
@@ -396,43 +419,13 @@ static void write_text_summary(const ic_validate_report *r, FILE *f) {
   fprintf(f, "%-22s", "");
   for (int i = 0; i < r->nw; i++) fprintf(f, " %*s", width, r->w[i].name);
   fprintf(f, " %*s\n", width, "mean");
-  char label[64];
-  for (int m = 1; m < r->nmethods; m++) {
-    snprintf(label, sizeof label, "%s->%s", r->methods[0], r->methods[m]);
-    fprintf(f, "%-22s", label);
-    for (int i = 0; i < r->nw; i++) {
-      double e = r->w[i].score[m].mean_error_percent;
-      if (isnan(e))
-        fprintf(f, " %*s", width, "n/a");
-      else
-        fprintf(f, " %*.1f", width, e);
-    }
-    double mean = ic_validate_report_mean_error(r, m, 0);
-    if (isnan(mean))
-      fprintf(f, " %*s\n", width, "n/a");
-    else
-      fprintf(f, " %*.1f\n", width, mean);
-  }
+  write_error_rows(r, f, width, 0);
   if (!paper_rows_are_all(r)) {
     fprintf(f, "the same over every subset (not only the paper's rows)\n");
-    for (int m = 1; m < r->nmethods; m++) {
-      snprintf(label, sizeof label, "%s->%s", r->methods[0], r->methods[m]);
-      fprintf(f, "%-22s", label);
-      for (int i = 0; i < r->nw; i++) {
-        double e = r->w[i].score[m].mean_error_percent_all;
-        if (isnan(e))
-          fprintf(f, " %*s", width, "n/a");
-        else
-          fprintf(f, " %*.1f", width, e);
-      }
-      double mean = ic_validate_report_mean_error(r, m, 1);
-      if (isnan(mean))
-        fprintf(f, " %*s\n", width, "n/a");
-      else
-        fprintf(f, " %*.1f\n", width, mean);
-    }
+    write_error_rows(r, f, width, 1);
   }
   fprintf(f, "interaction signs agree with %s\n", r->methods[0]);
+  char label[64];
   for (int m = 1; m < r->nmethods; m++) {
     snprintf(label, sizeof label, "%s->%s", r->methods[0], r->methods[m]);
     fprintf(f, "%-22s", label);

@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_guests.h"
+
 static char *run_cmd(const char *cmd, int *status) {
   FILE *p = popen(cmd, "r");
   cr_assert_not_null(p);
@@ -222,20 +224,6 @@ Test(icost_cli, baseline_invariant_on_short_workloads_and_configs, .timeout = 30
   free(configs);
 }
 
-static const char bmisp_src[] =
-    "#include <stdint.h>\n"
-    "#include <stdlib.h>\n"
-    "int main(int argc, char **argv) {\n"
-    "  long n = argc > 1 ? atol(argv[1]) : 1000;\n"
-    "  uint64_t x = 88172645463325252ull, s = 0;\n"
-    "  for (long i = 0; i < n; i++) {\n"
-    "    x ^= x << 13; x ^= x >> 7; x ^= x << 17;\n"
-    "    if (x & 1) { s += (uint64_t)i; __asm__ volatile(\"\"); }\n"
-    "    else { s ^= (uint64_t)i * 3; __asm__ volatile(\"\"); }\n"
-    "  }\n"
-    "  return (int)(s & 1);\n"
-    "}\n";
-
 /* A loop whose only bottleneck is a random branch: the graph's cost(bmisp)
  * (dropping PD edges) against the model rerun with perfect prediction.
  * Stated tolerance: within 3% of t (the graph does not model every effect
@@ -247,7 +235,7 @@ Test(icost_cli, graph_bmisp_agrees_with_model_idealization, .timeout = 120) {
   snprintf(prog, sizeof prog, "%s/h4_bmisp", ICOST_BUILD_DIR);
   FILE *f = fopen(src, "w");
   cr_assert_not_null(f);
-  fputs(bmisp_src, f);
+  fputs(t_guest_random_branch, f);
   fclose(f);
   snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s %s", prog, src);
   cr_assert_eq(system(cmd), 0);

@@ -13,6 +13,7 @@
 
 #include "export.h"
 #include "solver.h"
+#include "test_igraph_util.h"
 
 static uint64_t rng(uint64_t *x) {
   *x ^= *x << 13;
@@ -85,34 +86,6 @@ static ic_graph_rec *gen(size_t n, uint64_t seed) {
   return r;
 }
 
-/* Longest-path arrival of every vertex of g along "latency", in igraph's
- * topological order. */
-static double *longest(const igraph_t *g) {
-  igraph_integer_t nv = igraph_vcount(g);
-  igraph_vector_int_t order, inc;
-  igraph_vector_t lat;
-  igraph_vector_int_init(&order, 0);
-  igraph_vector_int_init(&inc, 0);
-  igraph_vector_init(&lat, 0);
-  cr_assert_eq(igraph_topological_sorting(g, &order, IGRAPH_OUT), IGRAPH_SUCCESS);
-  cr_assert_eq(igraph_vector_int_size(&order), nv, "exported graph has a cycle");
-  cr_assert_eq(igraph_cattribute_EANV(g, "latency", igraph_ess_all(IGRAPH_EDGEORDER_ID), &lat), IGRAPH_SUCCESS);
-  double *a = calloc((size_t)nv, sizeof *a);
-  for (igraph_integer_t k = 0; k < nv; k++) {
-    igraph_integer_t v = VECTOR(order)[k];
-    igraph_incident(g, &inc, v, IGRAPH_IN);
-    for (igraph_integer_t q = 0; q < igraph_vector_int_size(&inc); q++) {
-      igraph_integer_t e = VECTOR(inc)[q];
-      double c = a[IGRAPH_FROM(g, e)] + VECTOR(lat)[e];
-      if (c > a[v]) a[v] = c;
-    }
-  }
-  igraph_vector_int_destroy(&order);
-  igraph_vector_int_destroy(&inc);
-  igraph_vector_destroy(&lat);
-  return a;
-}
-
 static size_t count_edges(const ic_graph_rec *r, size_t n, int kind) {
   size_t c = 0;
   for (size_t i = 0; i < n; i++)
@@ -172,7 +145,7 @@ Test(export, longest_path_matches_evaluation_under_masks) {
     ic_err err;
     cr_assert_eq(ic_export_build(&g, r, n, masks[m], &err), IC_OK, "%s", err.msg);
     evaluate(r, n, masks[m], t);
-    double *a = longest(&g);
+    double *a = t_igraph_longest(&g);
     for (size_t i = 0; i < n; i++)
       for (int k = 0; k < 5; k++) {
         cr_assert_eq((uint64_t)a[5 * i + (size_t)k], t[i][k], "mask %#x node %c%zu", masks[m], ic_node_names[k], i);
@@ -201,7 +174,7 @@ Test(export, later_window_is_a_lower_bound) {
   cr_assert_eq(ic_export_build(&g, r + from, m, 0, &err), IC_OK, "%s", err.msg);
   cr_assert_gt(GAN(&g, "external_edges"), 0);
   cr_assert_eq(GAN(&g, "first_seq"), (double)from);
-  double *a = longest(&g);
+  double *a = t_igraph_longest(&g);
   /* evaluate the window with seqs rebased to 0: sources before it are 0 */
   ic_graph_rec *w = malloc(m * sizeof *w);
   memcpy(w, r + from, m * sizeof *w);
@@ -338,7 +311,7 @@ Test(export, idealized_longest_path_matches_solver) {
     ic_catmask mask = ic_solver_subset_catmask(sv, sub);
     igraph_t g;
     cr_assert_eq(ic_export_build(&g, r, n, mask, &err), IC_OK, "%s", err.msg);
-    double *a = longest(&g);
+    double *a = t_igraph_longest(&g);
     evaluate(r, n, mask, t);
     uint64_t lp = (uint64_t)a[5 * (n - 1) + IC_NODE_C];
     cr_assert_eq(lp, ts[sub], "subset %#x: igraph %llu, solver %llu", sub, (unsigned long long)lp,

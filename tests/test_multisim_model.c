@@ -23,6 +23,8 @@
 #include "rv.h"
 #include "validate.h"
 
+#include "test_guests.h"
+
 static const char chase_src[] =
     "#include <stdint.h>\n"
     "#include <stdlib.h>\n"
@@ -40,20 +42,6 @@ static const char chase_src[] =
     "  struct node *p = &nodes[0];\n"
     "  for (long h = 0; h < hops; h++) p = p->next;\n"
     "  return (int)(((uintptr_t)p >> 6) & 1);\n"
-    "}\n";
-
-static const char branch_src[] =
-    "#include <stdint.h>\n"
-    "#include <stdlib.h>\n"
-    "int main(int argc, char **argv) {\n"
-    "  long n = argc > 1 ? atol(argv[1]) : 1000;\n"
-    "  uint64_t x = 88172645463325252ull, s = 0;\n"
-    "  for (long i = 0; i < n; i++) {\n"
-    "    x ^= x << 13; x ^= x >> 7; x ^= x << 17;\n"
-    "    if (x & 1) { s += (uint64_t)i; __asm__ volatile(\"\"); }\n"
-    "    else { s ^= (uint64_t)i * 3; __asm__ volatile(\"\"); }\n"
-    "  }\n"
-    "  return (int)(s & 1);\n"
     "}\n";
 
 /* Compiles src into ICOST_BUILD_DIR/h6_<name> (path in out); skips the
@@ -174,7 +162,7 @@ Test(multisim_model, chase_is_dmiss) {
 
 Test(multisim_model, branch_is_bmisp) {
   char prog[600];
-  compile("branch", branch_src, prog, sizeof prog);
+  compile("branch", t_guest_random_branch, prog, sizeof prog);
   rvrun r;
   setup(&r, prog, "100000", 20000, 10000, 60000);
   const uint8_t cats[3] = {IC_CAT_BMISP, IC_CAT_SHALU, IC_CAT_DL1};

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "export.h"
+#include "test_igraph_util.h"
 
 static const char *prog_src =
     "#include <stdlib.h>\n"
@@ -192,32 +193,6 @@ Test(slack_cli, critical_path_length_equals_sim_cycles) {
   free(sim);
 }
 
-static double *longest_from_start(const igraph_t *g) {
-  igraph_integer_t nv = igraph_vcount(g);
-  igraph_vector_int_t order, inc;
-  igraph_vector_t lat;
-  igraph_vector_int_init(&order, 0);
-  igraph_vector_int_init(&inc, 0);
-  igraph_vector_init(&lat, 0);
-  cr_assert_eq(igraph_topological_sorting(g, &order, IGRAPH_OUT), IGRAPH_SUCCESS);
-  cr_assert_eq(igraph_vector_int_size(&order), nv);
-  cr_assert_eq(igraph_cattribute_EANV(g, "latency", igraph_ess_all(IGRAPH_EDGEORDER_ID), &lat), IGRAPH_SUCCESS);
-  double *a = calloc((size_t)nv, sizeof *a);
-  for (igraph_integer_t k = 0; k < nv; k++) {
-    igraph_integer_t v = VECTOR(order)[k];
-    igraph_incident(g, &inc, v, IGRAPH_IN);
-    for (igraph_integer_t q = 0; q < igraph_vector_int_size(&inc); q++) {
-      igraph_integer_t e = VECTOR(inc)[q];
-      double c = a[IGRAPH_FROM(g, e)] + VECTOR(lat)[e];
-      if (c > a[v]) a[v] = c;
-    }
-  }
-  igraph_vector_int_destroy(&order);
-  igraph_vector_int_destroy(&inc);
-  igraph_vector_destroy(&lat);
-  return a;
-}
-
 Test(slack_cli, graph_export_reproduces_stamps) {
   const char *exe = program();
   if (!exe) cr_skip_test("riscv64-linux-gnu-gcc cannot build the test program");
@@ -238,7 +213,7 @@ Test(slack_cli, graph_export_reproduces_stamps) {
     fclose(f);
     cr_assert_eq(igraph_vcount(&g), 5 * (igraph_integer_t)win[w].count + 1);
     cr_assert_eq(GAN(&g, "first_seq"), win[w].from);
-    double *a = longest_from_start(&g);
+    double *a = t_igraph_longest(&g);
     for (igraph_integer_t v = 0; v < 5 * (igraph_integer_t)win[w].count; v++) {
       double t = VAN(&g, "t", v);
       if (win[w].from == 0)
@@ -258,7 +233,7 @@ Test(slack_cli, graph_export_reproduces_stamps) {
   igraph_t g;
   cr_assert_eq(igraph_read_graph_graphml(&g, f, 0), IGRAPH_SUCCESS);
   fclose(f);
-  double *a = longest_from_start(&g);
+  double *a = t_igraph_longest(&g);
   igraph_integer_t last_c = 5 * 599 + 4;
   cr_assert_lt(a[last_c], VAN(&g, "t", last_c), "idealizing misses and mispredictions saves nothing");
   cr_assert_str_eq(GAS(&g, "ideal"), "dl1,bmisp,dmiss");
@@ -327,7 +302,7 @@ Test(slack_cli, suite_short_workloads) {
       igraph_t g;
       cr_assert_eq(igraph_read_graph_graphml(&g, fp, 0), IGRAPH_SUCCESS);
       fclose(fp);
-      double *a = longest_from_start(&g);
+      double *a = t_igraph_longest(&g);
       for (igraph_integer_t v = 0; v < 5 * 1000; v++) {
         double t = VAN(&g, "t", v);
         if (from[f] == 0) cr_assert_eq(a[v], t, "%s: %s", names[w][0], VAS(&g, "name", v));

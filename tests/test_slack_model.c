@@ -17,6 +17,7 @@
 #include "ooo.h"
 #include "slack.h"
 #include "solver.h"
+#include "test_igraph_util.h"
 
 typedef struct synth {
   uint64_t n, max, x, pc, addr;
@@ -90,32 +91,6 @@ static ic_status tee_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_e
   return rc;
 }
 
-static double *longest(const igraph_t *g) {
-  igraph_integer_t nv = igraph_vcount(g);
-  igraph_vector_int_t order, inc;
-  igraph_vector_t lat;
-  igraph_vector_int_init(&order, 0);
-  igraph_vector_int_init(&inc, 0);
-  igraph_vector_init(&lat, 0);
-  cr_assert_eq(igraph_topological_sorting(g, &order, IGRAPH_OUT), IGRAPH_SUCCESS);
-  cr_assert_eq(igraph_vector_int_size(&order), nv, "the model's graph has a cycle");
-  cr_assert_eq(igraph_cattribute_EANV(g, "latency", igraph_ess_all(IGRAPH_EDGEORDER_ID), &lat), IGRAPH_SUCCESS);
-  double *a = calloc((size_t)nv, sizeof *a);
-  for (igraph_integer_t k = 0; k < nv; k++) {
-    igraph_integer_t v = VECTOR(order)[k];
-    igraph_incident(g, &inc, v, IGRAPH_IN);
-    for (igraph_integer_t q = 0; q < igraph_vector_int_size(&inc); q++) {
-      igraph_integer_t e = VECTOR(inc)[q];
-      double c = a[IGRAPH_FROM(g, e)] + VECTOR(lat)[e];
-      if (c > a[v]) a[v] = c;
-    }
-  }
-  igraph_vector_int_destroy(&order);
-  igraph_vector_int_destroy(&inc);
-  igraph_vector_destroy(&lat);
-  return a;
-}
-
 static void keep_slack(void *ctx, uint64_t seq, uint64_t pc, const uint64_t arr[IC_NODE_COUNT],
                        const uint64_t slack[IC_NODE_COUNT]) {
   (void)pc;
@@ -171,7 +146,7 @@ Test(slack_model, real_model_records) {
   for (size_t m = 100; m <= 6400; m *= 4) {
     igraph_t g;
     cr_assert_eq(ic_export_build(&g, t.all, m, 0, &err), IC_OK, "%s", err.msg);
-    double *a = longest(&g);
+    double *a = t_igraph_longest(&g);
     for (size_t i = 0; i < m; i++)
       for (int k = 0; k < IC_NODE_COUNT; k++)
         cr_assert_eq((uint64_t)a[IC_NODE_COUNT * i + (size_t)k], t.all[i].t[k], "window 0..%zu: %c%zu", m - 1,
@@ -185,7 +160,7 @@ Test(slack_model, real_model_records) {
     size_t m = 3000;
     igraph_t g;
     cr_assert_eq(ic_export_build(&g, t.all + from, m, 0, &err), IC_OK, "%s", err.msg);
-    double *a = longest(&g);
+    double *a = t_igraph_longest(&g);
     ic_solver_reset(sv);
     cr_assert_eq(ic_solver_feed(sv, t.all + from, m, &err), IC_OK, "%s", err.msg);
     cr_assert_eq((uint64_t)a[IC_NODE_COUNT * (m - 1) + IC_NODE_C], ic_solver_times(sv)[0]);

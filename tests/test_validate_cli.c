@@ -14,19 +14,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
-static const char branch_src[] =
-    "#include <stdint.h>\n"
-    "#include <stdlib.h>\n"
-    "int main(int argc, char **argv) {\n"
-    "  long n = argc > 1 ? atol(argv[1]) : 1000;\n"
-    "  uint64_t x = 88172645463325252ull, s = 0;\n"
-    "  for (long i = 0; i < n; i++) {\n"
-    "    x ^= x << 13; x ^= x >> 7; x ^= x << 17;\n"
-    "    if (x & 1) { s += (uint64_t)i; __asm__ volatile(\"\"); }\n"
-    "    else { s ^= (uint64_t)i * 3; __asm__ volatile(\"\"); }\n"
-    "  }\n"
-    "  return (int)(s & 1);\n"
-    "}\n";
+#include "test_guests.h"
 
 /* Runs one instruction loop, then an illegal instruction (the all-zero
    word is defined illegal in RISC-V). */
@@ -126,7 +114,7 @@ static double method_mean_error(const char *yaml, const char *method) {
 }
 
 Test(validate_cli, branch_yaml_report) {
-  char *prog = compile("branch", branch_src);
+  char *prog = compile("branch", t_guest_random_branch);
   char args[1024];
   snprintf(args, sizeof args,
            "--categories bmisp,shalu,dl1 --methods graph,graphfrag --fragments 20 "
@@ -147,7 +135,7 @@ Test(validate_cli, branch_yaml_report) {
 }
 
 Test(validate_cli, suite_manifest_text) {
-  char *prog = compile("branch", branch_src);
+  char *prog = compile("branch", t_guest_random_branch);
   char manifest[600], args[1400];
   snprintf(manifest, sizeof manifest, "%s/h6_manifest", ICOST_BUILD_DIR);
   FILE *f = fopen(manifest, "w");
