@@ -511,7 +511,7 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
   sig_file_totals t = {0};
   rd top = {buf, len, 0, 0, name, "file header", err};
   rd *r = &top;
-  CHECK(len >= 8 && memcmp(buf, SIG_FILE_MAGIC, 8) == 0, "not a sample file (bad magic in)");
+  CHECK(len >= 8 && memcmp(buf, SIG_FILE_MAGIC, 8) == 0, "not a sample file: bad magic in");
   r->pos = 8;
   uint32_t hl;
   uint64_t hsum;
