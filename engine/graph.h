@@ -3,7 +3,8 @@
  * One place for the idealization rules of the edges (graph_rec.h, DESIGN.md):
  * for a set S of categories (a mask over ic_category ids),
  *   - every latency part tagged with a category of S is zeroed;
- *   - bw in S drops FBW, CBW, FU and IBW edges, bmisp drops PD, dmiss drops PP;
+ *   - bw in S drops FBW, CBW, FU and IBW edges, bmisp drops PD, dmiss drops PP
+ *     and MSHR;
  *   - win in S moves a CD edge's source from i-w to i-IC_WIN_FACTOR*w;
  *   - a source before the first record has time 0.
  * The streaming solver (solver.h) applies the same rules to all subsets at
@@ -34,7 +35,8 @@ static inline uint8_t dg_edge_drop_cat(uint8_t kind) {
   case IC_EDGE_FU:
   case IC_EDGE_IBW: return IC_CAT_BW;
   case IC_EDGE_PD: return IC_CAT_BMISP;
-  case IC_EDGE_PP: return IC_CAT_DMISS;
+  case IC_EDGE_PP:
+  case IC_EDGE_MSHR: return IC_CAT_DMISS;
   default: return IC_CAT_NONE;
   }
 }

@@ -38,6 +38,14 @@
  *                        than P(j) and not all in one cycle; latency 1
  *                        (bw: dropped). Never binds at latency >= 1; binds
  *                        where idealized latencies collapse the chain
+ *   MSHR P(j) -> E(i)    miss status holding registers: load i missed the L1D
+ *                        and needed a free MSHR; j is the earlier miss whose
+ *                        completion freed one (the one i got where i waited
+ *                        for it, else the oldest of the last mem.mshrs
+ *                        misses that had completed); no parts (dmiss:
+ *                        dropped, nothing misses). Like CD for the ROB, it
+ *                        keeps a larger window from overlapping more misses
+ *                        than there are MSHRs
  *
  * Graph semantics: a node's time is the maximum over its incoming edges of
  * source time plus the sum of the edge's parts; an edge whose source lies
@@ -77,7 +85,8 @@ enum { IC_NODE_D, IC_NODE_R, IC_NODE_E, IC_NODE_P, IC_NODE_C, IC_NODE_COUNT };
   X(CC, IC_NODE_C, IC_NODE_C) \
   X(CBW, IC_NODE_C, IC_NODE_C) \
   X(FU, IC_NODE_P, IC_NODE_E) \
-  X(IBW, IC_NODE_P, IC_NODE_E)
+  X(IBW, IC_NODE_P, IC_NODE_E) \
+  X(MSHR, IC_NODE_P, IC_NODE_E)
 
 typedef enum ic_edge_kind {
 #define IC_X(e, s, d) IC_EDGE_##e,

@@ -29,7 +29,7 @@
  *   DR   none (core.dispatch_ready)     PR  none (core.wakeup - 1); MEM flag
  *   RE   bw (issue width, pipelined FU/port busy: bw scales both), lgalu
  *        (every unit held by an unpipelined divide, where no FU edge
- *        binds), dmiss (no free MSHR)
+ *        binds), dmiss (no free MSHR, where no MSHR edge binds)
  *   EP   shalu (one-cycle ops incl. branches), lgalu (mul/div/fp), loads:
  *        dl1 (L1 latency) + dmiss (DTLB miss, L2, memory, wait for a line
  *        in flight), stores: none 1 + dmiss (DTLB miss)
@@ -39,6 +39,8 @@
  *        the instruction issued on; where it binds, RE has no parts
  *   IBW  bw 1: from the register ancestor issue width + 1 steps up the
  *        chain through each instruction's youngest register producer
+ *   MSHR no parts: from the earlier miss whose completion freed an MSHR
+ *        for a missing load (graph_rec.h); where it binds, RE has no parts
  * A residual that the recorded causes cannot cover from the in-order edge
  * is added to the binding edge instead (cycles no cause explains are tagged
  * none and counted in graph_unattributed). Edges to producers more than

@@ -126,7 +126,10 @@ struct ooo_core {
   uint32_t alev;  /* issue width + 1, or 0: not tracked */
   uint32_t astride; /* ANC_ROW when alev fits (a fixed-size row copy), else alev */
   uint64_t *mshr_free;
-  uint32_t nmshr;
+  uint64_t *mshr_hold; /* per MSHR: the miss that last held it, or NONE */
+  uint64_t *mshr_ring; /* the last nmshr misses in allocation order (MSHR edges) */
+  uint64_t *mshr_src;  /* per instruction: source of its MSHR edge, or NONE */
+  uint32_t nmshr, mshr_pos;
 
   /* issue-blocked list of the last scanned cycle (for skip accounting) */
   uint64_t *blk_list;
@@ -415,6 +418,11 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
     memset(c->anc, 0xff, n * c->astride * sizeof *c->anc);
   }
   ALLOC(c->mshr_free, c->nmshr);
+  ALLOC(c->mshr_hold, c->nmshr);
+  ALLOC(c->mshr_ring, c->nmshr);
+  memset(c->mshr_hold, 0xff, c->nmshr * sizeof *c->mshr_hold);
+  memset(c->mshr_ring, 0xff, c->nmshr * sizeof *c->mshr_ring);
+  ALLOC(c->mshr_src, n);
 
   if (cache_init(&c->l1i, (uint64_t)v[OOO_L1I_SIZE], (uint32_t)v[OOO_L1I_WAYS], (uint32_t)v[OOO_L1I_LINE]) ||
       cache_init(&c->l1d, (uint64_t)v[OOO_L1D_SIZE], (uint32_t)v[OOO_L1D_WAYS], (uint32_t)v[OOO_L1D_LINE]) ||
@@ -444,7 +452,8 @@ void ooo_destroy(ooo_core *c) {
   free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_none);
   free(c->dwin); free(c->re_mshr); free(c->re_lg); free(c->sb_blk); free(c->blk_why);
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
-  free(c->wheel_head); free(c->mshr_free); free(c->batch);
+  free(c->wheel_head); free(c->mshr_free); free(c->mshr_hold); free(c->mshr_ring);
+  free(c->mshr_src); free(c->batch);
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
   for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]), free(c->fu_hold[f]);
   free(c->fu_src);
@@ -664,6 +673,14 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     if (j != NONE_SEQ && j >= first && i - j <= c->maxdist)
       edge1(&cur, IC_EDGE_IBW, (uint32_t)(i - j), IC_CAT_BW, 1);
   }
+  /* MSHR: a missing load needs a free MSHR, freed by the completion of an
+   * earlier miss; where that binds, the wait lives on this edge (which
+   * dmiss drops) instead of fixed RE parts */
+  uint64_t ms = c->mshr_src[x];
+  if (ms != NONE_SEQ) {
+    edge1(&cur, IC_EDGE_MSHR, (uint32_t)(i - ms), IC_CAT_NONE, 0);
+    if (c->Phist[ms & c->hmask] == c->E[x]) re->nparts = 0;
+  }
   /* P: EP, PP */
   ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);
   edge_add(ep, IC_CAT_DMISS, c->ep_b[x]);
@@ -767,6 +784,28 @@ static inline void op_timing(const ooo_core *c, uint8_t op, int *pool, uint32_t 
   }
 }
 
+/* The source of the MSHR edge of load i, which misses at cycle t and gets
+ * MSHR mi: an earlier miss completed by t. If i waited for a free MSHR, the
+ * one whose completion freed mi (it binds). Otherwise the capacity bound:
+ * the oldest of the last nmshr misses (in allocation order) that is an
+ * earlier instruction and had completed by t -- with misses completing in
+ * order, the one whose MSHR a full file would free first. NONE when this
+ * run has had fewer than nmshr misses (no bound) or no candidate fits. */
+static uint64_t mshr_source(const ooo_core *c, uint64_t i, uint64_t t, uint32_t mi) {
+  uint64_t first = c->run_first;
+  if (c->re_mshr[i & c->mask]) {
+    uint64_t j = c->mshr_hold[mi];
+    return j != NONE_SEQ && j >= first && j < i && i - j <= c->maxdist ? j : NONE_SEQ;
+  }
+  for (uint32_t k = 0, at = c->mshr_pos; k < c->nmshr; k++) {
+    uint64_t j = c->mshr_ring[at];
+    if (j == NONE_SEQ || j < first) return NONE_SEQ; /* older ones are older still */
+    if (j < i && i - j <= c->maxdist && c->Phist[j & c->hmask] <= t) return j;
+    if (++at == c->nmshr) at = 0;
+  }
+  return NONE_SEQ;
+}
+
 static void issue(ooo_core *c, uint64_t t) {
   /* operands ready this cycle: wheel bucket t -> bitmap */
   uint64_t b = t & c->wheel_mask;
@@ -828,7 +867,7 @@ static void issue(ooo_core *c, uint64_t t) {
     }
     uint8_t f = c->fl[x];
     uint64_t p;
-    uint64_t pp_src = NONE_SEQ;
+    uint64_t pp_src = NONE_SEQ, msrc = NONE_SEQ;
     uint64_t part_dl1 = 0, part_dmiss = 0;
     if ((f & FL_LOAD) && !(f & FL_FWD) && !c->i_dmiss) {
       uint64_t a = in->mem_addr;
@@ -883,7 +922,11 @@ static void issue(ooo_core *c, uint64_t t) {
         uint64_t line = cache_fill(&c->l1d, a);
         c->l1d.ready[line] = p;
         c->l1d.fill_seq[line] = seq;
+        if (c->have_sink) msrc = mshr_source(c, seq, t, (uint32_t)mi);
         c->mshr_free[mi] = p;
+        c->mshr_hold[mi] = seq;
+        c->mshr_ring[c->mshr_pos] = seq;
+        if (++c->mshr_pos == c->nmshr) c->mshr_pos = 0;
       }
     } else if (f & FL_LOAD) {
       part_dl1 = c->l1d_lat; /* forwarded from a store, or dmiss: an L1 hit */
@@ -923,6 +966,7 @@ static void issue(ooo_core *c, uint64_t t) {
     }
     c->ep_b[x] = (uint32_t)part_dmiss;
     c->pp_src[x] = pp_src;
+    c->mshr_src[x] = msrc;
     /* wake consumers */
     uint64_t avail = p + c->wk - 1;
     uint64_t link = c->cons_head[x];
