@@ -26,6 +26,8 @@ struct ic_graphfrag {
   int ncat;
   size_t nsub;
   uint64_t len, k, seed;
+  uint64_t warm;     /* W: uncounted instructions at the start of a window */
+  uint64_t *tw;      /* [nsub]: the times after the W-th record of the window */
   int bootstrap;
   gsl_rng *rng;
   ic_solver *solver;
@@ -44,6 +46,7 @@ static void gf_free(ic_graphfrag *g) {
   if (g->rng) gsl_rng_free(g->rng);
   if (g->solver) ic_solver_destroy(g->solver);
   free(g->t);
+  free(g->tw);
   free(g);
 }
 
@@ -62,6 +65,9 @@ ic_status ic_graphfrag_create(ic_graphfrag **out, const ic_graphfrag_opts *o, ic
   if (len > ((uint64_t)1 << 31))
     return ic_fail(err, IC_EINPUT, "graphfrag: fragment length %llu too large",
                    (unsigned long long)len);
+  if (o->warmup >= len)
+    return ic_fail(err, IC_EINPUT, "graphfrag: warm-up %llu not below the fragment length %llu",
+                   (unsigned long long)o->warmup, (unsigned long long)len);
   ic_graphfrag *g = calloc(1, sizeof *g);
   if (!g) return ic_fail(err, IC_ERUN, "graphfrag: out of memory");
   memcpy(g->cats, o->cats, (size_t)o->ncat);
@@ -70,6 +76,7 @@ ic_status ic_graphfrag_create(ic_graphfrag **out, const ic_graphfrag_opts *o, ic
   g->len = len;
   g->k = k;
   g->seed = o->seed;
+  g->warm = o->warmup;
   g->bootstrap = o->bootstrap == 0 ? IC_GRAPHFRAG_BOOTSTRAP : o->bootstrap;
   ic_status st = ic_solver_create(&g->solver, o->cats, o->ncat, err);
   if (st != IC_OK) {
@@ -78,7 +85,8 @@ ic_status ic_graphfrag_create(ic_graphfrag **out, const ic_graphfrag_opts *o, ic
   }
   g->rng = gsl_rng_alloc(gsl_rng_mt19937);
   g->t = malloc(k * g->nsub * sizeof *g->t);
-  if (!g->rng || !g->t) {
+  g->tw = calloc(g->nsub, sizeof *g->tw);
+  if (!g->rng || !g->t || !g->tw) {
     gf_free(g);
     return ic_fail(err, IC_ERUN, "graphfrag: out of memory");
   }
@@ -138,16 +146,20 @@ static ic_status gf_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_er
     }
     /* feed up to the end of the window */
     uint64_t wend = g->wstart + g->len;
-    uint64_t take = wend - pos;
+    uint64_t wmid = g->wstart + g->warm; /* end of the warm-up */
+    uint64_t stop = pos < wmid ? wmid : wend;
+    uint64_t take = stop - pos;
     if (take > n - i) take = n - i;
     ic_status st = ic_solver_feed(g->solver, recs + i, (size_t)take, err);
     if (st != IC_OK) return st;
     i += take;
     g->seen += take;
+    if (g->warm && g->seen == wmid)
+      memcpy(g->tw, ic_solver_times(g->solver), g->nsub * sizeof *g->tw);
     if (g->seen == wend) {
       const uint64_t *t = ic_solver_times(g->solver);
       double *dst = g->t + g->slot * g->nsub;
-      for (size_t s = 0; s < g->nsub; s++) dst[s] = (double)t[s];
+      for (size_t s = 0; s < g->nsub; s++) dst[s] = (double)(t[s] - (g->warm ? g->tw[s] : 0));
       if (g->slot >= g->filled) g->filled = g->slot + 1;
       g->in_window = 0;
     }
@@ -158,6 +170,12 @@ static ic_status gf_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_er
 ic_graph_sink ic_graphfrag_sink(ic_graphfrag *g) {
   ic_graph_sink s = {g, gf_consume};
   return s;
+}
+
+uint64_t ic_fragment_warmup_for(uint32_t rob, uint64_t length) {
+  uint64_t len = length ? length : IC_GRAPHFRAG_DEFAULT_LEN;
+  uint64_t w = (uint64_t)IC_FRAG_WARMUP_ROBS * rob;
+  return w > len / 2 ? len / 2 : w;
 }
 
 uint64_t ic_graphfrag_windows(const ic_graphfrag *g) { return g->filled; }
@@ -226,7 +244,7 @@ ic_status ic_graphfrag_result(const ic_graphfrag *g, ic_breakdown *out, ic_err *
   double *sum = malloc(nsub * sizeof *sum);
   if (!sum) return ic_fail(err, IC_ERUN, "graphfrag: out of memory");
   ic_fragments_sum(g->t, nsub, NULL, m, sum);
-  double scale = (double)g->seen / ((double)m * (double)g->len);
+  double scale = (double)g->seen / ((double)m * (double)(g->len - g->warm));
   for (size_t s = 0; s < nsub; s++) sum[s] *= scale;
   ic_status st = ic_breakdown_from_times(out, g->cats, g->ncat, sum, err);
   if (st == IC_OK && g->bootstrap >= 0) {

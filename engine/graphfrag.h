@@ -22,6 +22,10 @@ typedef struct ic_graphfrag_opts {
   int ncat;
   uint64_t length;    /* L, instructions per window (0: IC_GRAPHFRAG_DEFAULT_LEN) */
   uint64_t fragments; /* K, windows (0: IC_GRAPHFRAG_DEFAULT_FRAGMENTS) */
+  uint64_t warmup;    /* W: the first W instructions of each window are solved but
+                         not counted (0: none; must be < L): t_w(S) = C(last) -
+                         C(W-th) under S, so the counted part starts with a
+                         pipeline already filled by the window's own instructions */
   uint64_t seed;      /* window offset, reservoir and bootstrap */
   int bootstrap;      /* resamples (0: IC_GRAPHFRAG_BOOTSTRAP; < 0: no interval) */
 } ic_graphfrag_opts;
@@ -42,6 +46,13 @@ uint64_t ic_graphfrag_offset(const ic_graphfrag *g);
  * unless bootstrap < 0. IC_ERUN when the run had no complete window (fewer
  * than L instructions): the message says so. */
 ic_status ic_graphfrag_result(const ic_graphfrag *g, ic_breakdown *out, ic_err *err);
+
+/* The warm-up the fragment methods use by default: IC_FRAG_WARMUP_ROBS
+ * times the ROB (enough for the window to fill with the fragment's own
+ * instructions and their backlog of long operations to build up), at most
+ * half the fragment length (length 0: IC_GRAPHFRAG_DEFAULT_LEN). */
+#define IC_FRAG_WARMUP_ROBS 4
+uint64_t ic_fragment_warmup_for(uint32_t rob, uint64_t length);
 
 /* Shared by the fragment methods (graphfrag windows, profiler fragments).
  * t holds m fragments' t(S) vectors, fragment f's at t[f * 2^ncat].

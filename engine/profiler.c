@@ -21,6 +21,10 @@ static ic_status check_opts(const ic_profiler_opts *o, ic_err *err) {
   if (o->ncat < 1 || o->ncat > IC_BREAKDOWN_MAX_CATS)
     return ic_fail(err, IC_EINPUT, "profiler: %d categories (1 to %d allowed)", o->ncat,
                    IC_BREAKDOWN_MAX_CATS);
+  uint32_t len = o->length ? o->length : SIG_DEFAULT_LENGTH;
+  if (o->warmup >= len)
+    return ic_fail(err, IC_EINPUT, "profiler: warm-up %u not below the fragment length %u",
+                   o->warmup, len);
   return IC_OK;
 }
 
@@ -60,6 +64,7 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
     }
     gsl_sort_ulong((unsigned long *)pick, 1, (size_t)k);
   }
+  size_t warm = o->warmup;
   if ((st = ic_solver_create(&solver, o->cats, o->ncat, err)) != IC_OK) goto done;
   ic_stitch_stats stats = {0};
   uint64_t m = 0;
@@ -77,12 +82,19 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
     size_t built;
     if ((st = ic_stitch_fragment(db, &o->machine, img, sk, recs, &built, &stats, err)) != IC_OK)
       goto done;
-    if (!built) continue;
+    if (!built || built <= warm) continue;
     ic_solver_reset(solver);
-    if ((st = ic_solver_feed(solver, recs, built, err)) != IC_OK) goto done;
+    double *tf = t + m * nsub;
+    memset(tf, 0, nsub * sizeof *tf);
+    if (warm) {
+      if ((st = ic_solver_feed(solver, recs, warm, err)) != IC_OK) goto done;
+      const uint64_t *tw = ic_solver_times(solver);
+      for (size_t s = 0; s < nsub; s++) tf[s] = -(double)tw[s];
+    }
+    if ((st = ic_solver_feed(solver, recs + warm, built - warm, err)) != IC_OK) goto done;
     const uint64_t *ts = ic_solver_times(solver);
-    for (size_t s = 0; s < nsub; s++) t[m * nsub + s] = (double)ts[s];
-    l[m] = built;
+    for (size_t s = 0; s < nsub; s++) tf[s] += (double)ts[s];
+    l[m] = built - warm;
     m++;
   }
   if (sst) ic_stitch_stats_add(sst, &stats);
@@ -124,6 +136,11 @@ ic_status ic_profiler_analyze(const ic_profiler_opts *o, const sig_db *db,
       return ic_fail(err, IC_ERUN,
                      "profiler: no signature sample (the run is shorter than the fragment "
                      "length plus the signature interval?)");
+    if (sst.stitched)
+      return ic_fail(err, IC_ERUN,
+                     "profiler: no stitched fragment is longer than the warm-up (%u "
+                     "instructions)",
+                     o->warmup);
     return ic_fail(err, IC_ERUN, "profiler: all %llu fragments aborted in stitching",
                    (unsigned long long)sst.fragments);
   }
@@ -179,6 +196,8 @@ done:
 
 uint64_t ic_profiler_signature_interval_for(uint64_t max, uint64_t fragments, uint32_t length) {
   uint64_t L = length ? length : SIG_DEFAULT_LENGTH;
-  if (!max || !fragments || max / fragments <= L) return 0;
+  if (!max || !fragments) return 0;
+  /* more fragments than fit: back to back, as many as the run holds */
+  if (max / fragments <= L) return 1;
   return max / fragments - L;
 }

@@ -4,9 +4,11 @@
  * samples are stitched into fragments (stitch.h) and each fragment's graph is
  * solved alone by the powerset solver, as graphfrag solves its windows
  * (multisim.h), so the two methods' numbers are directly comparable:
- *   T(S) = sum over stitched fragments f of t_f(S)
+ *   T(S) = sum over stitched fragments f of t_f(S), t_f(S) = the commit
+ *          time of f's last instruction minus that of its W-th (the warm-up,
+ *          W = warmup; 0: the last one's) with S idealized
  *   percent of entry U = 100 * icost_T(U) / T({})
- *   cycles: T(S) * N / (sum of fragment lengths), N = the run's timed
+ *   cycles: T(S) * N / (sum of the fragments' counted lengths, L - W each), N = the run's timed
  *           instructions (when known; else the fragments' own cycles)
  *   lo/hi: bootstrap 95% interval of each entry's percent: B resamples of
  *          the fragments with replacement (GSL MT19937 seeded from the
@@ -38,6 +40,9 @@ typedef struct ic_profiler_opts {
   uint32_t length;             /* L; 0: SIG_DEFAULT_LENGTH */
   uint64_t fragments;          /* signature samples stitched, chosen at random
                                   without replacement; 0: all of them */
+  uint32_t warmup;             /* W: the first W instructions of each fragment are
+                                  solved but not counted (as graphfrag's warmup;
+                                  0: none; must be below L) */
   uint64_t seed;               /* sampling, fragment choice, bootstrap */
   int bootstrap;               /* resamples; 0: IC_PROFILER_BOOTSTRAP; < 0: none */
 } ic_profiler_opts;
@@ -46,7 +51,8 @@ typedef struct ic_profiler_stats {
   sig_sampler_stats sampler; /* collection (ic_profiler_run only) */
   ic_stitch_stats stitch;
   uint64_t instructions;     /* the run's timed instructions (0: unknown) */
-  uint64_t fragment_instructions; /* instructions of the stitched fragments */
+  uint64_t fragment_instructions; /* counted instructions of the stitched fragments
+                                     (their length minus the warm-up) */
 } ic_profiler_stats;
 
 /* Collect and stitch in one go (for `icost --method profiler` and `icost
@@ -61,8 +67,9 @@ ic_status ic_profiler_run(const ic_profiler_opts *o, ic_model_run_fn run, void *
 
 /* The signature-sample interval that gives about `fragments` fragments of
  * `length` instructions (0: SIG_DEFAULT_LENGTH) in a run of `max` timed
- * instructions; 0 (the profiler's default interval) when max is 0 (unbounded)
- * or too short for that many fragments. */
+ * instructions; 1 (back to back: as many as fit) when the run is too short
+ * for that many; 0 (the profiler's default interval) when max or fragments
+ * is 0 (unbounded). */
 uint64_t ic_profiler_signature_interval_for(uint64_t max, uint64_t fragments, uint32_t length);
 
 /* The offline half: stitch the signature samples of a built database and

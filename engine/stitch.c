@@ -2,6 +2,7 @@
 #include "stitch.h"
 
 #include <string.h>
+#include <stdlib.h>
 
 #include "categories.h"
 
@@ -25,6 +26,7 @@ void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b) {
   a->exact += b->exact;
   a->approx += b->approx;
   a->inferred += b->inferred;
+  a->patched += b->patched;
 }
 
 /* A new edge of r. The fixed edges of one position are at most 15 (DD FBW
@@ -66,7 +68,8 @@ static int handled_kind(uint8_t kind) {
   case IC_EDGE_PP:
   case IC_EDGE_PC:
   case IC_EDGE_CC:
-  case IC_EDGE_CBW: return 1;
+  case IC_EDGE_CBW:
+  case IC_EDGE_IBW: return 1;
   default: return 0;
   }
 }
@@ -110,20 +113,124 @@ static void infer_ep(ic_edge *ep, uint8_t op, unsigned b, const sig_machine *m) 
   }
 }
 
+static void drop_items(sig_detail *d, uint8_t kind, uint8_t flags) {
+  int w = 0;
+  for (int k = 0; k < d->nitems; k++)
+    if (d->item[k].kind != kind || d->item[k].flags != flags) d->item[w++] = d->item[k];
+  d->nitems = (uint8_t)w;
+}
+
+static void drop_parts(ic_edge *e, uint8_t cat) {
+  int w = 0;
+  for (int k = 0; k < e->nparts; k++)
+    if (e->part[k].cat != cat) e->part[w++] = e->part[k];
+  e->nparts = (uint8_t)w;
+}
+
+static void add_item(sig_detail *d, const ic_edge *e) {
+  if (d->nitems < SIG_MAX_ITEMS) d->item[d->nitems++] = *e;
+}
+
+/* The skeleton's 2 bits of an instruction are facts about this dynamic
+ * instance. A best sample whose own (centre) bits differ was taken where
+ * another event happened (a hit where this instance missed, no
+ * misprediction where it mispredicted, ...): the items those bits decide
+ * are replaced by what the bits say, as for an inferred instruction, and
+ * the rest (waits, distances) is kept. Returns 1 if d was changed. */
+static int patch_sample(sig_detail *d, uint8_t op, unsigned b, const sig_machine *m) {
+  unsigned have = (unsigned)(d->sig >> (2 * SIG_HALF)) & 3u;
+  if (have == b) return 0;
+  int b2 = (b & SIG_B2) != 0;
+  if (is_control(op)) {
+    if (!((have ^ b) & SIG_B2)) return 0;
+    /* bit 2 of a control transfer: a misprediction (or an I-cache miss,
+       which the PD item does not hold either way) */
+    int has_pd = item(d, IC_EDGE_PD, 0) != NULL;
+    if (b2 == has_pd) return 0;
+    drop_items(d, IC_EDGE_PD, 0);
+    if (b2) {
+      ic_edge pd;
+      memset(&pd, 0, sizeof pd);
+      pd.kind = IC_EDGE_PD;
+      pd.dist = 1;
+      part(&pd, IC_CAT_NONE, (uint64_t)m->recovery + m->frontend_depth);
+      add_item(d, &pd);
+    }
+    return 1;
+  }
+  if (op == IC_OP_LOAD) {
+    /* bits 1, 2: hit (1 0), L2 hit (1 1), L2 miss (0 1) */
+    drop_items(d, IC_EDGE_EP, 0);
+    ic_edge ep;
+    memset(&ep, 0, sizeof ep);
+    ep.kind = IC_EDGE_EP;
+    infer_ep(&ep, op, b, m);
+    add_item(d, &ep);
+    if (!b2) {
+      drop_items(d, IC_EDGE_PP, 0);
+      for (int k = 0; k < d->nitems; k++)
+        if (d->item[k].kind == IC_EDGE_RE) drop_parts(&d->item[k], IC_CAT_DMISS);
+    }
+    return 1;
+  }
+  if (op == IC_OP_STORE) {
+    if (b2) return 0; /* a miss the sample lacks: its latency is unknown */
+    drop_items(d, IC_EDGE_PP, 0);
+    for (int k = 0; k < d->nitems; k++)
+      if (d->item[k].kind == IC_EDGE_EP || d->item[k].kind == IC_EDGE_RE)
+        drop_parts(&d->item[k], IC_CAT_DMISS);
+    return 1;
+  }
+  /* any other instruction: bit 2 is an I-cache miss */
+  for (int k = 0; k < d->nitems; k++)
+    if (d->item[k].kind == IC_EDGE_DD && d->item[k].flags == 0) {
+      ic_edge *dd = &d->item[k];
+      if (!b2) {
+        drop_parts(dd, IC_CAT_IMISS);
+      } else {
+        int has = 0;
+        for (int q = 0; q < dd->nparts; q++) has |= dd->part[q].cat == IC_CAT_IMISS;
+        if (!has) part(dd, IC_CAT_IMISS, m->l2_latency);
+      }
+      return 1;
+    }
+  if (b2) {
+    ic_edge dd;
+    memset(&dd, 0, sizeof dd);
+    dd.kind = IC_EDGE_DD;
+    dd.dist = 1;
+    part(&dd, IC_CAT_IMISS, m->l2_latency);
+    add_item(d, &dd);
+    return 1;
+  }
+  return 0;
+}
+
 #define STACK_MAX 256
 #define ABORT(why)                          \
   do {                                      \
     st->aborted++;                          \
     st->abort_why[IC_STITCH_ABORT_##why]++; \
+    free(anc);                              \
     return IC_OK;                           \
   } while (0)
 
 ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_program_image *img,
                              const sig_skeleton *sk, ic_graph_rec *recs, size_t *built,
                              ic_stitch_stats *st, ic_err *err) {
-  (void)err;
   *built = 0;
   st->fragments++;
+  /* IBW: each position's register ancestors 1..alev steps up the chain
+     through its youngest register producer (fragment positions, -1: none),
+     in a ring of the positions a producer can be at (maxdist back) */
+  uint32_t alev = m->issue_width >= 1 && m->issue_width <= 16 ? m->issue_width + 1 : 0;
+  uint64_t arows = (uint64_t)IC_WIN_FACTOR * m->rob + 1;
+  if (arows > sk->n) arows = sk->n;
+  int64_t *anc = NULL;
+  if (alev && arows) {
+    anc = malloc(arows * alev * sizeof *anc);
+    if (!anc) return ic_fail(err, IC_ERUN, "stitcher: out of memory");
+  }
   int64_t last_writer[IC_REG_COUNT];
   for (int r = 0; r < IC_REG_COUNT; r++) last_writer[r] = -1;
   uint64_t stack[STACK_MAX];
@@ -133,7 +240,7 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
   int have_pd = 0;
   uint64_t pc = sk->start_pc;
   uint64_t maxdist = (uint64_t)IC_WIN_FACTOR * m->rob;
-  uint64_t exact = 0, approx = 0, inferred = 0;
+  uint64_t exact = 0, approx = 0, inferred = 0, patched = 0;
   uint32_t n = sk->n;
   sig_detail cur;
   for (uint32_t k = 0; k < n; k++) {
@@ -151,11 +258,14 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
     }
     int same = 0;
     const sig_detail *d = NULL;
-    if (sig_db_best(db, pc, want, mask, sk->seq + k, &cur, &same) && cur.opclass == si.opclass)
+    uint64_t centre = (uint64_t)3 << (2 * SIG_HALF);
+    if (sig_db_best_first(db, pc, want, mask, centre, sk->seq + k, &cur, &same) &&
+        cur.opclass == si.opclass)
       d = &cur;
     if (!d) inferred++;
     else if (same == __builtin_popcountll(mask)) exact++;
     else approx++;
+    if (d && patch_sample(&cur, si.opclass, b, m)) patched++;
 
     ic_graph_rec *r = &recs[k];
     r->seq = k;
@@ -214,6 +324,24 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
     it = item(d, IC_EDGE_RE, 0);
     if (it) *new_edge(r, IC_EDGE_RE, 0) = *it;
     else new_edge(r, IC_EDGE_RE, 0);
+    if (anc) {
+      /* as the model: ancestors through the youngest register producer;
+         an edge to the one alev steps up, latency 1 (bw) */
+      int64_t *an = &anc[(k % arows) * alev];
+      int64_t p = -1;
+      for (int q = 0; q < IC_MAX_SRC; q++)
+        if (prod[q] > p) p = prod[q];
+      if (p >= 0) {
+        const int64_t *pa = &anc[((uint64_t)p % arows) * alev];
+        an[0] = p;
+        for (uint32_t a = 1; a < alev; a++) an[a] = pa[a - 1];
+      } else {
+        for (uint32_t a = 0; a < alev; a++) an[a] = -1;
+      }
+      int64_t j = an[alev - 1];
+      if (j >= 0 && (uint64_t)((int64_t)k - j) <= maxdist)
+        part(new_edge(r, IC_EDGE_IBW, (uint32_t)((int64_t)k - j)), IC_CAT_BW, 1);
+    }
     it = item(d, IC_EDGE_EP, 0);
     if (it) *new_edge(r, IC_EDGE_EP, 0) = *it;
     else infer_ep(new_edge(r, IC_EDGE_EP, 0), si.opclass, b, m);
@@ -285,11 +413,13 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
     default: pc = fall; break;
     }
   }
+  free(anc);
   st->stitched++;
   st->instructions += n;
   st->exact += exact;
   st->approx += approx;
   st->inferred += inferred;
+  st->patched += patched;
   *built = n;
   return IC_OK;
 }

@@ -78,6 +78,9 @@ typedef struct ic_stitch_stats {
   uint64_t exact;        /* ... whose sample matched every known window bit */
   uint64_t approx;       /* ... whose best sample differed in some bit */
   uint64_t inferred;     /* ... built from bits and defaults (no sample) */
+  uint64_t patched;      /* ... whose sample's own bits differed from the
+                            skeleton's (counted in exact/approx as well) and
+                            were corrected from the bits */
 } ic_stitch_stats;
 
 /* Adds b's counts to a. */

@@ -39,12 +39,18 @@
  *        and CBW exist at all is the `present` mask (they do not at the
  *        start of a run).
  *   any other edge kind of graph_rec.h (FU: the unpipelined op that held
- *        the unit, IBW: issue bandwidth along a chain, and kinds added
- *        later) as measured, with its distance and parts.
+ *        the unit, MSHR: the earlier miss whose completion freed the MSHR a
+ *        missing load got, and kinds added later) as measured, with its
+ *        distance and parts.
  * The stitcher rebuilds the other edges offline: DR from core.dispatch_ready,
  * register PR edges from the static registers of the stitched path (the last
  * writer within IC_WIN_FACTOR * core.rob instructions, as the model does,
- * latency core.wakeup - 1), FBW/CD/CBW distances from the widths and the ROB.
+ * latency core.wakeup - 1), IBW edges from the register chains of that path
+ * (core.issue_width), FBW/CD/CBW distances from the widths and the ROB.
+ * (IBW is not sampled: its source is a register ancestor issue_width + 1
+ * steps up a chain, which depends on the path; a distance copied from
+ * another instance would point at whatever instruction lies there, a long
+ * miss as likely as not.)
  * Besides: pc, opclass, the next pc (the indirect target), the retire count
  * at the tag (a timestamp: the database's tie-break), and the signature: the
  * bits of the 10 instructions before, itself and the 10 after.
@@ -115,7 +121,8 @@
   X(l1d_latency, "l1d.latency") \
   X(l2_latency, "l2.latency") \
   X(mem_latency, "mem.latency") \
-  X(tlb_miss, "tlb.miss_latency")
+  X(tlb_miss, "tlb.miss_latency") \
+  X(issue_width, "core.issue_width")
 
 typedef struct sig_machine {
 #define SIG_X(f, k) uint32_t f;
@@ -143,7 +150,7 @@ typedef struct sig_detail {
   uint8_t opclass;
   uint8_t present;  /* SIG_HAS_* */
   uint8_t nitems;
-  ic_edge item[SIG_MAX_ITEMS]; /* every edge but DR and register PR, plus PD(next) */
+  ic_edge item[SIG_MAX_ITEMS]; /* every edge but DR, register PR and IBW, plus PD(next) */
 } sig_detail;
 
 typedef struct sig_skeleton {

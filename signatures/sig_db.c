@@ -289,6 +289,11 @@ static int better(const sig_db *db, size_t a, size_t b, uint64_t seq) {
 
 int sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uint64_t seq,
                 sig_detail *out, int *same) {
+  return sig_db_best_first(db, pc, want, mask, 0, seq, out, same);
+}
+
+int sig_db_best_first(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
+                      uint64_t first, uint64_t seq, sig_detail *out, int *same) {
   if (!db->built || !db->npcs) return 0;
   size_t h = pc_hash(pc, db->tmask);
   const sig_pc *e = NULL;
@@ -302,13 +307,18 @@ int sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uin
   }
   if (!e) return 0;
   mask &= SIG_MASK42;
-  int best_same = -1;
+  first &= mask;
+  int best_score = -1, best_same = 0;
   size_t best = 0;
   for (size_t g = e->lo; g < e->hi; g++) {
-    int s = __builtin_popcountll(~(db->groups[g].sig ^ want) & mask);
-    if (s < best_same) continue;
+    uint64_t agree = ~(db->groups[g].sig ^ want);
+    int s = __builtin_popcountll(agree & mask);
+    /* agreement on `first` ranks before everything else (at most 42 bits) */
+    int score = __builtin_popcountll(agree & first) * 64 + s;
+    if (score < best_score) continue;
     size_t k = nearest(db, &db->groups[g], seq);
-    if (s > best_same || better(db, k, best, seq)) {
+    if (score > best_score || better(db, k, best, seq)) {
+      best_score = score;
       best_same = s;
       best = k;
     }

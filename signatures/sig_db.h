@@ -48,4 +48,12 @@ void sig_db_detail(const sig_db *db, size_t i, sig_detail *out);
 int sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uint64_t seq,
                 sig_detail *out, int *same);
 
+/* As sig_db_best, but agreement on the bits of `first` (a subset of mask)
+ * ranks before agreement on the others: a sample agreeing on more bits of
+ * `first` wins whatever the rest; among those, the most identical bits over
+ * mask, then the tie-breaks above. *same counts identical bits over mask.
+ * Time complexity: as sig_db_best. */
+int sig_db_best_first(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
+                      uint64_t first, uint64_t seq, sig_detail *out, int *same);
+
 #endif

@@ -249,6 +249,7 @@ ic_status sig_writer_open(sig_writer **out, const char *path, const sig_file_hea
   bb_u32(&p, SIG_MACHINE_COUNT);
   sig_machine m = h->machine;
   for (int k = 0; k < SIG_MACHINE_COUNT; k++) bb_u32(&p, *sig_machine_field(&m, k));
+  bb_u32(&p, IC_EDGE_KIND_COUNT);
   bb_u64(&p, h->detail_interval);
   bb_u64(&p, h->signature_interval);
   bb_u64(&p, h->seed);
@@ -394,6 +395,13 @@ static ic_status parse_header(rd *r, sig_file_header *h) {
     CHECK(v <= 1000000, "machine parameter out of range in");
     *sig_machine_field(&h->machine, k) = v;
   }
+  uint32_t kinds;
+  NEED(rd_u32(r, &kinds));
+  if (kinds != IC_EDGE_KIND_COUNT)
+    return ic_fail(r->err, IC_EINPUT,
+                   "%s: the samples were recorded with %u edge kinds, this icost's graph has %u "
+                   "(record them again)",
+                   r->name, kinds, (unsigned)IC_EDGE_KIND_COUNT);
   NEED(rd_u64(r, &h->detail_interval));
   NEED(rd_u64(r, &h->signature_interval));
   NEED(rd_u64(r, &h->seed));
@@ -429,12 +437,13 @@ static ic_status parse_header(rd *r, sig_file_header *h) {
   return IC_OK;
 }
 
-/* What a detailed sample's item may be: any edge kind but DR, with the
+/* What a detailed sample's item may be: any edge kind but DR and IBW
+   (rebuilt by the stitcher, never sampled), with the
    flags the sampler gives it and a distance the graph allows (graph.c's
    record check: an edge from R or E stays in its instruction, an edge to
    the same or an earlier node comes from an earlier instruction). */
 static int kind_ok(uint8_t kind, uint8_t flags, uint64_t dist) {
-  if (kind >= IC_EDGE_KIND_COUNT || kind == IC_EDGE_DR) return 0;
+  if (kind >= IC_EDGE_KIND_COUNT || kind == IC_EDGE_DR || kind == IC_EDGE_IBW) return 0;
   switch (kind) {
   case IC_EDGE_PD: return (flags == 0 || flags == SIG_ITEM_SELF) && dist == 1;
   case IC_EDGE_DD:
@@ -516,6 +525,11 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
   uint32_t hl;
   uint64_t hsum;
   NEED(rd_u32(r, &h->version));
+  if (h->version == 1)
+    return ic_fail(err, IC_EINPUT,
+                   "%s: sample file version 1, recorded before the MSHR edge (its graphs would "
+                   "lack it); this icost reads version %u: record the samples again",
+                   name, SIG_FILE_VERSION);
   if (h->version != SIG_FILE_VERSION)
     return ic_fail(err, IC_EINPUT, "%s: sample file version %u, this icost reads version %u",
                    name, h->version, SIG_FILE_VERSION);

@@ -1,7 +1,8 @@
 /* sig_file.h: the sample file, written incrementally and read with every
  * field checked.
  *
- * Format, version 1. Integers are little-endian; "varint" is unsigned LEB128
+ * Format, version 2 (version 1, without the edge kind count, predates the
+ * MSHR edge and is refused with that reason). Integers are little-endian; "varint" is unsigned LEB128
  * (7 bits per byte, low first, at most 10 bytes); checksums are FNV-1a 64
  * over the bytes they cover.
  *
@@ -12,6 +13,8 @@
  *         24   header payload:
  *                u32 M = number of machine parameters (SIG_MACHINE_COUNT),
  *                    u32 value[M] in SIG_MACHINE_LIST order
+ *                u32 number of edge kinds the writer's graph has
+ *                    (IC_EDGE_KIND_COUNT; the reader refuses another count)
  *                u64 detail interval (mean), u64 signature interval (mean),
  *                u64 seed, u64 skip, u64 warm, u64 max (run options)
  *                u32 L: signature sample length
@@ -30,7 +33,7 @@
  *                then per item: u8 edge kind, u8 flags, u8 n parts, varint
  *                distance, then per part: u8 category (or 0xff), varint cycles
  *                (edge kinds are graph_rec.h's ic_edge_kind numbers; any kind
- *                but DR; changing that list's order needs a new version)
+ *                but DR and IBW; changing that list's order needs a new version)
  *   signature sample: varint seq, varint start pc, varint n (1..SIG_MAX_LENGTH),
  *                ceil(n/4) bytes: instruction k's bits at bits 2(k%4)..2(k%4)+1
  *                of byte k/4 (unused high bits 0)
@@ -50,7 +53,7 @@
 #include "sig.h"
 
 #define SIG_FILE_MAGIC "ICSAMPLE"
-#define SIG_FILE_VERSION 1u
+#define SIG_FILE_VERSION 2u
 #define SIG_FILE_MAX_PAYLOAD (16u << 20)
 
 typedef struct sig_file_header {

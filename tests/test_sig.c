@@ -30,6 +30,7 @@ static sig_machine baseline_machine(void) {
   m.l2_latency = 12;
   m.mem_latency = 100;
   m.tlb_miss = 30;
+  m.issue_width = 6;
   return m;
 }
 
@@ -446,11 +447,31 @@ Test(sig, file_rejects_truncation_and_corruption, .timeout = 600) {
   g[len] = 0;
   cr_assert_eq(sig_file_parse(g, len + 1, "small.bin", &h, none, NULL, &err), IC_EINPUT);
   sig_file_header_free(&h);
-  /* another version */
+  /* another version; version 1 (before the MSHR edge) says why */
   memcpy(c, buf, len);
-  c[8] = 2;
+  c[8] = 3;
   cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
-  cr_assert(strstr(err.msg, "version 2") != NULL, "%s", err.msg);
+  cr_assert(strstr(err.msg, "version 3") != NULL, "%s", err.msg);
+  sig_file_header_free(&h);
+  c[8] = 1;
+  cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "version 1") != NULL && strstr(err.msg, "MSHR") != NULL, "%s",
+            err.msg);
+  sig_file_header_free(&h);
+  /* a file whose graph had another number of edge kinds (the count follows
+     the header's machine parameters; its checksum made to match) */
+  memcpy(c, buf, len);
+  {
+    uint32_t hl;
+    memcpy(&hl, c + 12, 4);
+    size_t at = 24 + 4 + 4 * SIG_MACHINE_COUNT;
+    cr_assert_eq(c[at], IC_EDGE_KIND_COUNT);
+    c[at] = IC_EDGE_KIND_COUNT - 1;
+    uint64_t sum = sig_fnv(SIG_FNV_INIT, c + 24, hl);
+    memcpy(c + 16, &sum, 8);
+  }
+  cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "edge kinds") != NULL, "%s", err.msg);
   sig_file_header_free(&h);
   /* a missing file */
   cr_assert_eq(sig_file_read(ICOST_BUILD_DIR "/h7_no_such_file", &h, none, NULL, &err), IC_EINPUT);
@@ -523,5 +544,38 @@ Test(sig, database_best_match) {
   cr_assert(sig_db_best(db, 0x20, 0x3ff, full, 0, &got, &same));
   cr_assert_eq(d->seq, 400);
   cr_assert_eq(same, 32);
+  sig_db_destroy(db);
+}
+
+Test(sig, database_best_match_centre_first) {
+  /* pc 0x10: sample A agrees with the wanted window everywhere but the
+     centre (the instruction's own bits); sample B has the wanted centre but
+     differs in three neighbours' bits. By identical bits alone A wins (41
+     against 39); with the centre ranked first B wins. */
+  const uint64_t centre = (uint64_t)3 << (2 * SIG_HALF);
+  const uint64_t want = ((uint64_t)SIG_B2 << (2 * SIG_HALF)) | 0x5;
+  const uint64_t a = want ^ ((uint64_t)SIG_B2 << (2 * SIG_HALF)); /* centre 0 */
+  const uint64_t b = want ^ ((uint64_t)1 << 0) ^ ((uint64_t)1 << 2) ^ ((uint64_t)1 << 40);
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  sig_detail ds[] = {det(10, 0x10, a), det(20, 0x10, b)};
+  for (size_t k = 0; k < 2; k++) cr_assert_eq(o.detail(o.ctx, &ds[k], &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  sig_detail got;
+  int same;
+  cr_assert(sig_db_best(db, 0x10, want, SIG_MASK42, 0, &got, &same));
+  cr_assert_eq(got.seq, 10);
+  cr_assert_eq(same, 41);
+  cr_assert(sig_db_best_first(db, 0x10, want, SIG_MASK42, centre, 0, &got, &same));
+  cr_assert_eq(got.seq, 20);
+  cr_assert_eq(same, 39);
+  /* first = 0 is sig_db_best; a `first` outside the mask is ignored */
+  cr_assert(sig_db_best_first(db, 0x10, want, SIG_MASK42, 0, 0, &got, &same));
+  cr_assert_eq(got.seq, 10);
+  cr_assert(sig_db_best_first(db, 0x10, want, SIG_MASK42 & ~centre, centre, 0, &got, &same));
+  cr_assert_eq(got.seq, 10); /* without the centre in the mask: A has 40 of 40 */
+  cr_assert_eq(same, 40);
   sig_db_destroy(db);
 }

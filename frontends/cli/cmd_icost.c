@@ -49,6 +49,11 @@ static const char icost_help[] =
     "  --frag-length L     graphfrag/profiler: instructions per fragment (default 2000)\n"
     "  --frag-seed S       graphfrag/profiler: seed of the windows or sampling and of the\n"
     "                      bootstrap (default 1)\n"
+    "  --frag-warmup W     graphfrag/profiler: the first W instructions of each fragment\n"
+    "                      are solved but not counted (its time is C(last) - C(W-th)\n"
+    "                      under each idealization), so the counted part does not start\n"
+    "                      with an empty machine (default 4 x core.rob, at most L/2;\n"
+    "                      0: none)\n"
     "  --config F          machine file (default: configs/baseline.yaml, built in)\n"
     "  --set KEY=VALUE     override one machine parameter (repeatable)\n"
     "  --skip N            fast-forward N instructions first; the last min(N, --warm)\n"
@@ -99,6 +104,8 @@ typedef struct icost_opts {
   int in_cycles;
   int jobs;
   uint64_t fragments, fraglen, fragseed;
+  uint64_t fragwarm;  /* --frag-warmup */
+  int have_fragwarm;
 } icost_opts;
 
 /* "--name V" or "--name=V": the value, advancing *used; NULL if not this
@@ -130,7 +137,8 @@ static int icost_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
   }
   static const char *const strs[] = {"--categories", "--method", "--format", "--show"};
   const char **sdst[] = {&o->categories, &o->method, &o->format, &o->show};
-  static const char *const nums[] = {"-j", "--fragments", "--frag-length", "--frag-seed"};
+  static const char *const nums[] = {"-j", "--fragments", "--frag-length", "--frag-seed",
+                                     "--frag-warmup"};
   int used = 0, missing = 0;
   for (int k = 0; k < 4; k++) {
     const char *v = value_of(argc, argv, i, strs[k], &used, &missing);
@@ -143,7 +151,7 @@ static int icost_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
       return used;
     }
   }
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < 5; k++) {
     const char *v = value_of(argc, argv, i, nums[k], &used, &missing);
     if (missing) {
       ic_fail(err, IC_EINPUT, "%s needs a value", nums[k]);
@@ -151,10 +159,15 @@ static int icost_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
     }
     if (!v) continue;
     uint64_t n;
-    if (cli_parse_count(v, &n) != 0 || (k != 3 && n == 0) || (k == 0 && n > 1024)) {
+    if (cli_parse_count(v, &n) != 0 || (k < 3 && n == 0) || (k == 0 && n > 1024) ||
+        (k == 4 && n > UINT32_MAX)) {
       ic_fail(err, IC_EINPUT, "%s '%s': %s", nums[k], v,
-              k == 3 ? "expected a number" : k == 0 ? "expected 1 to 1024" : "expected a positive count");
+              k >= 3 ? "expected a number" : k == 0 ? "expected 1 to 1024" : "expected a positive count");
       return -1;
+    }
+    if (k == 4) {
+      o->fragwarm = n;
+      o->have_fragwarm = 1;
     }
     if (k == 0) o->jobs = (int)n;
     if (k == 1) o->fragments = n;
@@ -254,13 +267,28 @@ static ic_status method_multisim(const cli_run *run, const uint8_t *cats, int nc
   return st;
 }
 
+/* The fragments' warm-up: --frag-warmup, else 4 ROBs (graphfrag.h). */
+static ic_status frag_warmup(const cli_run *run, const icost_opts *o, uint64_t *w, ic_err *err) {
+  if (o->have_fragwarm) {
+    *w = o->fragwarm;
+    return IC_OK;
+  }
+  int64_t rob;
+  ic_status st = ooo_config_get(run->config, "core.rob", &rob, err);
+  if (st != IC_OK) return st;
+  *w = ic_fragment_warmup_for((uint32_t)rob, o->fraglen);
+  return IC_OK;
+}
+
 static ic_status method_graphfrag(const cli_run *run, const uint8_t *cats, int ncat, int tty,
                                   const icost_opts *o, result *res, ic_err *err) {
   (void)tty;
   run_ctx rc = {run, 0, 0};
   ic_graphfrag_opts fo = {.cats = cats, .ncat = ncat, .length = o->fraglen,
                           .fragments = o->fragments, .seed = o->fragseed};
-  ic_status st = ic_graphfrag_run(&fo, run_once, &rc, &res->b, err);
+  ic_status st = frag_warmup(run, o, &fo.warmup, err);
+  if (st != IC_OK) return st;
+  st = ic_graphfrag_run(&fo, run_once, &rc, &res->b, err);
   res->cycles = (uint64_t)(res->b.total + 0.5);
   res->instructions = rc.base_insns;
   return st;
@@ -278,6 +306,9 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
                          .seed = o->fragseed};
   ic_status st = sig_machine_from_config(run->config, &po.machine, err);
   if (st != IC_OK) return st;
+  uint64_t warm;
+  if ((st = frag_warmup(run, o, &warm, err)) != IC_OK) return st;
+  po.warmup = (uint32_t)warm;
   po.signature_interval =
       ic_profiler_signature_interval_for(run->max, o->fragments ? o->fragments : 200, po.length);
   ic_program_image img = rv_proc_image((rv_proc *)run->checkpoint);
@@ -288,10 +319,10 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
   if (st == IC_OK)
     fprintf(stderr,
             "icost: profiler: %llu fragments stitched, %llu aborted; instructions %llu exact, "
-            "%llu approximate, %llu inferred\n",
+            "%llu approximate, %llu inferred, %llu patched\n",
             (unsigned long long)ps.stitch.stitched, (unsigned long long)ps.stitch.aborted,
             (unsigned long long)ps.stitch.exact, (unsigned long long)ps.stitch.approx,
-            (unsigned long long)ps.stitch.inferred);
+            (unsigned long long)ps.stitch.inferred, (unsigned long long)ps.stitch.patched);
   return st;
 }
 

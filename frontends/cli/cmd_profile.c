@@ -57,7 +57,7 @@ static const char profile_help[] =
 
 static const char analyze_help[] =
     "usage: icost analyze FILE [--categories LIST] [--program PROGRAM] [--fragments K]\n"
-    "                     [--seed S] [--format text|csv|yaml] [--show all]\n"
+    "                     [--warmup W] [--seed S] [--format text|csv|yaml] [--show all]\n"
     "\n"
     "Stitches the signature samples of a sample file (icost profile) into fragments\n"
     "(paper Fig. 7), solves each fragment's dependence graph for every subset of the\n"
@@ -69,13 +69,17 @@ static const char analyze_help[] =
     "                     FILE); its size and hash must match the recorded ones\n"
     "  --fragments K      stitch K signature samples chosen at random without\n"
     "                     replacement (default: all of them)\n"
+    "  --warmup W         the first W instructions of each fragment are solved but\n"
+    "                     not counted (default 4 x the recorded core.rob, at most\n"
+    "                     half the fragment length; 0: none)\n"
     "  --seed S           seed of the fragment choice and the bootstrap (default 1)\n"
     "  --format F         text (default), csv or yaml\n"
     "  --show all         list every interaction (default with more than 4 categories:\n"
     "                     pairs with the first category, the rest summed as `other`)\n"
     "\n"
     "Numbers. For each stitched fragment f and subset S, t_f(S) is the critical path\n"
-    "of its graph with S idealized (sources before the fragment at time 0). Entries\n"
+    "of its graph with S idealized (sources before the fragment at time 0) minus the\n"
+    "commit time of its W-th instruction (the warm-up). Entries\n"
     "are icost of the summed times T(S) = sum_f t_f(S) in percent of T({}) (= sum of\n"
     "icost over fragments / sum of fragment times), base = T(all chosen) in percent;\n"
     "entries sum to 100. cycles = T(S) scaled by the run's timed instructions / the\n"
@@ -86,7 +90,9 @@ static const char analyze_help[] =
     "indirect target with no detailed sample); per stitched instruction: exact = its\n"
     "best detailed sample matched every known bit of the 21-instruction window,\n"
     "approximate = some bit differed, inferred = no detailed sample for its pc\n"
-    "(latencies from its bits and the machine's defaults).\n";
+    "(latencies from its bits and the machine's defaults); patched = its sample's own\n"
+    "bits differed from the skeleton's and what they decide (a miss, a misprediction)\n"
+    "was taken from the skeleton.\n";
 
 /* ---- profile ------------------------------------------------------------- */
 
@@ -251,11 +257,12 @@ static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_fil
             (unsigned long long)tot->skeletons);
     fprintf(f,
             "stitching:\n  fragments: %llu\n  stitched: %llu\n  aborted: %llu\n"
-            "  instructions: %llu\n  exact: %llu\n  approximate: %llu\n  inferred: %llu\n",
+            "  instructions: %llu\n  exact: %llu\n  approximate: %llu\n  inferred: %llu\n"
+            "  patched: %llu\n",
             (unsigned long long)s->fragments, (unsigned long long)s->stitched,
             (unsigned long long)s->aborted, (unsigned long long)s->instructions,
             (unsigned long long)s->exact, (unsigned long long)s->approx,
-            (unsigned long long)s->inferred);
+            (unsigned long long)s->inferred, (unsigned long long)s->patched);
     for (int k = 0; k < IC_STITCH_ABORT_COUNT; k++)
       fprintf(f, "  aborted_%s: %llu\n", ic_stitch_abort_names[k],
               (unsigned long long)s->abort_why[k]);
@@ -272,15 +279,19 @@ static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_fil
       if (s->abort_why[k])
         fprintf(f, " (%llu: %s)", (unsigned long long)s->abort_why[k], ic_stitch_abort_help[k]);
     double n = s->instructions ? (double)s->instructions : 1;
-    fprintf(f, "\nstitched insts  %llu: %.1f%% exact, %.1f%% approximate, %.1f%% inferred\n\n",
+    fprintf(f,
+            "\nstitched insts  %llu: %.1f%% exact, %.1f%% approximate, %.1f%% inferred; "
+            "%.1f%% patched\n\n",
             (unsigned long long)s->instructions, 100.0 * (double)s->exact / n,
-            100.0 * (double)s->approx / n, 100.0 * (double)s->inferred / n);
+            100.0 * (double)s->approx / n, 100.0 * (double)s->inferred / n,
+            100.0 * (double)s->patched / n);
   }
 }
 
 int cmd_analyze(int argc, char **argv) {
   const char *file = NULL, *cats_s = NULL, *program = NULL, *format = "text", *show = NULL;
-  uint64_t fragments = 0, seed = 1;
+  uint64_t fragments = 0, seed = 1, warmup = 0;
+  int have_warmup = 0;
   ic_err err;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
@@ -294,12 +305,12 @@ int cmd_analyze(int argc, char **argv) {
       continue;
     }
     static const char *const names[] = {"--categories", "--program", "--fragments", "--seed",
-                                        "--format", "--show"};
+                                        "--format", "--show", "--warmup"};
     int used = 0, r = 0, k;
-    for (k = 0; k < 6; k++)
+    for (k = 0; k < 7; k++)
       if ((r = opt_value(argc, argv, i, names[k], &v, &used, &err)) != 0) break;
     if (r < 0) return cli_fail(2, "%s", err.msg);
-    if (k == 6) return cli_fail(2, "analyze: unknown option '%s'", a);
+    if (k == 7) return cli_fail(2, "analyze: unknown option '%s'", a);
     i += used - 1;
     switch (k) {
     case 0: cats_s = v; break;
@@ -315,6 +326,11 @@ int cmd_analyze(int argc, char **argv) {
       break;
     }
     case 4: format = v; break;
+    case 6:
+      if (cli_parse_count(v, &warmup) != 0 || warmup > UINT32_MAX)
+        return cli_fail(2, "--warmup '%s': expected a number", v);
+      have_warmup = 1;
+      break;
     default: show = v; break;
     }
   }
@@ -374,6 +390,7 @@ int cmd_analyze(int argc, char **argv) {
   o.length = h.length;
   o.fragments = fragments;
   o.seed = seed;
+  o.warmup = (uint32_t)(have_warmup ? warmup : ic_fragment_warmup_for(h.machine.rob, h.length));
   ic_profiler_stats ps;
   memset(&ps, 0, sizeof ps);
   st = ic_profiler_analyze(&o, db, &img, tot.instructions, &b, &ps, &err);

@@ -1,0 +1,94 @@
+/* test_engine_graphfrag.c: the fragment methods' warm-up: with W > 0 each
+ * window's t(S) is the commit time of its last instruction minus that of its
+ * W-th, both under S, and the cycles are scaled by the counted instructions
+ * (L - W per window). The reference is the plain one-subset pass
+ * (ic_graph_eval) on each window and on its first W records, independent of
+ * the streaming solver the sampler uses. Also: the default warm-up rule and
+ * the input checks. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "graphfrag.h"
+#include "test_engine_graph_util.h"
+
+static const uint8_t cats3[3] = {IC_CAT_DMISS, IC_CAT_WIN, IC_CAT_BW};
+
+static ic_catmask mask_of(int s) {
+  ic_catmask m = 0;
+  for (int k = 0; k < 3; k++)
+    if (s & (1 << k)) m |= IC_CATBIT(cats3[k]);
+  return m;
+}
+
+/* Reference t(S) summed over the complete windows [off + bL, off + (b+1)L),
+   each counted from its W-th record on. */
+static uint64_t reference(const tg *g, uint64_t off, uint64_t len, uint64_t warm, double *t) {
+  uint64_t nwin = 0;
+  memset(t, 0, 8 * sizeof *t);
+  for (uint64_t s0 = off; s0 + len <= g->n; s0 += len) {
+    for (int s = 0; s < 8; s++) {
+      uint64_t tw = 0, tp = 0;
+      ic_err err = {{0}};
+      cr_assert_eq(ic_graph_eval(g->r + s0, len, mask_of(s), NULL, &tw, &err), IC_OK, "%s",
+                   err.msg);
+      if (warm)
+        cr_assert_eq(ic_graph_eval(g->r + s0, warm, mask_of(s), NULL, &tp, &err), IC_OK, "%s",
+                     err.msg);
+      t[s] += (double)tw - (double)tp;
+    }
+    nwin++;
+  }
+  return nwin;
+}
+
+Test(graphfrag_warmup, windows_counted_after_the_warmup) {
+  tg g = {0};
+  const size_t n = 2500;
+  tg_random(&g, n, 17, 9, 16);
+  tg_stamp(&g);
+  const uint64_t len = 120;
+  const uint64_t warms[3] = {0, 1, 45};
+  double with0[8] = {0};
+  for (int w = 0; w < 3; w++) {
+    ic_graphfrag_opts o = {.cats = cats3, .ncat = 3, .length = len, .fragments = 1000,
+                           .warmup = warms[w], .seed = 3, .bootstrap = -1};
+    ic_graphfrag *gf;
+    ic_err err;
+    cr_assert_eq(ic_graphfrag_create(&gf, &o, &err), IC_OK, "%s", err.msg);
+    ic_graph_sink sink = ic_graphfrag_sink(gf);
+    for (size_t i = 0; i < n; i += 77) {
+      size_t b = n - i < 77 ? n - i : 77;
+      cr_assert_eq(sink.consume(sink.ctx, g.r + i, b, &err), IC_OK, "%s", err.msg);
+    }
+    ic_breakdown b;
+    cr_assert_eq(ic_graphfrag_result(gf, &b, &err), IC_OK, "%s", err.msg);
+    double t[8];
+    uint64_t nwin = reference(&g, ic_graphfrag_offset(gf), len, warms[w], t);
+    cr_assert_eq(nwin, ic_graphfrag_windows(gf));
+    cr_assert_gt(t[0], 0);
+    /* total = T({}) * n / (windows * counted length) */
+    double scale = (double)n / ((double)nwin * (double)(len - warms[w]));
+    cr_assert_float_eq(b.total, t[0] * scale, 1e-6, "warm-up %llu",
+                       (unsigned long long)warms[w]);
+    for (int s = 1; s < 8; s++) cr_assert_float_eq(b.cost[s], (t[0] - t[s]) * scale, 1e-6);
+    if (w == 0) memcpy(with0, t, sizeof with0);
+    else cr_assert(t[0] < with0[0], "the warm-up is not counted");
+    ic_breakdown_free(&b);
+    ic_graphfrag_destroy(gf);
+  }
+  tg_free(&g);
+}
+
+Test(graphfrag_warmup, default_rule_and_bad_input) {
+  cr_assert_eq(ic_fragment_warmup_for(64, 2000), IC_FRAG_WARMUP_ROBS * 64);
+  cr_assert_eq(ic_fragment_warmup_for(64, 0), IC_FRAG_WARMUP_ROBS * 64);
+  cr_assert_eq(ic_fragment_warmup_for(1000, 2000), 1000); /* at most half */
+  cr_assert_eq(ic_fragment_warmup_for(64, 100), 50);
+  ic_graphfrag_opts o = {.cats = cats3, .ncat = 3, .length = 100, .warmup = 100};
+  ic_graphfrag *gf;
+  ic_err err;
+  cr_assert_eq(ic_graphfrag_create(&gf, &o, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "warm-up") != NULL, "%s", err.msg);
+}

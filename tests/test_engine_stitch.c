@@ -1,0 +1,226 @@
+/* test_engine_stitch.c: what the stitcher takes from the skeleton rather
+ * than from a sample: the instruction's own bits override what a sample
+ * taken at another event says (a hit sample for a load the skeleton says
+ * missed the L2, a branch sample without a misprediction where the skeleton
+ * has one), and IBW edges are rebuilt from the register chains of the
+ * stitched path (a sampled IBW distance is never used).
+ *
+ * Program (4-byte instructions, straight line then a loop back):
+ *   0x100 addi x5 <- x5   0x104 addi x5 <- x5   0x108 ld x6 <- (x5)
+ *   0x10c addi x5 <- x5   0x110 addi x5 <- x5   0x114 beq x5 -> 0x100 */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sig.h"
+#include "sig_db.h"
+#include "solver.h"
+#include "stitch.h"
+
+static sig_machine machine(void) {
+  sig_machine m = {0};
+  m.fetch_width = 4;
+  m.commit_width = 4;
+  m.rob = 32;
+  m.dispatch_ready = 1;
+  m.wakeup = 1;
+  m.recovery = 2;
+  m.frontend_depth = 5;
+  m.lat_int_alu = 1;
+  m.lat_int_mul = 3;
+  m.lat_int_div = 20;
+  m.lat_fp_add = 2;
+  m.lat_fp_mul = 4;
+  m.lat_fp_div = 12;
+  m.l1d_latency = 2;
+  m.l2_latency = 10;
+  m.mem_latency = 80;
+  m.tlb_miss = 20;
+  m.issue_width = 2; /* IBW: the ancestor 3 steps up a chain */
+  return m;
+}
+
+static int lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
+  (void)ctx;
+  memset(o, 0, sizeof *o);
+  memset(o->src, IC_REG_NONE, sizeof o->src);
+  memset(o->dst, IC_REG_NONE, sizeof o->dst);
+  o->size = 4;
+  o->valid = 1;
+  switch (pc) {
+  case 0x100:
+  case 0x104:
+  case 0x10c:
+  case 0x110: o->opclass = IC_OP_INT_ALU; o->src[0] = 5; o->dst[0] = 5; break;
+  case 0x108: o->opclass = IC_OP_LOAD; o->src[0] = 5; o->dst[0] = 6; break;
+  case 0x114: o->opclass = IC_OP_BRANCH; o->src[0] = 5; o->target = 0x100; break;
+  default: o->valid = 0; return 0;
+  }
+  return 1;
+}
+
+static const ic_program_image img = {NULL, lookup};
+
+static const ic_edge *find(const ic_graph_rec *r, uint8_t kind) {
+  for (int k = 0; k < r->nedges; k++)
+    if (r->edge[k].kind == kind) return &r->edge[k];
+  return NULL;
+}
+
+static int count(const ic_graph_rec *r, uint8_t kind) {
+  int n = 0;
+  for (int k = 0; k < r->nedges; k++) n += r->edge[k].kind == kind;
+  return n;
+}
+
+static sig_detail sample(uint64_t seq, uint64_t pc, uint8_t op, uint64_t next, uint64_t sig) {
+  sig_detail d;
+  memset(&d, 0, sizeof d);
+  d.seq = seq;
+  d.pc = pc;
+  d.opclass = op;
+  d.next_pc = next;
+  d.sig = sig;
+  d.present = SIG_HAS_FBW | SIG_HAS_CD | SIG_HAS_CBW;
+  return d;
+}
+
+static ic_edge *add(sig_detail *d, uint8_t kind, uint32_t dist, uint8_t cat, uint32_t cyc) {
+  ic_edge *e = &d->item[d->nitems++];
+  memset(e, 0, sizeof *e);
+  e->kind = kind;
+  e->dist = dist;
+  if (cyc) {
+    e->nparts = 1;
+    e->part[0].cat = cat;
+    e->part[0].cycles = cyc;
+  }
+  return e;
+}
+
+#define B1 SIG_B1
+#define B2 SIG_B2
+#define CENTRE(b) ((uint64_t)(b) << (2 * SIG_HALF))
+
+/* The skeleton: two loop iterations; the load of the first hits, the one of
+   the second misses the L2; the branch of the first is mispredicted. */
+static const uint8_t bits[12] = {0, 0, B1, 0, 0, B1 | B2, 0, 0, B2, 0, 0, 0};
+
+static void stitch(sig_db *db, ic_graph_rec *recs, ic_stitch_stats *st) {
+  sig_machine m = machine();
+  sig_skeleton sk = {5000, 0x100, 12, (uint8_t *)bits};
+  size_t built;
+  ic_err err;
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, st, &err), IC_OK, "%s",
+               err.msg);
+  cr_assert_eq(built, 12);
+  for (int k = 0; k < 12; k++) cr_assert_eq(recs[k].pc, 0x100u + 4u * (unsigned)(k % 6));
+}
+
+Test(stitch_skeleton, own_bits_override_the_sample) {
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  /* the only load sample: an L1 hit (own bits B1), a 2-cycle EP */
+  sig_detail ld = sample(10, 0x108, IC_OP_LOAD, 0x10c, CENTRE(B1));
+  add(&ld, IC_EDGE_EP, 0, IC_CAT_DL1, 2);
+  add(&ld, IC_EDGE_RE, 0, IC_CAT_BW, 3); /* kept: not decided by the bits */
+  /* the only branch sample: taken, not mispredicted (no PD item) */
+  sig_detail br = sample(11, 0x114, IC_OP_BRANCH, 0x100, CENTRE(B1));
+  cr_assert_eq(o.detail(o.ctx, &ld, &err), IC_OK);
+  cr_assert_eq(o.detail(o.ctx, &br, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  ic_graph_rec recs[12];
+  ic_stitch_stats st = {0};
+  stitch(db, recs, &st);
+  /* first load: the sample agrees with its bits (a hit) */
+  cr_assert_eq(ic_edge_latency(find(&recs[2], IC_EDGE_EP), 0), 2);
+  /* second load: bits B2 without B1, an L2 miss: dl1 + l2 + mem */
+  const ic_edge *ep = find(&recs[8], IC_EDGE_EP);
+  cr_assert_eq(ic_edge_latency(ep, 0), 2 + 10 + 80);
+  cr_assert_eq(ic_edge_latency(ep, IC_CATBIT(IC_CAT_DMISS)), 2);
+  cr_assert_eq(ic_edge_latency(find(&recs[8], IC_EDGE_RE), 0), 3);
+  /* the first branch mispredicted (B1|B2): the instruction after it gets
+     the penalty though the sample had none; the second (B1 only) none */
+  const ic_edge *pd = find(&recs[6], IC_EDGE_PD);
+  cr_assert_not_null(pd);
+  cr_assert_eq(ic_edge_latency(pd, 0), 2 + 5);
+  cr_assert_null(find(&recs[0], IC_EDGE_PD));
+  /* patched: the second load and the first branch */
+  cr_assert_eq(st.patched, 2);
+  cr_assert_eq(st.inferred, 8);
+  sig_db_destroy(db);
+}
+
+Test(stitch_skeleton, a_sample_event_the_skeleton_denies_is_dropped) {
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  /* a mispredicted branch sample (own bits B1|B2, PD for the next) and an
+     L2-hit load sample with a cache-line-sharing producer */
+  sig_detail br = sample(11, 0x114, IC_OP_BRANCH, 0x100, CENTRE(B1 | B2));
+  add(&br, IC_EDGE_PD, 1, IC_CAT_NONE, 40);
+  sig_detail ld = sample(12, 0x108, IC_OP_LOAD, 0x10c, CENTRE(B1 | B2));
+  add(&ld, IC_EDGE_EP, 0, IC_CAT_DL1, 2)->part[1] = (ic_lat_part){10, IC_CAT_DMISS};
+  ld.item[0].nparts = 2;
+  add(&ld, IC_EDGE_PP, 2, IC_CAT_NONE, 0);
+  cr_assert_eq(o.detail(o.ctx, &br, &err), IC_OK);
+  cr_assert_eq(o.detail(o.ctx, &ld, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  ic_graph_rec recs[12];
+  ic_stitch_stats st = {0};
+  stitch(db, recs, &st);
+  /* the first branch is mispredicted by its bits: the sample's own penalty */
+  cr_assert_eq(ic_edge_latency(find(&recs[6], IC_EDGE_PD), 0), 40);
+  /* the first load hit (B1): no dmiss part, no PP */
+  cr_assert_eq(ic_edge_latency(find(&recs[2], IC_EDGE_EP), 0), 2);
+  cr_assert_null(find(&recs[2], IC_EDGE_PP));
+  /* the second load missed the L2 (B2 only): the inferred miss latency;
+     its cache-line-sharing producer is kept (a miss may have one) */
+  cr_assert_eq(ic_edge_latency(find(&recs[8], IC_EDGE_EP), 0), 2 + 10 + 80);
+  cr_assert_not_null(find(&recs[8], IC_EDGE_PP));
+  /* the last branch (bits 0) is not mispredicted: the sample's penalty is
+     not kept for a next instruction (none here, but the count says so) */
+  cr_assert_eq(st.patched, 3);
+  sig_db_destroy(db);
+}
+
+Test(stitch_skeleton, ibw_rebuilt_from_the_register_chain) {
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  /* an add sample carrying an IBW item with a distance from elsewhere */
+  sig_detail a = sample(10, 0x10c, IC_OP_INT_ALU, 0x110, 0);
+  add(&a, IC_EDGE_IBW, 1, IC_CAT_BW, 1);
+  cr_assert_eq(o.detail(o.ctx, &a, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  ic_graph_rec recs[12];
+  ic_stitch_stats st = {0};
+  stitch(db, recs, &st);
+  /* chain through x5: 0 <- nothing, 1 <- 0, 2 (ld) <- 1, 3 <- 1 (the load
+     writes x6), 4 <- 3, 5 (beq) <- 4, 6 <- 4, 7 <- 6, 8 <- 7, 9 <- 7, ...
+     ancestors 3 steps up: 3 -> 1 -> 0 -> none; 4 -> 3,1,0: IBW to 0 */
+  static const int anc3[12] = {-1, -1, -1, -1, 0, 1, 1, 3, 4, 4, 6, 7};
+  for (int k = 0; k < 12; k++) {
+    const ic_edge *e = find(&recs[k], IC_EDGE_IBW);
+    cr_assert_leq(count(&recs[k], IC_EDGE_IBW), 1, "position %d", k);
+    if (anc3[k] < 0) {
+      cr_assert_null(e, "position %d", k);
+    } else {
+      cr_assert_not_null(e, "position %d", k);
+      cr_assert_eq(e->dist, (uint32_t)(k - anc3[k]), "position %d", k);
+      cr_assert_eq(ic_edge_latency(e, 0), 1);
+      cr_assert_eq(ic_edge_latency(e, IC_CATBIT(IC_CAT_BW)), 0);
+    }
+  }
+  /* the records are a graph the solver accepts */
+  ic_solver *sv;
+  const uint8_t cats[1] = {IC_CAT_BW};
+  cr_assert_eq(ic_solver_create(&sv, cats, 1, &err), IC_OK);
+  cr_assert_eq(ic_solver_feed(sv, recs, 12, &err), IC_OK, "%s", err.msg);
+  ic_solver_destroy(sv);
+  sig_db_destroy(db);
+}
