@@ -33,7 +33,8 @@
  * a chosen category and no dropping category chosen uses a scalar latency.
  * The win rule makes CD two half-edges: C(i-w) for subsets without win and
  * C(i-20w) for subsets with it, each masked with NEG on the other half.
- * Latency vectors are cached by edge shape (a run has few shapes). Where the
+ * Latency vectors are kept in a store by edge shape (a run has few shapes;
+ * a vector never changes until the store fills and is cleared). Where the
  * lane bit of win (for CD) or of the dropping category is at least 32, the
  * kernels skip the blocks of lanes where the edge is gone; a dropped edge
  * whose other parts are in no chosen category, and a CD half without parts
@@ -41,18 +42,34 @@
  * computed in: they are "conditional scalar" edges, which are exact only
  * because of the skipping (their lanes are not NEG-masked).
  *
- * Per instruction: one pass over its edges checks them, resolves their
- * sources and latencies (per-kind and per-category tables built at create
- * keep it short; if the instruction makes a ring grow, the pass runs again
- * on the grown ring); then each node's vector is computed in one fused pass
- * over the subsets (k_node: AVX2 with 64 or 32 subsets in registers where
- * the CPU has it, portable vector code otherwise), starting from a scalar edge
- * rather than time 0 where the node has one, and lane 0 (subset {}) is
- * compared with the record's stamps. */
+ * Per instruction, two steps. Planning (plan_one): one pass over its edges
+ * checks them and resolves their sources and latencies into a plan (per
+ * node: entries of source vector and latency vector or scalar; per-kind and
+ * per-category tables built at create keep it short; if the instruction
+ * makes a ring grow, the pass runs again on the grown ring). Most records
+ * repeat an earlier record of the same pc byte for byte (84% on the mix
+ * workload): a memo by pc keeps that record's entries, so only the source
+ * vectors are looked up again. Evaluating (exec_plan): each node's vector
+ * is computed in one fused pass over the subsets (k_node: AVX2 with 64 or
+ * 32 subsets in registers where the CPU has it, portable vector code
+ * otherwise), starting from a scalar edge rather than time 0 where the node
+ * has one, and lane 0 (subset {}) is compared with the record's stamps.
+ *
+ * Threads. Lanes are independent, and a plan holds everything its
+ * evaluation needs. In two-thread mode the caller's thread plans into a
+ * queue and evaluates the upper lanes [split, np) of each plan at once; a
+ * worker evaluates the lower lanes [0, split) of the queued plans in order,
+ * up to QCAP plans behind. Each thread touches only its own lanes of every
+ * vector; everything else the worker reads (plans, latency vectors, ring
+ * places, base, zero) changes only while the queue is drained (ring
+ * growth, store clearing, rebase, reset, results). */
 #include "solver.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "graph.h"
 
@@ -63,6 +80,19 @@
 #define MIN_WINDOW 64u
 #define INIT_WINDOW_BYTES ((size_t)16 << 20)
 #define LANES 8
+/* Latency-vector store: at most this many bytes of vectors, and between
+ * MIN_LSTORE (one instruction needs at most 2 * IC_MAX_EDGES) and
+ * MAX_LSTORE vectors. */
+#define LSTORE_BYTES ((size_t)4 << 20)
+#define MIN_LSTORE 64u
+#define MAX_LSTORE 4096u
+/* Pipeline: plans in flight between the planning and the evaluating thread,
+ * how often each side tells the other, and how long a side spins (in pause
+ * instructions) before it sleeps. */
+#define QCAP 256u
+#define PUBLISH_EVERY 16u
+#define WAKE_AT (QCAP / 4)
+#define SPIN 2000
 
 enum { RING_D, RING_P, RING_C, RING_COUNT };
 
@@ -70,12 +100,11 @@ enum { RING_D, RING_P, RING_C, RING_COUNT };
  * parts in chosen categories (by position), the position whose subsets drop
  * it, and for a win-split CD edge which half it is (1: subsets without win,
  * 2: with win). Most edges of a run share a few shapes, so the vectors are
- * cached instead of rebuilt per edge. The key is three words built in
- * registers (byte-wise building then word-wise comparing stalls on store
- * forwarding):
+ * kept in a store by shape instead of rebuilt per edge. The key is three
+ * words built in registers (byte-wise building then word-wise comparing
+ * stalls on store forwarding):
  *   a = total | (drop + 1) << 24 | half << 29 | nvp << 32 | used << 40
  *   b, c = two parts each: cycles | position << 24, part 2k in the low half */
-#define LCACHE 256
 struct lat_key {
   uint64_t a, b, c;
 };
@@ -84,10 +113,16 @@ static inline uint32_t lk_part(const struct lat_key *k, int p) {
   uint64_t w = p < 2 ? k->b : k->c;
   return (uint32_t)(p & 1 ? w >> 32 : w);
 }
+/* A slot of the store's hash table (open addressing, at most half full). */
+struct lslot {
+  struct lat_key k;
+  uint32_t idx; /* vector index + 1; 0: empty */
+  uint32_t pad;
+};
 
 static const int8_t node_ring[IC_NODE_COUNT] = {RING_D, -1, -1, RING_P, RING_C};
 
-/* Per edge kind, what feed_one needs (graph_rec.h, graph.h), with the
+/* Per edge kind, what plan_one needs (graph_rec.h, graph.h), with the
  * positions of this solver's categories. */
 struct kind_info {
   uint8_t node, srcnode;
@@ -104,6 +139,88 @@ struct kind_info {
 #define CP_POS 0x7f
 #define CP_BAD 0x80
 
+/* One in-edge of a node as the kernels read it: the source vector and
+ * either a latency vector (lat) or one latency in every lane it is
+ * computed in (l). The edge is skipped in the lanes x with (x & skipm) ==
+ * skipv; skipm is 0 or a bit >= 4 * LANES, so a block of 8, 32 or 64 lanes
+ * (as the kernel needs) starting at s has it all set or all clear and is
+ * skipped as a whole (skipm = 0, skipv = 1: never skipped). */
+struct pe {
+  const int32_t *src;
+  const int32_t *lat;
+  int32_t l;
+  uint32_t skipm, skipv;
+};
+
+/* The plan of one instruction: everything the kernels need to compute its
+ * five vectors, with no reference to the record (the caller may reuse it)
+ * and no decision left (the planning thread resolved every source and
+ * latency). Per node, its entries start at e[off[node]]: nv vector-latency
+ * edges (lat valid), then ns scalar edges (the same latency everywhere),
+ * then nc conditional scalar edges (the same latency wherever not skipped);
+ * cskipmin is the smallest skipm of the conditional ones. A node with a
+ * scalar edge starts from it instead of from time 0. */
+struct plan {
+  uint64_t seq;
+  uint64_t t[IC_NODE_COUNT]; /* the record's stamps, for the baseline check */
+  int32_t *out[IC_NODE_COUNT];
+  const char *pf[3];         /* ring slots to fetch ahead (P, C, far C) or NULL */
+  uint32_t pf_from;          /* bytes of pf[2] not needed (lanes without win) */
+  uint32_t cskipmin[IC_NODE_COUNT];
+  uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
+  struct pe e[2 * IC_MAX_EDGES];
+};
+
+/* Where an entry's source vector is: node srcnode of this instruction (dist
+ * 0) or of the instruction dist back, in ring `ring`. */
+struct msrc {
+  uint64_t dist;
+  uint8_t srcnode;
+  int8_t ring;
+};
+
+/* Plans of recent instructions by pc, to reuse when an instruction's edges
+ * come again byte for byte (most dynamic instances of a loop body's
+ * instruction do): the entries with their latency vectors and where their
+ * sources are, so only the source vectors are looked up again. Valid while
+ * gen equals the solver's mgen, which changes when the latency-vector store
+ * is cleared or the window cap changes (growth alone keeps them valid: a
+ * planned record's distances all fit its windows or their cap). */
+#define MEMO_SLOTS 1024u
+struct memo {
+  uint64_t pc, gen;
+  uint64_t far_c; /* the far CD distance it sets, or 0 */
+  int64_t grow;   /* sum of its edges' latencies */
+  uint8_t nedges, nent;
+  uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
+  uint32_t cskipmin[IC_NODE_COUNT];
+  ic_edge edge[IC_MAX_EDGES];
+  struct pe e[2 * IC_MAX_EDGES];
+  struct msrc src[2 * IC_MAX_EDGES];
+};
+
+/* The two-thread pipeline: the caller's thread plans (plan_one) into q, a
+ * worker evaluates the plans in order (exec_plan). head = plans published
+ * to the worker, tail = plans it has evaluated; each is written by one side
+ * only. A side that finds nothing to do spins a while, then sleeps on its
+ * condition variable after setting its *sleep flag; the other side wakes it
+ * when it sees the flag (both use sequentially consistent accesses, so a
+ * sleeper either sees the new value or its flag is seen). */
+struct pipe {
+  _Alignas(64) _Atomic uint64_t head;
+  _Alignas(64) _Atomic uint64_t tail;
+  _Alignas(64) _Atomic int wsleep; /* the worker sleeps (waits for head) */
+  _Atomic int psleep;              /* the planner sleeps (waits for tail >= pwant) */
+  _Atomic uint64_t pwant;
+  _Atomic int stop;
+  _Alignas(64) uint64_t planned;   /* plans written (planner only; >= head) */
+  uint64_t tail_seen;              /* planner's last look at tail */
+  struct plan *q;                  /* [QCAP] */
+  pthread_t th;
+  pthread_mutex_t m;
+  pthread_cond_t cv_work, cv_done;
+};
+
 struct ic_solver {
   int ncat;
   uint8_t cats[IC_SOLVER_MAX_CATS];
@@ -119,12 +236,11 @@ struct ic_solver {
   uint64_t wmax;             /* cap of every ring's window */
   int32_t *ring[RING_COUNT]; /* [w][np] each */
   int32_t *scratch[4];       /* R, E, and two for rebase */
-  /* Latency vectors by edge shape (lat_key): direct-mapped, LCACHE slots. */
-  struct lat_key *lkey;
-  uint64_t *lstamp;          /* [LCACHE]: instruction that last used the slot, + 1 */
-  int32_t *lvec;             /* [LCACHE][np] */
-  int32_t *lpool;            /* [2 * IC_MAX_EDGES][np]: when a slot is busy */
-  int npool;                 /* pool vectors used by the current instruction */
+  /* Latency vectors by edge shape (lat_key): a vector, once built, stays
+   * unchanged until the store is cleared (plans in flight point to it). */
+  struct lslot *lslot;       /* [2 * lcap] */
+  int32_t *lvec;             /* [lcap][np] */
+  uint32_t lcap, lused;
   int avx2;                  /* the CPU runs k_node_avx2 */
   int64_t *base;             /* [np] */
   int32_t *zero;             /* [np]: offset of time 0, clamped at FLOOR */
@@ -135,7 +251,14 @@ struct ic_solver {
   uint64_t valid_lo[RING_COUNT]; /* oldest seq whose vectors each ring still holds */
   int32_t *last_c;           /* C vector of the last record, or NULL */
   uint64_t far_c;            /* distance of the last win-half CD source (0: none) */
-  ic_solver_stats st;
+  ic_solver_stats st;        /* the planner's counts (violations: see below) */
+  /* Written by whichever thread evaluates plans: */
+  uint64_t xviol, xfirst;    /* baseline mismatches, seq of the first */
+  struct memo *memo;         /* [MEMO_SLOTS] */
+  uint64_t mgen;             /* generation of valid memos (>= 1) */
+  uint32_t split;            /* two-thread mode: the worker's lanes are [0, split) */
+  struct plan *one;          /* single-thread mode: the one plan */
+  struct pipe *pipe;         /* two-thread mode, or NULL */
 };
 
 /* ---- kernels ---------------------------------------------------------- */
@@ -149,75 +272,63 @@ typedef int32_t v8si __attribute__((vector_size(4 * LANES), may_alias));
 #define VMAX(a, b) __extension__({ v8si a_ = (a), b_ = (b), m_ = a_ > b_; (a_ & m_) | (b_ & ~m_); })
 #define SPLAT(x) ((v8si){(x), (x), (x), (x), (x), (x), (x), (x)})
 
-/* One node's arrival vector from all its in-edges in a single pass:
+/* One node's arrival vector from all its in-edges in a single pass, over
+ * lanes [lo, hi) (multiples of 32, or of 8 below 32 lanes):
  *   acc[s] = max(zero[s], max over vector edges e of src[e][s] + lat[e][s],
- *                         max over scalar edges e of ssrc[e][s] + slat[e])
- * (a scalar edge has the same latency in every subset). All vectors are
- * 32-byte aligned and np is a multiple of 8. */
-typedef struct node_edges {
-  int nv, ns, nc;
-  uint32_t cskipmin; /* smallest cskipm (UINT32_MAX if nc == 0) */
-  const int32_t *src[2 * IC_MAX_EDGES], *lat[2 * IC_MAX_EDGES];
-  /* lat[e] is NEG (the edge is gone) in every lane x with (x & skipm[e]) ==
-   * skipv[e]; skipm is a bit >= 4 * LANES, so a block of 8 or 32 lanes
-   * starting at s has it all set or all clear, and is skipped when
-   * (s & skipm) == skipv (skipm = 0, skipv = 1: never). */
-  uint32_t skipm[2 * IC_MAX_EDGES], skipv[2 * IC_MAX_EDGES];
-  /* Scalar edges: the same latency in every lane. */
-  const int32_t *ssrc[IC_MAX_EDGES];
-  int32_t slat[IC_MAX_EDGES];
-  /* Conditional scalar edges: the same latency in every lane they are not
-   * skipped in (skipped lanes as above: a dropped edge, or a CD half). */
-  const int32_t *csrc[2 * IC_MAX_EDGES];
-  int32_t clat[2 * IC_MAX_EDGES];
-  uint32_t cskipm[2 * IC_MAX_EDGES], cskipv[2 * IC_MAX_EDGES];
-} node_edges;
-
-/* Every source vector is >= zero lane by lane (a node starts at zero or
+ *                         max over scalar edges e of src[e][s] + l[e])
+ * over the edges not skipped at s (struct pe). All vectors are 32-byte
+ * aligned and np is a multiple of 8.
+ *
+ * Every source vector is >= zero lane by lane (a node starts at zero or
  * above; rebase lowers and clamps both alike), and a scalar edge's latency
  * is >= 0: a node with a scalar edge starts from it instead of from zero. */
-static void k_node_generic(int32_t *acc, const int32_t *zero, const node_edges *ne, uint32_t np) {
-  const int s0 = ne->ns > 0;
-  for (uint32_t s = 0; s < np; s += LANES) {
-    v8si v;
+static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan *pl, int node,
+                           uint32_t lo, uint32_t hi) {
+  const struct pe *v = pl->e + pl->off[node], *c = v + pl->nv[node];
+  const int nv = pl->nv[node], nsc = pl->ns[node] + pl->nc[node], s0 = pl->ns[node] > 0;
+  for (uint32_t s = lo; s < hi; s += LANES) {
+    v8si x;
     if (s0)
-      v = LD(ne->ssrc[0] + s) + SPLAT(ne->slat[0]);
+      x = LD(c[0].src + s) + SPLAT(c[0].l);
     else
-      v = LD(zero + s);
-    for (int e = 0; e < ne->nv; e++)
-      if ((s & ne->skipm[e]) != ne->skipv[e])
-        v = VMAX(v, LD(ne->src[e] + s) + LD(ne->lat[e] + s));
-    for (int e = s0; e < ne->ns; e++) v = VMAX(v, LD(ne->ssrc[e] + s) + SPLAT(ne->slat[e]));
-    for (int e = 0; e < ne->nc; e++)
-      if ((s & ne->cskipm[e]) != ne->cskipv[e])
-        v = VMAX(v, LD(ne->csrc[e] + s) + SPLAT(ne->clat[e]));
-    ST(acc + s, v);
+      x = LD(zero + s);
+    for (int e = 0; e < nv; e++)
+      if ((s & v[e].skipm) != v[e].skipv) x = VMAX(x, LD(v[e].src + s) + LD(v[e].lat + s));
+    for (int e = s0; e < nsc; e++)
+      if ((s & c[e].skipm) != c[e].skipv) x = VMAX(x, LD(c[e].src + s) + SPLAT(c[e].l));
+    ST(acc + s, x);
   }
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define HAVE_AVX2_KERNEL 1
-/* The same with AVX2 intrinsics, 32 subsets per block held in registers, so
- * each edge costs one or two loads, one add and one max per 8 subsets. */
+/* The same with AVX2 intrinsics, 64 or 32 subsets per block held in
+ * registers, so each edge costs one or two loads, one add and one max per 8
+ * subsets. A block of 64 (32) lanes starts at a multiple of 64 (32), so a
+ * skip bit >= its size is the same in all its lanes. */
 #define AVX_LD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
 #define AVX_STEP(v, a, l) v = _mm256_max_epi32(v, _mm256_add_epi32(AVX_LD(a), l))
-#define AVX_INIT(s) (s0 ? _mm256_add_epi32(AVX_LD(ne->ssrc[0] + (s)), l0) : AVX_LD(zero + (s)))
+#define AVX_INIT(s) (s0 ? _mm256_add_epi32(AVX_LD(c[0].src + (s)), l0) : AVX_LD(zero + (s)))
+#define AVX_ST(p, v) _mm256_store_si256((__m256i *)(void *)(p), v)
 __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int32_t *zero,
-                                                        const node_edges *ne, uint32_t np) {
-  const int s0 = ne->ns > 0;
-  const __m256i l0 = _mm256_set1_epi32(s0 ? ne->slat[0] : 0);
-  uint32_t s = 0;
-  /* 64 subsets at a time while every conditional edge skips whole blocks of
-   * 64 (a vector edge that does not is computed in all of them: NEG) */
-  if (ne->cskipmin >= 8 * LANES)
-    for (; s + 8 * LANES <= np; s += 8 * LANES) {
+                                                        const struct plan *pl, int node,
+                                                        uint32_t lo, uint32_t hi) {
+  const struct pe *v = pl->e + pl->off[node], *c = v + pl->nv[node];
+  const int nv = pl->nv[node], nsc = pl->ns[node] + pl->nc[node], s0 = pl->ns[node] > 0;
+  const __m256i l0 = _mm256_set1_epi32(s0 ? c[0].l : 0);
+  /* blocks of 64 where every conditional edge skips whole blocks of 64 (a
+   * vector edge that does not is computed in all of them: NEG) */
+  const int big = pl->cskipmin[node] >= 8 * LANES;
+  uint32_t s = lo;
+  while (s < hi) {
+    if (big && !(s & (8 * LANES - 1)) && s + 8 * LANES <= hi) {
       __m256i x0 = AVX_INIT(s), x1 = AVX_INIT(s + 8), x2 = AVX_INIT(s + 16),
               x3 = AVX_INIT(s + 24), x4 = AVX_INIT(s + 32), x5 = AVX_INIT(s + 40),
               x6 = AVX_INIT(s + 48), x7 = AVX_INIT(s + 56);
-      for (int e = 0; e < ne->nv; e++) {
-        if (ne->skipm[e] >= 8 * LANES && (s & ne->skipm[e]) == ne->skipv[e]) continue;
-        const int32_t *a = ne->src[e] + s, *b = ne->lat[e] + s;
+      for (int e = 0; e < nv; e++) {
+        if (v[e].skipm >= 8 * LANES && (s & v[e].skipm) == v[e].skipv) continue;
+        const int32_t *a = v[e].src + s, *b = v[e].lat + s;
         AVX_STEP(x0, a, AVX_LD(b));
         AVX_STEP(x1, a + 8, AVX_LD(b + 8));
         AVX_STEP(x2, a + 16, AVX_LD(b + 16));
@@ -227,20 +338,10 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
         AVX_STEP(x6, a + 48, AVX_LD(b + 48));
         AVX_STEP(x7, a + 56, AVX_LD(b + 56));
       }
-      for (int e = s0; e < ne->ns + ne->nc; e++) {
-        const int c = e >= ne->ns;
-        const int32_t *a;
-        int32_t l32;
-        if (c) {
-          int k = e - ne->ns;
-          if ((s & ne->cskipm[k]) == ne->cskipv[k]) continue;
-          a = ne->csrc[k] + s;
-          l32 = ne->clat[k];
-        } else {
-          a = ne->ssrc[e] + s;
-          l32 = ne->slat[e];
-        }
-        __m256i l = _mm256_set1_epi32(l32);
+      for (int e = s0; e < nsc; e++) {
+        if ((s & c[e].skipm) == c[e].skipv) continue;
+        const int32_t *a = c[e].src + s;
+        __m256i l = _mm256_set1_epi32(c[e].l);
         AVX_STEP(x0, a, l);
         AVX_STEP(x1, a + 8, l);
         AVX_STEP(x2, a + 16, l);
@@ -250,60 +351,275 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
         AVX_STEP(x6, a + 48, l);
         AVX_STEP(x7, a + 56, l);
       }
-      _mm256_store_si256((__m256i *)(void *)(acc + s), x0);
-      _mm256_store_si256((__m256i *)(void *)(acc + s + 8), x1);
-      _mm256_store_si256((__m256i *)(void *)(acc + s + 16), x2);
-      _mm256_store_si256((__m256i *)(void *)(acc + s + 24), x3);
-      _mm256_store_si256((__m256i *)(void *)(acc + s + 32), x4);
-      _mm256_store_si256((__m256i *)(void *)(acc + s + 40), x5);
-      _mm256_store_si256((__m256i *)(void *)(acc + s + 48), x6);
-      _mm256_store_si256((__m256i *)(void *)(acc + s + 56), x7);
+      AVX_ST(acc + s, x0);
+      AVX_ST(acc + s + 8, x1);
+      AVX_ST(acc + s + 16, x2);
+      AVX_ST(acc + s + 24, x3);
+      AVX_ST(acc + s + 32, x4);
+      AVX_ST(acc + s + 40, x5);
+      AVX_ST(acc + s + 48, x6);
+      AVX_ST(acc + s + 56, x7);
+      s += 8 * LANES;
+    } else if (!(s & (4 * LANES - 1)) && s + 4 * LANES <= hi) {
+      __m256i x0 = AVX_INIT(s), x1 = AVX_INIT(s + 8), x2 = AVX_INIT(s + 16),
+              x3 = AVX_INIT(s + 24);
+      for (int e = 0; e < nv; e++) {
+        if ((s & v[e].skipm) == v[e].skipv) continue;
+        const int32_t *a = v[e].src + s, *b = v[e].lat + s;
+        AVX_STEP(x0, a, AVX_LD(b));
+        AVX_STEP(x1, a + 8, AVX_LD(b + 8));
+        AVX_STEP(x2, a + 16, AVX_LD(b + 16));
+        AVX_STEP(x3, a + 24, AVX_LD(b + 24));
+      }
+      for (int e = s0; e < nsc; e++) {
+        if ((s & c[e].skipm) == c[e].skipv) continue;
+        const int32_t *a = c[e].src + s;
+        __m256i l = _mm256_set1_epi32(c[e].l);
+        AVX_STEP(x0, a, l);
+        AVX_STEP(x1, a + 8, l);
+        AVX_STEP(x2, a + 16, l);
+        AVX_STEP(x3, a + 24, l);
+      }
+      AVX_ST(acc + s, x0);
+      AVX_ST(acc + s + 8, x1);
+      AVX_ST(acc + s + 16, x2);
+      AVX_ST(acc + s + 24, x3);
+      s += 4 * LANES;
+    } else {
+      __m256i x = AVX_INIT(s);
+      for (int e = 0; e < nv; e++)
+        if ((s & v[e].skipm) != v[e].skipv) AVX_STEP(x, v[e].src + s, AVX_LD(v[e].lat + s));
+      for (int e = s0; e < nsc; e++)
+        if ((s & c[e].skipm) != c[e].skipv) AVX_STEP(x, c[e].src + s, _mm256_set1_epi32(c[e].l));
+      AVX_ST(acc + s, x);
+      s += LANES;
     }
-  for (; s + 4 * LANES <= np; s += 4 * LANES) {
-    __m256i x0 = AVX_INIT(s), x1 = AVX_INIT(s + 8), x2 = AVX_INIT(s + 16), x3 = AVX_INIT(s + 24);
-    for (int e = 0; e < ne->nv; e++) {
-      if ((s & ne->skipm[e]) == ne->skipv[e]) continue;
-      const int32_t *a = ne->src[e] + s, *b = ne->lat[e] + s;
-      AVX_STEP(x0, a, AVX_LD(b));
-      AVX_STEP(x1, a + 8, AVX_LD(b + 8));
-      AVX_STEP(x2, a + 16, AVX_LD(b + 16));
-      AVX_STEP(x3, a + 24, AVX_LD(b + 24));
-    }
-    for (int e = s0; e < ne->ns; e++) {
-      const int32_t *a = ne->ssrc[e] + s;
-      __m256i l = _mm256_set1_epi32(ne->slat[e]);
-      AVX_STEP(x0, a, l);
-      AVX_STEP(x1, a + 8, l);
-      AVX_STEP(x2, a + 16, l);
-      AVX_STEP(x3, a + 24, l);
-    }
-    for (int e = 0; e < ne->nc; e++) {
-      if ((s & ne->cskipm[e]) == ne->cskipv[e]) continue;
-      const int32_t *a = ne->csrc[e] + s;
-      __m256i l = _mm256_set1_epi32(ne->clat[e]);
-      AVX_STEP(x0, a, l);
-      AVX_STEP(x1, a + 8, l);
-      AVX_STEP(x2, a + 16, l);
-      AVX_STEP(x3, a + 24, l);
-    }
-    _mm256_store_si256((__m256i *)(void *)(acc + s), x0);
-    _mm256_store_si256((__m256i *)(void *)(acc + s + 8), x1);
-    _mm256_store_si256((__m256i *)(void *)(acc + s + 16), x2);
-    _mm256_store_si256((__m256i *)(void *)(acc + s + 24), x3);
-  }
-  for (; s < np; s += LANES) {
-    __m256i v = AVX_INIT(s);
-    for (int e = 0; e < ne->nv; e++)
-      if ((s & ne->skipm[e]) != ne->skipv[e])
-        AVX_STEP(v, ne->src[e] + s, AVX_LD(ne->lat[e] + s));
-    for (int e = s0; e < ne->ns; e++) AVX_STEP(v, ne->ssrc[e] + s, _mm256_set1_epi32(ne->slat[e]));
-    for (int e = 0; e < ne->nc; e++)
-      if ((s & ne->cskipm[e]) != ne->cskipv[e])
-        AVX_STEP(v, ne->csrc[e] + s, _mm256_set1_epi32(ne->clat[e]));
-    _mm256_store_si256((__m256i *)(void *)(acc + s), v);
   }
 }
 #endif
+
+/* ---- evaluating plans ------------------------------------------------- */
+
+/* Computes lanes [lo, hi) of the five vectors of a planned instruction
+ * and, with lane 0, compares subset {} with the record's stamps. In
+ * two-thread mode the worker runs it for lanes [0, split) and the planning
+ * thread for [split, np): each touches only its lanes of every vector
+ * (rings, R and E scratch), xviol/xfirst belong to the worker, and what
+ * the planner changes only while the pipeline is drained (base, zero, the
+ * rings' places) is only read. */
+static void exec_plan(ic_solver *s, const struct plan *pl, uint32_t lo, uint32_t hi) {
+#ifdef HAVE_AVX2_KERNEL
+  if (s->avx2) {
+    for (int node = 0; node < IC_NODE_COUNT; node++)
+      k_node_avx2(pl->out[node], s->zero, pl, node, lo, hi);
+  } else
+#endif
+    for (int node = 0; node < IC_NODE_COUNT; node++)
+      k_node_generic(pl->out[node], s->zero, pl, node, lo, hi);
+
+  /* Baseline invariant: subset 0 idealizes nothing. */
+  if (lo == 0)
+    for (int node = 0; node < IC_NODE_COUNT; node++)
+      if ((uint64_t)(s->base[0] + pl->out[node][0]) != pl->t[node]) {
+        if (!s->xviol) s->xfirst = pl->seq;
+        s->xviol++;
+        break;
+      }
+
+  /* The next instructions' ring slots are cold (last written a window
+   * ago): fetch them ahead so their stores do not wait for memory; and the
+   * far source of a win-idealized CD edge, a window back (only the win
+   * lanes when they form the upper half). */
+  const size_t from = lo * sizeof(int32_t), to = hi * sizeof(int32_t);
+  for (size_t off = from; off < to; off += 64) {
+    __builtin_prefetch(pl->pf[0] + off, 1, 3);
+    __builtin_prefetch(pl->pf[1] + off, 1, 3);
+  }
+  if (pl->pf[2])
+    for (size_t off = from > pl->pf_from ? from : pl->pf_from; off < to; off += 64)
+      __builtin_prefetch(pl->pf[2] + off, 0, 3);
+}
+
+/* ---- the two-thread pipeline ------------------------------------------ */
+
+static void *vec_alloc_raw(size_t count, size_t size);
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+static void *pipe_worker(void *arg) {
+  ic_solver *s = arg;
+  struct pipe *p = s->pipe;
+  uint64_t t = atomic_load(&p->tail);
+  for (;;) {
+    uint64_t h = atomic_load_explicit(&p->head, memory_order_acquire);
+    for (int spin = 0; h == t && spin < SPIN; spin++) {
+      cpu_relax();
+      h = atomic_load_explicit(&p->head, memory_order_acquire);
+    }
+    if (h == t) {
+      pthread_mutex_lock(&p->m);
+      atomic_store(&p->wsleep, 1);
+      while ((h = atomic_load(&p->head)) == t && !atomic_load(&p->stop))
+        pthread_cond_wait(&p->cv_work, &p->m);
+      atomic_store(&p->wsleep, 0);
+      pthread_mutex_unlock(&p->m);
+      if (h == t) return NULL; /* stopped, nothing left */
+    }
+    while (t != h) {
+      exec_plan(s, &p->q[t & (QCAP - 1)], 0, s->split);
+      t++;
+      if ((t & (PUBLISH_EVERY - 1)) == 0 || t == h) {
+        atomic_store(&p->tail, t);
+        if (atomic_load(&p->psleep) && t >= atomic_load_explicit(&p->pwant, memory_order_relaxed)) {
+          pthread_mutex_lock(&p->m);
+          pthread_cond_signal(&p->cv_done);
+          pthread_mutex_unlock(&p->m);
+        }
+      }
+    }
+  }
+}
+
+/* Hands the plans written so far to the worker. A sleeping worker is woken
+ * only for WAKE_AT plans or more, or when `force`d (the planner is about to
+ * wait for it), so that each wake-up buys a good stretch of work. */
+static void pipe_publish(struct pipe *p, int force) {
+  const uint64_t h = p->planned;
+  if (h != atomic_load_explicit(&p->head, memory_order_relaxed)) atomic_store(&p->head, h);
+  if (atomic_load(&p->wsleep) &&
+      (force || h - atomic_load_explicit(&p->tail, memory_order_relaxed) >= WAKE_AT)) {
+    pthread_mutex_lock(&p->m);
+    pthread_cond_signal(&p->cv_work);
+    pthread_mutex_unlock(&p->m);
+  }
+}
+
+/* Waits until the worker has evaluated `soon` plans (<= head), spinning a
+ * while; if it must sleep, it sleeps until `later` (soon <= later <= head)
+ * are, for the same reason as above. */
+static void pipe_wait_tail(struct pipe *p, uint64_t soon, uint64_t later) {
+  for (int spin = 0; spin < SPIN; spin++) {
+    if (atomic_load_explicit(&p->tail, memory_order_acquire) >= soon) return;
+    cpu_relax();
+  }
+  pthread_mutex_lock(&p->m);
+  atomic_store(&p->pwant, later);
+  atomic_store(&p->psleep, 1);
+  while (atomic_load(&p->tail) < later) pthread_cond_wait(&p->cv_done, &p->m);
+  atomic_store(&p->psleep, 0);
+  pthread_mutex_unlock(&p->m);
+}
+
+/* Every plan written is evaluated: the planner may touch any vector. Only
+ * the planner's thread (the solver's caller) drains; const callers drain
+ * through the pipe pointer. */
+static void pipe_drain(const ic_solver *s) {
+  struct pipe *p = s->pipe;
+  if (!p) return;
+  pipe_publish(p, 1);
+  if (atomic_load_explicit(&p->tail, memory_order_acquire) != p->planned)
+    pipe_wait_tail(p, p->planned, p->planned);
+  p->tail_seen = p->planned;
+}
+
+/* The plan slot for the next instruction. */
+static struct plan *plan_slot(ic_solver *s) {
+  struct pipe *p = s->pipe;
+  if (!p) return s->one;
+  if (p->planned - p->tail_seen >= QCAP) {
+    pipe_publish(p, 1);
+    p->tail_seen = atomic_load_explicit(&p->tail, memory_order_acquire);
+    if (p->planned - p->tail_seen >= QCAP) {
+      pipe_wait_tail(p, p->planned - QCAP + 1, p->planned - QCAP / 2);
+      p->tail_seen = atomic_load_explicit(&p->tail, memory_order_acquire);
+    }
+  }
+  return &p->q[p->planned & (QCAP - 1)];
+}
+
+/* The plan in slot pl is complete: evaluate it now, or queue it and
+ * evaluate the planner's lanes. */
+static void plan_done(ic_solver *s, struct plan *pl) {
+  struct pipe *p = s->pipe;
+  if (!p) {
+    exec_plan(s, pl, 0, s->np);
+    return;
+  }
+  p->planned++;
+  if (p->planned - atomic_load_explicit(&p->head, memory_order_relaxed) >= PUBLISH_EVERY)
+    pipe_publish(p, 0);
+  if (s->split < s->np) exec_plan(s, pl, s->split, s->np);
+}
+
+static void pipe_stop(ic_solver *s) {
+  struct pipe *p = s->pipe;
+  if (!p) return;
+  pipe_drain(s);
+  pthread_mutex_lock(&p->m);
+  atomic_store(&p->stop, 1);
+  pthread_cond_signal(&p->cv_work);
+  pthread_mutex_unlock(&p->m);
+  pthread_join(p->th, NULL);
+  pthread_cond_destroy(&p->cv_work);
+  pthread_cond_destroy(&p->cv_done);
+  pthread_mutex_destroy(&p->m);
+  free(p->q);
+  free(p);
+  s->pipe = NULL;
+}
+
+/* Starts the worker; 0 if the system would not (the solver then stays in
+ * single-thread mode). */
+static int pipe_start(ic_solver *s) {
+  struct pipe *p = vec_alloc_raw(1, sizeof *p);
+  if (!p) return 0;
+  memset(p, 0, sizeof *p);
+  atomic_init(&p->head, 0);
+  atomic_init(&p->tail, 0);
+  atomic_init(&p->wsleep, 0);
+  atomic_init(&p->psleep, 0);
+  atomic_init(&p->pwant, 0);
+  atomic_init(&p->stop, 0);
+  p->q = vec_alloc_raw(QCAP, sizeof *p->q);
+  int ok = p->q != NULL;
+  int mi = ok && pthread_mutex_init(&p->m, NULL) == 0;
+  int c1 = mi && pthread_cond_init(&p->cv_work, NULL) == 0;
+  int c2 = c1 && pthread_cond_init(&p->cv_done, NULL) == 0;
+  s->pipe = p;
+  if (c2 && pthread_create(&p->th, NULL, pipe_worker, s) == 0) return 1;
+  s->pipe = NULL;
+  if (c2) pthread_cond_destroy(&p->cv_done);
+  if (c1) pthread_cond_destroy(&p->cv_work);
+  if (mi) pthread_mutex_destroy(&p->m);
+  free(p->q);
+  free(p);
+  return 0;
+}
+
+/* Default: the worker pays where the kernels have enough lanes to be worth
+ * a thread and the machine has a second CPU. */
+static int default_threads(const ic_solver *s) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus >= 2 && s->np >= 64 ? 2 : 1;
+}
+
+void ic_solver_set_threads(ic_solver *s, int threads) {
+  if (threads <= 0) threads = default_threads(s);
+  if (threads >= 2 && !s->pipe) {
+    pipe_start(s);
+  } else if (threads < 2 && s->pipe) {
+    pipe_stop(s);
+  }
+  /* The planner's share of the lanes: planning costs about a third of
+   * evaluating 256 lanes (memo hits), and runs at a lower rate. */
+  s->split = s->np - (s->np >= 256 ? s->np / 8 : 0);
+}
+
+int ic_solver_threads(const ic_solver *s) { return s->pipe ? 2 : 1; }
 
 static void k_fill(int32_t *v, int32_t x, uint32_t np) {
   for (uint32_t s = 0; s < np; s += LANES) ST(v + s, SPLAT(x));
@@ -437,10 +753,14 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   s->times = vec_alloc(s->n, sizeof(uint64_t));
   int ok = s->lane_of && s->bitm && s->base && s->zero && s->times;
   for (int k = 0; k < 4; k++) ok = (s->scratch[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
-  ok = (s->lkey = calloc(LCACHE, sizeof *s->lkey)) && ok;
-  ok = (s->lstamp = calloc(LCACHE, sizeof *s->lstamp)) && ok;
-  ok = (s->lvec = vec_alloc((size_t)LCACHE * s->np, sizeof(int32_t))) && ok;
-  ok = (s->lpool = vec_alloc((size_t)2 * IC_MAX_EDGES * s->np, sizeof(int32_t))) && ok;
+  s->lcap = MAX_LSTORE;
+  while (s->lcap > MIN_LSTORE && (size_t)s->lcap * s->np * sizeof(int32_t) > LSTORE_BYTES)
+    s->lcap /= 2;
+  ok = (s->lslot = calloc((size_t)2 * s->lcap, sizeof *s->lslot)) && ok;
+  ok = (s->lvec = vec_alloc_raw((size_t)s->lcap * s->np, sizeof(int32_t))) && ok;
+  ok = (s->one = vec_alloc_raw(1, sizeof *s->one)) && ok;
+  ok = (s->memo = calloc(MEMO_SLOTS, sizeof *s->memo)) && ok;
+  s->mgen = 1;
   if (!ok || !rings_alloc(s->ring, s->w, s->np)) {
     for (int k = 0; k < RING_COUNT; k++) s->ring[k] = NULL;
     ic_solver_destroy(s);
@@ -449,18 +769,20 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   for (int k = 0; k < ncat; k++)
     for (uint32_t x = 0; x < s->np; x++) s->bitm[(size_t)k * s->np + x] = (x >> k) & 1 ? -1 : 0;
   ic_solver_reset(s);
+  ic_solver_set_threads(s, 0);
   *out = s;
   return IC_OK;
 }
 
 void ic_solver_destroy(ic_solver *s) {
   if (!s) return;
+  pipe_stop(s);
   for (int k = 0; k < RING_COUNT; k++) free(s->ring[k]);
   for (int k = 0; k < 4; k++) free(s->scratch[k]);
-  free(s->lkey);
-  free(s->lstamp);
+  free(s->lslot);
   free(s->lvec);
-  free(s->lpool);
+  free(s->one);
+  free(s->memo);
   free(s->bitm);
   free(s->lane_of);
   free(s->base);
@@ -470,6 +792,7 @@ void ic_solver_destroy(ic_solver *s) {
 }
 
 void ic_solver_reset(ic_solver *s) {
+  pipe_drain(s);
   s->started = 0;
   s->seq0 = s->next = 0;
   for (int k = 0; k < RING_COUNT; k++) s->valid_lo[k] = 0;
@@ -479,8 +802,8 @@ void ic_solver_reset(ic_solver *s) {
   memset(s->base, 0, s->np * sizeof *s->base);
   memset(s->zero, 0, s->np * sizeof *s->zero);
   memset(s->times, 0, s->n * sizeof *s->times);
-  memset(s->lstamp, 0, LCACHE * sizeof *s->lstamp);
   memset(&s->st, 0, sizeof s->st);
+  s->xviol = s->xfirst = 0;
   s->st.window = max_window(s);
 }
 
@@ -548,28 +871,34 @@ static void rebase(ic_solver *s) {
   s->st.rebases++;
 }
 
-/* ---- the forward pass ------------------------------------------------- */
+/* ---- planning --------------------------------------------------------- */
 
-/* The latency vector of an edge shape, from the cache or built into it. A
- * slot already used by the current instruction is not overwritten (its
- * vector is still referenced): the vector is built in the pool instead. */
+/* Empties the latency-vector store (no plan in flight may point into it). */
+static void lstore_clear(ic_solver *s) {
+  memset(s->lslot, 0, (size_t)2 * s->lcap * sizeof *s->lslot);
+  s->lused = 0;
+  s->st.lat_flushes++;
+  s->mgen++;
+}
+
+/* The latency vector of an edge shape, from the store or built into it;
+ * NULL when the store is full (the caller drains, clears and plans again). */
 static const int32_t *lat_vector(ic_solver *s, const struct lat_key *k) {
   uint64_t x = (k->a * 0x9E3779B97F4A7C15ull) ^ (k->b * 0xC2B2AE3D27D4EB4Full) ^
                (k->c * 0x165667B19E3779F9ull);
-  uint32_t h = (uint32_t)(x >> 56) & (LCACHE - 1);
-  struct lat_key *slot = &s->lkey[h];
-  int32_t *v = s->lvec + (size_t)h * s->np;
-  uint64_t now = s->st.instructions + 1;
-  if (slot->a == k->a && slot->b == k->b && slot->c == k->c) {
-    s->lstamp[h] = now;
-    return v;
+  const uint32_t mask = 2 * s->lcap - 1;
+  uint32_t h = (uint32_t)(x >> 40) & mask;
+  struct lslot *slot;
+  for (;; h = (h + 1) & mask) {
+    slot = &s->lslot[h];
+    if (!slot->idx) break;
+    if (slot->k.a == k->a && slot->k.b == k->b && slot->k.c == k->c)
+      return s->lvec + (size_t)(slot->idx - 1) * s->np;
   }
-  if (s->lstamp[h] == now) {
-    v = s->lpool + (size_t)s->npool++ * s->np;
-  } else {
-    *slot = *k;
-    s->lstamp[h] = now;
-  }
+  if (s->lused == s->lcap) return NULL;
+  int32_t *v = s->lvec + (size_t)s->lused * s->np;
+  slot->k = *k;
+  slot->idx = ++s->lused;
   int total = (int)(k->a & 0xffffff), drop = (int)((k->a >> 24) & 31) - 1,
       half = (int)((k->a >> 29) & 3);
   k_fill(v, total, s->np);
@@ -582,21 +911,6 @@ static const int32_t *lat_vector(ic_solver *s, const struct lat_key *k) {
   return v;
 }
 
-/* The source vector of an edge at distance d (> 0) from node kind `ring`:
- * the ring slot, or the time-0 vector for a source before the first record
- * or one that left the window (counted in *oow). Notes in need[] the
- * distance the window must hold. */
-static inline const int32_t *ring_source(const ic_solver *s, int ring, uint64_t d, uint64_t seq,
-                                         uint64_t idx, uint64_t *need, uint64_t *oow) {
-  if (d > need[ring]) need[ring] = d;
-  if (d > idx) return s->zero;
-  if (d >= s->w[ring] || seq - d < s->valid_lo[ring]) {
-    (*oow)++;
-    return s->zero;
-  }
-  return s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * s->np;
-}
-
 static ic_status malformed(const ic_graph_rec *r, ic_err *err) {
   ic_status st = dg_check_rec(r, err);
   return st != IC_OK ? st
@@ -604,7 +918,44 @@ static ic_status malformed(const ic_graph_rec *r, ic_err *err) {
                                (unsigned long long)r->seq);
 }
 
-static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
+/* Entry classes of a node in a plan (struct plan). */
+enum { PE_VEC, PE_SCALAR, PE_COND, PE_CLASSES };
+
+/* The source vector of an entry: this instruction's node, the ring slot, or
+ * the time-0 vector for a source before the first record or one that left
+ * the window (counted in *oow). */
+static inline const int32_t *resolve_source(const ic_solver *s, const struct plan *pl,
+                                            const struct msrc *m, uint64_t seq, uint64_t idx,
+                                            uint64_t *oow) {
+  const uint64_t d = m->dist;
+  if (!d) return pl->out[m->srcnode];
+  if (d > idx) return s->zero;
+  const int ring = m->ring;
+  if (d >= s->w[ring] || seq - d < s->valid_lo[ring]) {
+    (*oow)++;
+    return s->zero;
+  }
+  return s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * s->np;
+}
+
+static inline struct memo *memo_slot(const ic_solver *s, uint64_t pc) {
+  return &s->memo[(uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 54) & (MEMO_SLOTS - 1)];
+}
+
+/* The destination vectors of instruction seq. */
+static inline void plan_outputs(const ic_solver *s, struct plan *pl, uint64_t seq) {
+  pl->out[IC_NODE_D] = s->ring[RING_D] + (seq & (s->w[RING_D] - 1)) * s->np;
+  pl->out[IC_NODE_R] = s->scratch[0];
+  pl->out[IC_NODE_E] = s->scratch[1];
+  pl->out[IC_NODE_P] = s->ring[RING_P] + (seq & (s->w[RING_P] - 1)) * s->np;
+  pl->out[IC_NODE_C] = s->ring[RING_C] + (seq & (s->w[RING_C] - 1)) * s->np;
+}
+
+/* Plans record r into *pl: checks it, resolves every edge's source vector
+ * and latency, and advances the planner's state (seq, stats, rebase bound).
+ * Vectors are not touched, except that a ring growth or a full
+ * latency-vector store drains the pipeline first. */
+static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, ic_err *err) {
   ic_status st;
   if (!s->started) {
     s->started = 1;
@@ -616,37 +967,58 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
   }
   const uint64_t seq = r->seq;
   const uint64_t idx = seq - s->seq0; /* sources with dist > idx precede the first record */
-  const uint32_t np = s->np;
   const int nedges = r->nedges;
   if (nedges > IC_MAX_EDGES) return malformed(r, err);
+  uint64_t oow = 0;
+  int64_t grow;
+  struct memo *m = memo_slot(s, r->pc);
+  plan_outputs(s, pl, seq);
+
+  if (m->gen == s->mgen && m->pc == r->pc && m->nedges == nedges &&
+      !memcmp(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge))) {
+    /* The same edges as a record already planned (and checked). */
+    memcpy(pl->off, m->off, sizeof pl->off);
+    memcpy(pl->nv, m->nv, sizeof pl->nv);
+    memcpy(pl->ns, m->ns, sizeof pl->ns);
+    memcpy(pl->nc, m->nc, sizeof pl->nc);
+    memcpy(pl->cskipmin, m->cskipmin, sizeof pl->cskipmin);
+    for (int k = 0; k < m->nent; k++) {
+      pl->e[k] = m->e[k];
+      pl->e[k].src = resolve_source(s, pl, &m->src[k], seq, idx, &oow);
+    }
+    grow = m->grow;
+    if (m->far_c) s->far_c = m->far_c;
+    s->st.memo_hits++;
+    goto planned;
+  }
 
   /* One pass over the edges: the checks of dg_check_rec (which, on failure,
-   * says what is wrong), each edge's source vector and latency (a scalar, or
-   * a vector by shape from the cache), grouped by destination node. Windows
-   * grow on the first sight of a longer distance, even one reaching before
-   * the first record, so that later edges of that length find their sources
-   * (a win-idealized CD edge is seen at the first instruction): when this
-   * instruction asks for a growth, the ring grows and the pass runs again on
-   * the grown rings (at most once: a ring grows past the distance or to its
-   * cap). */
-  int32_t *vec[IC_NODE_COUNT];
-  node_edges ne[IC_NODE_COUNT];
-  uint64_t oow;
-  int64_t grow;
+   * says what is wrong), where each edge's source is and its latency (a
+   * scalar, or a vector by shape from the store), grouped by destination
+   * node and class. Windows grow on the first sight of a longer distance,
+   * even one reaching before the first record, so that later edges of that
+   * length find their sources (a win-idealized CD edge is seen at the first
+   * instruction): when this instruction asks for a growth, or fills the
+   * store, the pipeline drains, the ring grows (the store is cleared) and
+   * the pass runs again (a ring grows past the distance or to its cap, and
+   * an empty store holds every vector of one instruction, so this ends). */
+  struct pe tmp[IC_NODE_COUNT][PE_CLASSES][2 * IC_MAX_EDGES];
+  struct msrc tsrc[IC_NODE_COUNT][PE_CLASSES][2 * IC_MAX_EDGES];
+  uint8_t cnt[IC_NODE_COUNT][PE_CLASSES];
+  uint64_t far_c;
+#define ADD_ENTRY(node, cls, pe_, d_, ki_)                                         \
+  do {                                                                             \
+    int n_ = cnt[node][cls]++;                                                     \
+    tmp[node][cls][n_] = (pe_);                                                    \
+    tsrc[node][cls][n_] = (struct msrc){(d_), (ki_)->srcnode, (ki_)->ring};        \
+  } while (0)
   for (;;) {
     uint64_t need[RING_COUNT] = {0};
-    oow = 0;
+    int full = 0;
     grow = 0;
-    vec[IC_NODE_D] = s->ring[RING_D] + (seq & (s->w[RING_D] - 1)) * np;
-    vec[IC_NODE_R] = s->scratch[0];
-    vec[IC_NODE_E] = s->scratch[1];
-    vec[IC_NODE_P] = s->ring[RING_P] + (seq & (s->w[RING_P] - 1)) * np;
-    vec[IC_NODE_C] = s->ring[RING_C] + (seq & (s->w[RING_C] - 1)) * np;
-    for (int k = 0; k < IC_NODE_COUNT; k++) {
-      ne[k].nv = ne[k].ns = ne[k].nc = 0;
-      ne[k].cskipmin = UINT32_MAX;
-    }
-    s->npool = 0;
+    far_c = 0;
+    memset(cnt, 0, sizeof cnt);
+    for (int k = 0; k < IC_NODE_COUNT; k++) pl->cskipmin[k] = UINT32_MAX;
     for (int k = 0; k < nedges; k++) {
       const ic_edge *e = &r->edge[k];
       if (e->kind >= IC_EDGE_KIND_COUNT || e->nparts > IC_MAX_PARTS) return malformed(r, err);
@@ -668,12 +1040,15 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
       }
       if ((flags & CP_BAD) || total > IC_GRAPH_MAX_EDGE_LAT) return malformed(r, err);
       grow += (int64_t)total;
-      node_edges *nd = &ne[ki->node];
-      const int32_t *src =
-          dist == 0 ? vec[ki->srcnode] : ring_source(s, ki->ring, dist, seq, idx, need, &oow);
+      const int node = ki->node;
+      if (dist && dist > need[ki->ring]) need[ki->ring] = dist; /* dist > 0: ring >= 0 */
+      const uint64_t far = ki->two ? dist * IC_WIN_FACTOR : 0;
+      if (far) {
+        far_c = far;
+        if (far > need[ki->ring]) need[ki->ring] = far;
+      }
       if (!nvp && ki->drop < 0 && !ki->two) { /* the same in every subset */
-        nd->ssrc[nd->ns] = src;
-        nd->slat[nd->ns++] = (int32_t)total;
+        ADD_ENTRY(node, PE_SCALAR, ((struct pe){NULL, NULL, (int32_t)total, 0, 1}), dist, ki);
         continue;
       }
       /* A dropped edge whose parts in chosen categories are all of the
@@ -681,109 +1056,109 @@ static ic_status feed_one(ic_solver *s, const ic_graph_rec *r, ic_err *err) {
        * either half of an untagged CD edge: where the kernels skip the
        * subsets without it (skipm), it is a scalar edge. */
       if (ki->skipm && (ki->two ? !pbits : !(pbits & ~(1u << ki->drop)))) {
-        if (ki->two) {
-          s->far_c = dist * IC_WIN_FACTOR;
-          nd->csrc[nd->nc] =
-              ring_source(s, ki->ring, dist * IC_WIN_FACTOR, seq, idx, need, &oow);
-          nd->clat[nd->nc] = (int32_t)total;
-          nd->cskipm[nd->nc] = ki->skipm;
-          nd->cskipv[nd->nc++] = 0;
-        }
-        nd->csrc[nd->nc] = src;
-        nd->clat[nd->nc] = (int32_t)total;
-        nd->cskipm[nd->nc] = ki->skipm;
-        nd->cskipv[nd->nc++] = ki->skipm;
-        if (ki->skipm < nd->cskipmin) nd->cskipmin = ki->skipm;
+        if (far)
+          ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, ki->skipm, 0}), far,
+                    ki);
+        ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, ki->skipm, ki->skipm}),
+                  dist, ki);
+        if (ki->skipm < pl->cskipmin[node]) pl->cskipmin[node] = ki->skipm;
         continue;
       }
       struct lat_key key = {total | (uint64_t)(ki->drop + 1) << 24 | (uint64_t)nvp << 32 | 1ull << 40,
                             parts[0] | parts[1] << 32, parts[2] | parts[3] << 32};
-      uint32_t skipm = ki->skipm;
-      if (ki->two) { /* the win rule: C(i-w) without win, C(i-20w) with it */
+      const uint32_t skipm = ki->skipm;
+      if (far) { /* the win rule: C(i-w) without win, C(i-20w) with it */
         struct lat_key kw = key;
         kw.a |= (uint64_t)2 << 29;
         key.a |= (uint64_t)1 << 29;
-        s->far_c = dist * IC_WIN_FACTOR;
-        nd->src[nd->nv] = ring_source(s, ki->ring, dist * IC_WIN_FACTOR, seq, idx, need, &oow);
-        nd->skipm[nd->nv] = skipm;
-        nd->skipv[nd->nv] = skipm ? 0 : 1;
-        nd->lat[nd->nv++] = lat_vector(s, &kw);
+        const int32_t *lw = lat_vector(s, &kw);
+        full |= !lw;
+        ADD_ENTRY(node, PE_VEC, ((struct pe){NULL, lw, 0, skipm, skipm ? 0 : 1}), far, ki);
       }
-      nd->src[nd->nv] = src;
-      nd->skipm[nd->nv] = skipm;
-      nd->skipv[nd->nv] = skipm ? skipm : 1;
-      nd->lat[nd->nv++] = lat_vector(s, &key);
+      const int32_t *lv = lat_vector(s, &key);
+      full |= !lv;
+      ADD_ENTRY(node, PE_VEC, ((struct pe){NULL, lv, 0, skipm, skipm ? skipm : 1}), dist, ki);
     }
-    int grew = 0;
+    int again = 0;
+    if (full) {
+      pipe_drain(s);
+      lstore_clear(s);
+      again = 1;
+    }
     for (int k = 0; k < RING_COUNT; k++)
       if (need[k] >= s->w[k] && s->w[k] < s->wmax) {
+        pipe_drain(s);
         if ((st = grow_window(s, k, need[k], err)) != IC_OK) return st;
-        grew = 1;
+        again = 1;
       }
-    if (!grew) break;
+    if (!again) break;
+    plan_outputs(s, pl, seq);
   }
+#undef ADD_ENTRY
+  if (far_c) s->far_c = far_c;
+
+  /* The plan (per node its vector, scalar and conditional entries), and
+   * the memo of it for this pc. */
+  m->pc = r->pc;
+  m->gen = s->mgen;
+  m->far_c = far_c;
+  m->grow = grow;
+  m->nedges = (uint8_t)nedges;
+  memcpy(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge));
+  uint8_t off = 0;
+  for (int node = 0; node < IC_NODE_COUNT; node++) {
+    pl->off[node] = m->off[node] = off;
+    pl->nv[node] = m->nv[node] = cnt[node][PE_VEC];
+    pl->ns[node] = m->ns[node] = cnt[node][PE_SCALAR];
+    pl->nc[node] = m->nc[node] = cnt[node][PE_COND];
+    m->cskipmin[node] = pl->cskipmin[node];
+    for (int c = 0; c < PE_CLASSES; c++)
+      for (int k = 0; k < cnt[node][c]; k++, off++) {
+        m->e[off] = tmp[node][c][k];
+        m->src[off] = tsrc[node][c][k];
+        pl->e[off] = tmp[node][c][k];
+        pl->e[off].src = resolve_source(s, pl, &m->src[off], seq, idx, &oow);
+      }
+  }
+  m->nent = off;
+
+planned:
+  pl->seq = seq;
+  memcpy(pl->t, r->t, sizeof pl->t);
+  const uint32_t np = s->np;
+  const uint64_t ahead = seq + 4;
+  pl->pf[0] = (const char *)(s->ring[RING_P] + (ahead & (s->w[RING_P] - 1)) * np);
+  pl->pf[1] = (const char *)(s->ring[RING_C] + (ahead & (s->w[RING_C] - 1)) * np);
+  pl->pf[2] = s->far_c && s->far_c < s->w[RING_C]
+                  ? (const char *)(s->ring[RING_C] +
+                                   ((ahead - s->far_c) & (s->w[RING_C] - 1)) * np)
+                  : NULL;
+  pl->pf_from = s->kinfo[IC_EDGE_CD].skipm ? np / 2 * (uint32_t)sizeof(int32_t) : 0;
+
   s->st.out_of_window += oow;
   s->st.edges += (uint64_t)nedges;
-#ifdef HAVE_AVX2_KERNEL
-  if (s->avx2) {
-    for (int node = 0; node < IC_NODE_COUNT; node++)
-      k_node_avx2(vec[node], s->zero, &ne[node], np);
-  } else
-#endif
-    for (int node = 0; node < IC_NODE_COUNT; node++)
-      k_node_generic(vec[node], s->zero, &ne[node], np);
-
-  /* Baseline invariant: subset 0 idealizes nothing. */
-  for (int node = 0; node < IC_NODE_COUNT; node++)
-    if ((uint64_t)(s->base[0] + vec[node][0]) != r->t[node]) {
-      if (!s->st.violations) s->st.first_violation_seq = seq;
-      s->st.violations++;
-      break;
-    }
-
-  /* The next instructions' ring slots are cold (last written a window
-   * ago): fetch them ahead so their stores do not wait for memory. */
-  {
-    uint64_t ahead = seq + 4;
-    const char *pp = (const char *)(s->ring[RING_P] + (ahead & (s->w[RING_P] - 1)) * np);
-    const char *pc = (const char *)(s->ring[RING_C] + (ahead & (s->w[RING_C] - 1)) * np);
-    for (size_t off = 0; off < np * sizeof(int32_t); off += 64) {
-      __builtin_prefetch(pp + off, 1, 3);
-      __builtin_prefetch(pc + off, 1, 3);
-    }
-    /* and the far source of a win-idealized CD edge, a window back (only
-     * the win lanes when they form the upper half) */
-    if (s->far_c && s->far_c < s->w[RING_C]) {
-      const char *pf = (const char *)(s->ring[RING_C] + ((ahead - s->far_c) & (s->w[RING_C] - 1)) * np);
-      size_t from = s->kinfo[IC_EDGE_CD].skipm ? np / 2 * sizeof(int32_t) : 0;
-      for (size_t off = from; off < np * sizeof(int32_t); off += 64) __builtin_prefetch(pf + off, 0, 3);
-    }
-  }
-  s->last_c = vec[IC_NODE_C];
+  s->last_c = pl->out[IC_NODE_C];
   s->next = seq + 1;
   s->st.instructions++;
   s->ubound += grow;
-  if (s->ubound > REBASE_AT) rebase(s);
   return IC_OK;
-}
-
-static void update_times(ic_solver *s) {
-  if (!s->last_c) return;
-  for (uint32_t x = 0; x < s->n; x++) {
-    uint32_t lane = s->lane_of[x];
-    s->times[x] = (uint64_t)(s->base[lane] + s->last_c[lane]);
-  }
 }
 
 ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_err *err) {
   ic_status st = IC_OK;
-  for (size_t i = 0; i < n && st == IC_OK; i++) {
+  for (size_t i = 0; i < n; i++) {
     if (i + 2 < n) /* records streamed from a large array: fetch ahead */
       for (size_t off = 0; off < sizeof *recs; off += 64)
         __builtin_prefetch((const char *)&recs[i + 2] + off, 0, 3);
-    st = feed_one(s, &recs[i], err);
+    struct plan *pl = plan_slot(s);
+    if ((st = plan_one(s, &recs[i], pl, err)) != IC_OK) break;
+    plan_done(s, pl);
+    if (s->ubound > REBASE_AT) {
+      pipe_drain(s);
+      rebase(s);
+    }
   }
-  update_times(s);
+  if (s->pipe) pipe_publish(s->pipe, 0);
   return st;
 }
 
@@ -793,16 +1168,40 @@ static ic_status sink_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_
 
 ic_graph_sink ic_solver_sink(ic_solver *s) { return (ic_graph_sink){s, sink_consume}; }
 
-const uint64_t *ic_solver_times(const ic_solver *s) { return s->times; }
+/* Results wait for the plans in flight; s->times is the solver's buffer
+ * (not part of the const object), filled here. */
+const uint64_t *ic_solver_times(const ic_solver *s) {
+  pipe_drain(s);
+  if (s->last_c)
+    for (uint32_t x = 0; x < s->n; x++) {
+      uint32_t lane = s->lane_of[x];
+      s->times[x] = (uint64_t)(s->base[lane] + s->last_c[lane]);
+    }
+  return s->times;
+}
+
 int ic_solver_ncat(const ic_solver *s) { return s->ncat; }
 uint64_t ic_solver_instructions(const ic_solver *s) { return s->st.instructions; }
-uint64_t ic_solver_invariant_violations(const ic_solver *s) { return s->st.violations; }
-void ic_solver_get_stats(const ic_solver *s, ic_solver_stats *out) { *out = s->st; }
+
+uint64_t ic_solver_invariant_violations(const ic_solver *s) {
+  pipe_drain(s);
+  return s->xviol;
+}
+
+void ic_solver_get_stats(const ic_solver *s, ic_solver_stats *out) {
+  pipe_drain(s);
+  *out = s->st;
+  out->violations = s->xviol;
+  out->first_violation_seq = s->xfirst;
+  out->threads = (uint32_t)ic_solver_threads(s);
+}
 
 void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions) {
+  pipe_drain(s);
   uint64_t w = MIN_WINDOW, per_inst = (uint64_t)RING_COUNT * s->np * sizeof(int32_t);
   while (w * 2 <= max_instructions && w * 2 * per_inst <= IC_SOLVER_MAX_WINDOW_BYTES) w *= 2;
   s->wmax = w;
+  s->mgen++;
   for (int k = 0; k < RING_COUNT; k++) {
     if (s->w[k] <= w) continue;
     int32_t *r = vec_alloc_raw(w * s->np, sizeof(int32_t));
@@ -817,13 +1216,13 @@ void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions) {
 }
 
 void ic_solver_force_generic(ic_solver *s, int on) {
+  pipe_drain(s);
 #ifdef HAVE_AVX2_KERNEL
   if (on)
     s->avx2 = 0;
   else
     s->avx2 = __builtin_cpu_supports("avx2");
 #else
-  (void)s;
   (void)on;
 #endif
 }

@@ -57,6 +57,9 @@ typedef struct ic_solver_stats {
                              D, P and C rings; D stays small) */
   uint64_t clamped;       /* node times older than 2^29 cycles clamped at rebase */
   uint64_t rebases;       /* times the 32-bit relative times were rebased */
+  uint64_t lat_flushes;   /* times the latency-vector store filled and was cleared */
+  uint64_t memo_hits;     /* records planned from an earlier record of the same pc */
+  uint32_t threads;       /* threads the solver runs on (ic_solver_set_threads) */
 } ic_solver_stats;
 
 /* Creates a solver for categories cats[0..ncat) (distinct ic_category ids,
@@ -90,6 +93,20 @@ void ic_solver_reset(ic_solver *s);
  * for bounding memory. A current window above the cap shrinks: call it
  * before feeding or right after a reset. */
 void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions);
+
+/* Threads: 1 plans and evaluates every record on the caller's thread; 2
+ * plans on the caller's thread (checks, sources, latencies: every error is
+ * still returned by the feed that met it) while a worker thread evaluates
+ * the planned records' vectors, up to a few hundred records behind; results
+ * and statistics (ic_solver_times, ic_solver_get_stats,
+ * ic_solver_invariant_violations) wait for it. Results are identical in
+ * both modes. threads <= 0 chooses: 2 where the machine has two or more
+ * online CPUs and there are at least 6 categories (64 subsets), else 1;
+ * more than 2 means 2. The default at create is <= 0. If the worker cannot
+ * be started the solver stays at 1 (ic_solver_threads says which). Not
+ * thread-safe: one caller thread per solver, as for every other call. */
+void ic_solver_set_threads(ic_solver *s, int threads);
+int ic_solver_threads(const ic_solver *s);
 
 /* Uses the portable kernel even where the AVX2 one runs (tests compare the
  * two; results are identical by construction). */

@@ -465,3 +465,212 @@ Test(solver, parse_categories) {
   cr_assert(strstr(err.msg, "'win' given twice"), "%s", err.msg);
   cr_assert_eq(ic_parse_categories("dl1,", c, &n, &err), IC_EINPUT);
 }
+
+/* ---- threads, batches, the latency-vector store ----------------------- */
+
+/* t(S) of the first n records of g by the reference pass. */
+static uint64_t ref_prefix(const tg *g, size_t n, ic_catmask m) {
+  tg view = *g;
+  view.n = n;
+  return tg_ref(&view, m);
+}
+
+static void assert_all_subsets(ic_solver *s, const tg *g, size_t n, int ncat, const char *what) {
+  const uint64_t *t = ic_solver_times(s);
+  for (uint32_t sub = 0; sub < (1u << ncat); sub++) {
+    uint64_t ref = ref_prefix(g, n, ic_solver_subset_catmask(s, sub));
+    cr_assert_eq(t[sub], ref, "%s, %zu records, subset %u: solver %llu reference %llu", what, n,
+                 sub, (unsigned long long)t[sub], (unsigned long long)ref);
+  }
+}
+
+/* Feeds g in batches of 1..maxbatch records (as the model's sink does) with
+ * `threads` threads and the AVX2 or the portable kernel, from the smallest
+ * window, checking every subset against the reference at the end and, for
+ * short graphs, at a batch boundary past a third of g;
+ * switches the thread mode halfway (2 -> 1 -> 2 must stay exact). Returns
+ * the stats at the end. */
+static ic_solver_stats check_mode(const tg *g, uint64_t seed, const uint8_t *cats, int ncat,
+                                  int threads, int generic, size_t maxbatch) {
+  ic_solver *s = NULL;
+  ic_err err = {{0}};
+  cr_assert_eq(ic_solver_create(&s, cats, ncat, &err), IC_OK, "%s", err.msg);
+  ic_solver_set_threads(s, threads);
+  cr_assert_eq(ic_solver_threads(s), threads > 1 ? 2 : 1);
+  ic_solver_force_generic(s, generic);
+  /* start from the smallest window: rings grow while plans are in flight */
+  ic_solver_set_window_cap(s, 64);
+  ic_solver_set_window_cap(s, 1u << 16);
+  char what[96];
+  snprintf(what, sizeof what, "seed %llu, %d categories, %d threads, %s kernel",
+           (unsigned long long)seed, ncat, threads, generic ? "portable" : "AVX2");
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 7;
+  size_t fed = 0;
+  int checked = 0, switched = 0;
+  while (fed < g->n) {
+    size_t b = 1 + tg_rand(&x) % maxbatch;
+    if (b > g->n - fed) b = g->n - fed;
+    cr_assert_eq(ic_solver_feed(s, g->r + fed, b, &err), IC_OK, "%s: %s", what, err.msg);
+    fed += b;
+    if (!checked && fed >= g->n / 3 && g->n <= 1500) {
+      checked = 1;
+      assert_all_subsets(s, g, fed, ncat, what);
+    }
+    if (!switched && fed >= g->n / 2) {
+      switched = 1;
+      ic_solver_set_threads(s, 1);
+      cr_assert_eq(ic_solver_threads(s), 1);
+      cr_assert_eq(ic_solver_feed(s, g->r + fed, 1, &err), IC_OK, "%s: %s", what, err.msg);
+      fed++;
+      ic_solver_set_threads(s, threads);
+    }
+  }
+  assert_all_subsets(s, g, g->n, ncat, what);
+  ic_solver_stats st;
+  ic_solver_get_stats(s, &st);
+  cr_assert_eq(st.threads, (uint32_t)(threads > 1 ? 2 : 1));
+  cr_assert_eq(st.instructions, g->n);
+  cr_assert_eq(st.violations, 0, "%s", what);
+  ic_solver_destroy(s);
+  return st;
+}
+
+static const uint8_t all8[] = {IC_CAT_DL1,   IC_CAT_WIN,   IC_CAT_BW,    IC_CAT_BMISP,
+                               IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_LGALU, IC_CAT_IMISS};
+
+/* Both thread modes, both kernels, every category count that splits lanes
+ * between the two threads differently (8: 256 lanes, 7: 128, 6: 64) and
+ * some that run on one thread by default. */
+Test(solver_threads, equal_reference_in_both_modes_and_kernels) {
+  static const uint8_t seven[] = {IC_CAT_WIN,   IC_CAT_BMISP, IC_CAT_LGALU, IC_CAT_BW,
+                                  IC_CAT_DMISS, IC_CAT_DL1,   IC_CAT_SHALU};
+  static const uint8_t six[] = {IC_CAT_BW, IC_CAT_DL1, IC_CAT_WIN, IC_CAT_SHALU, IC_CAT_BMISP,
+                                IC_CAT_DMISS};
+  static const uint8_t three[] = {IC_CAT_BMISP, IC_CAT_WIN, IC_CAT_DMISS};
+  static const struct {
+    const uint8_t *cats;
+    int ncat;
+  } lists[] = {{all8, 8}, {seven, 7}, {six, 6}, {three, 3}};
+  uint64_t seed = 200;
+  for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
+    for (int threads = 1; threads <= 2; threads++)
+      for (int generic = 0; generic <= 1; generic++, seed++) {
+        tg g = {0};
+        tg_random(&g, 500, seed, 40, 8);
+        tg_stamp(&g);
+        check_mode(&g, seed, lists[l].cats, lists[l].ncat, threads, generic, 40);
+        tg_free(&g);
+      }
+}
+
+/* Rebases (huge latencies) and a ring growth in the middle of the run (a
+ * PR edge farther back than any before) while plans are in flight. */
+Test(solver_threads, rebase_and_growth_mid_run_exact) {
+  for (uint64_t seed = 300; seed < 302; seed++) {
+    tg g = {0};
+    tg_random(&g, 1200, seed, IC_GRAPH_MAX_EDGE_LAT / 4, 8);
+    ic_graph_rec *r = &g.r[700];
+    cr_assert_lt(r->nedges, IC_MAX_EDGES);
+    tg_rparts(E0(r, IC_EDGE_PR, 600), &seed, 50);
+    tg_stamp(&g);
+    for (int threads = 1; threads <= 2; threads++) {
+      ic_solver_stats st = check_mode(&g, seed, all8, 8, threads, (int)(seed & 1), 64);
+      cr_assert_gt(st.rebases, 3);
+      cr_assert_eq(st.window, 1024); /* grown from 64: 256 at once (CD), 1024 mid-run */
+    }
+    tg_free(&g);
+  }
+}
+
+/* More edge shapes than the latency-vector store holds: it fills and is
+ * cleared (with plans in flight in two-thread mode); results stay exact. */
+Test(solver_threads, latency_store_flush_exact) {
+  tg g = {0};
+  tg_random(&g, 2500, 400, 100000, 8);
+  tg_stamp(&g);
+  for (int threads = 1; threads <= 2; threads++) {
+    ic_solver_stats st = check_mode(&g, 400, all8, 8, threads, 0, 200);
+    cr_assert_gt(st.lat_flushes, 0);
+  }
+  tg_free(&g);
+}
+
+/* Errors are still reported by the feed that meets them in two-thread
+ * mode; a reset starts over. */
+Test(solver_threads, errors_and_reset_with_worker) {
+  tg g = {0};
+  tg_random(&g, 300, 500, 20, 8);
+  tg_stamp(&g);
+  ic_solver *s = NULL;
+  ic_err err = {{0}};
+  cr_assert_eq(ic_solver_create(&s, all8, 8, &err), IC_OK);
+  ic_solver_set_threads(s, 2);
+  cr_assert_eq(ic_solver_feed(s, g.r, 100, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_solver_feed(s, g.r + 101, 10, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "sequence gap"), "%s", err.msg);
+  ic_solver_reset(s);
+  uint8_t kind = g.r[150].edge[0].kind;
+  g.r[150].edge[0].kind = 200;
+  cr_assert_eq(ic_solver_feed(s, g.r, 200, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "unknown kind"), "%s", err.msg);
+  g.r[150].edge[0].kind = kind;
+  ic_solver_reset(s);
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_OK, "%s", err.msg);
+  assert_all_subsets(s, &g, g.n, 8, "after reset");
+  cr_assert_eq(ic_solver_invariant_violations(s), 0);
+  ic_solver_destroy(s);
+  tg_free(&g);
+}
+
+/* A loop: n dynamic instances of 7 static instructions (pcs), each a copy
+ * of its random template's edges, in about every `every`-th instance of
+ * which one latency part (all: the first part of every edge) changes to a
+ * random value below vary: most records repeat an earlier one of their pc
+ * byte for byte (memo hits), the others must not be taken for them. */
+static void tg_loop(tg *g, size_t n, uint64_t seed, uint32_t vary, uint32_t every, int all) {
+  tg tmpl = {0};
+  tg_random(&tmpl, 7, seed, 30, 8);
+  uint64_t x = seed * 0x2545F4914F6CDD1Dull + 3;
+  for (size_t i = 0; i < n; i++) {
+    ic_graph_rec *r = tg_inst(g);
+    const ic_graph_rec *t = &tmpl.r[i % 7];
+    r->pc = 0x10000 + 4 * (i % 7);
+    r->nedges = t->nedges;
+    memcpy(r->edge, t->edge, sizeof r->edge);
+    if (tg_rand(&x) % every == 0)
+      for (int k = 0; k < r->nedges; k++) {
+        ic_edge *e = &r->edge[all ? k : (int)(tg_rand(&x) % r->nedges)];
+        if (e->nparts) e->part[0].cycles = tg_rand(&x) % vary;
+        if (!all) break;
+      }
+  }
+  tg_free(&tmpl);
+}
+
+Test(solver_threads, memo_of_repeated_records_exact) {
+  for (uint64_t seed = 600; seed < 602; seed++) {
+    tg g = {0};
+    tg_loop(&g, 1000, seed, 50, 4, 0);
+    tg_stamp(&g);
+    for (int threads = 1; threads <= 2; threads++) {
+      ic_solver_stats st = check_mode(&g, seed, all8, 8, threads, (int)(seed & 1), 64);
+      cr_assert_gt(st.memo_hits, g.n / 2, "%llu memo hits", (unsigned long long)st.memo_hits);
+      cr_assert_lt(st.memo_hits, g.n);
+    }
+    tg_free(&g);
+  }
+}
+
+/* Memos point into the latency-vector store: a store cleared under them
+ * (many shapes) must not leave one in use. */
+Test(solver_threads, memo_survives_store_flush_exact) {
+  tg g = {0};
+  tg_loop(&g, 3000, 700, 1u << 18, 2, 1);
+  tg_stamp(&g);
+  for (int threads = 1; threads <= 2; threads++) {
+    ic_solver_stats st = check_mode(&g, 700, all8, 8, threads, 0, 200);
+    cr_assert_gt(st.lat_flushes, 0);
+    cr_assert_gt(st.memo_hits, g.n / 8);
+  }
+  tg_free(&g);
+}
