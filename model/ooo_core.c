@@ -26,6 +26,7 @@
  * counters (front-end gap cycles by cause, dispatch cycles blocked by a full
  * window, issue cycles blocked by FUs or MSHRs, commit cycles blocked by
  * store bandwidth), see attribute(). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,7 @@ struct ooo_core {
   uint8_t *ep_cat;
   uint64_t *pp_src;      /* load waiting on an older load's miss, or NONE */
   uint8_t *fl, *pending;
+  uint8_t *pmask;      /* bit k: prod slot k holds a producer */
   uint64_t *racc;      /* max producer-ready time seen so far */
   uint64_t *cons_head; /* first consumer link (seq*4+slot) */
   uint64_t *cons_next; /* [cap*4] next link of each source slot */
@@ -208,8 +210,23 @@ typedef struct budget {
  * after every byte store (uint8_t aliases everything). */
 static inline ic_edge *edge1(ic_edge **cur, uint8_t kind, uint32_t dist, uint8_t cat, uint64_t cyc) {
   ic_edge *e = (*cur)++;
-  /* one wide store of the whole edge beats five narrow ones */
-  *e = (ic_edge){.kind = kind, .nparts = cyc != 0, .dist = dist, .part = {{(uint32_t)cyc, cat}}};
+  /* the header and the first part as two wide stores; parts past nparts
+   * are never read, so they are not cleared */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  _Static_assert(offsetof(ic_edge, nparts) == 1 && offsetof(ic_edge, flags) == 2 &&
+                     offsetof(ic_edge, dist) == 4 && offsetof(ic_edge, part) == 8 &&
+                     offsetof(ic_lat_part, cat) == 4,
+                 "edge header layout");
+  uint64_t w[2] = {kind | (uint64_t)(cyc != 0) << 8 | (uint64_t)dist << 32,
+                   (uint32_t)cyc | (uint64_t)cat << 32};
+  memcpy(e, w, sizeof w);
+#else
+  e->kind = kind;
+  e->nparts = cyc != 0;
+  e->flags = 0;
+  e->dist = dist;
+  e->part[0] = (ic_lat_part){(uint32_t)cyc, cat};
+#endif
   return e;
 }
 
@@ -371,6 +388,7 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->pp_src, n);
   ALLOC(c->fl, n);
   ALLOC(c->pending, n);
+  ALLOC(c->pmask, n);
   ALLOC(c->racc, n);
   ALLOC(c->cons_head, n);
   ALLOC(c->cons_next, n * 4);
@@ -448,7 +466,7 @@ oom:
 void ooo_destroy(ooo_core *c) {
   if (!c) return;
   free(c->in); free(c->F); free(c->D); free(c->R); free(c->E); free(c->P); free(c->C);
-  free(c->fl); free(c->pending); free(c->racc); free(c->cons_head); free(c->cons_next);
+  free(c->fl); free(c->pending); free(c->pmask); free(c->racc); free(c->cons_head); free(c->cons_next);
   free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_none);
   free(c->dwin); free(c->re_mshr); free(c->re_lg); free(c->sb_blk); free(c->blk_why);
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
@@ -639,8 +657,8 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   /* R: DR, PR */
   edge1(&cur, IC_EDGE_DR, 0, IC_CAT_NONE, c->dr);
   const uint64_t *prod = &c->prod[x * 4];
-  for (int k = 0; k < 4; k++) {
-    if (prod[k] == NONE_SEQ) continue;
+  for (unsigned m = c->pmask[x]; m; m &= m - 1) {
+    int k = __builtin_ctz(m);
     ic_edge *pr = edge1(&cur, IC_EDGE_PR, (uint32_t)(i - prod[k]), IC_CAT_NONE, c->wk - 1);
     if (k == 3) pr->flags = IC_EDGE_MEM;
   }
@@ -1019,6 +1037,7 @@ static void dispatch(ooo_core *c, uint64_t t) {
     c->cons_head[x] = NONE_SEQ;
     uint8_t pend = 0;
     for (int k = 0; k < 4; k++) c->prod[x * 4 + k] = NONE_SEQ;
+    uint8_t pm = 0;
     for (int k = 0; k < IC_MAX_SRC; k++) {
       uint8_t reg = in->src[k];
       if (reg == IC_REG_NONE || reg == IC_REG_X0 || reg >= IC_REG_COUNT) continue;
@@ -1028,6 +1047,7 @@ static void dispatch(ooo_core *c, uint64_t t) {
       for (int q = 0; q < k; q++) dup |= c->prod[x * 4 + q] == w;
       if (dup) continue;
       c->prod[x * 4 + k] = w;
+      pm |= (uint8_t)(1u << k);
       uint64_t wx = w & c->mask;
       if (w < c->head || (c->fl[wx] & FL_ISSUED)) { /* committed ones may be out of the ring */
         uint64_t avail = c->Phist[w & c->hmask] + c->wk - 1;
@@ -1071,6 +1091,7 @@ static void dispatch(ooo_core *c, uint64_t t) {
           uint64_t ss = si->mem_size ? si->mem_size : 1;
           if (si->mem_addr <= a && si->mem_addr + ss >= a + sz) c->fl[x] = (f |= FL_FWD);
           c->prod[x * 4 + 3] = best;
+          pm |= 8;
           uint64_t bx = best & c->mask;
           if (c->fl[bx] & FL_ISSUED) {
             uint64_t avail = c->P[bx] + c->wk - 1;
@@ -1088,6 +1109,7 @@ static void dispatch(ooo_core *c, uint64_t t) {
     if (in->dst[0] != IC_REG_NONE && in->dst[0] != IC_REG_X0 && in->dst[0] < IC_REG_COUNT)
       c->last_writer[in->dst[0]] = i;
     c->pending[x] = pend;
+    c->pmask[x] = pm;
     if (!pend) make_ready(c, i, t);
     c->disp++;
     n++;
