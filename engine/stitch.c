@@ -1,8 +1,8 @@
 /* stitch.c: the stitcher (stitch.h), paper Fig. 7. */
 #include "stitch.h"
 
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "categories.h"
 
@@ -241,6 +241,7 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
   uint64_t pc = sk->start_pc;
   uint64_t maxdist = (uint64_t)IC_WIN_FACTOR * m->rob;
   uint64_t exact = 0, approx = 0, inferred = 0, patched = 0;
+  uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
   uint32_t n = sk->n;
   sig_detail cur;
   for (uint32_t k = 0; k < n; k++) {
@@ -273,16 +274,40 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
     r->opclass = si.opclass;
     r->nedges = 0;
     memset(r->t, 0, sizeof r->t);
+    /* fetch groups along the path: a group ends after fetch_width
+       instructions or at its fetch_taken-th taken control transfer; the
+       instruction after a misprediction starts one (its gap is the PD
+       penalty). The first of a group that followed a full group gets the
+       one-cycle fetch break (bw) on DD, wherever the sample's instance had
+       its own: where the breaks fall is a property of the path, not of the
+       instruction, and breaks pasted from other instances land at random
+       distances instead of one per group, which lengthens the front end.
+       A sample of this very instance (its retire count is the position's)
+       keeps its own gap. */
+    int mispred_before = k > 0 && have_pd;
+    int group_break = 0;
+    if (k == 0 || mispred_before) {
+      gcnt = 0;
+      gtaken = 0;
+    } else if (gcnt >= m->fetch_width || (m->fetch_taken && gtaken >= m->fetch_taken)) {
+      gcnt = 0;
+      gtaken = 0;
+      group_break = 1;
+    }
+    gcnt++;
+    if (is_control(si.opclass) && (b & SIG_B1)) gtaken++;
     /* D node */
     const ic_edge *it = item(d, IC_EDGE_DD, 0);
+    ic_edge *dd = new_edge(r, IC_EDGE_DD, 1);
+    int own = d && cur.seq == sk->seq + k;
     if (it) {
-      *new_edge(r, IC_EDGE_DD, 1) = *it;
-    } else {
-      ic_edge *dd = new_edge(r, IC_EDGE_DD, 1);
-      if (!d && (b & SIG_B2) && !is_control(si.opclass) && si.opclass != IC_OP_LOAD &&
-          si.opclass != IC_OP_STORE)
-        part(dd, IC_CAT_IMISS, m->l2_latency);
+      *dd = *it;
+      if (!own) drop_parts(dd, IC_CAT_BW);
+    } else if (!d && (b & SIG_B2) && !is_control(si.opclass) && si.opclass != IC_OP_LOAD &&
+               si.opclass != IC_OP_STORE) {
+      part(dd, IC_CAT_IMISS, m->l2_latency);
     }
+    if (!own && group_break) part(dd, IC_CAT_BW, 1);
     uint8_t present = d ? d->present : (SIG_HAS_FBW | SIG_HAS_CD | SIG_HAS_CBW);
     if (present & SIG_HAS_FBW) {
       it = item(d, IC_EDGE_FBW, 0);

@@ -22,15 +22,32 @@
  * pc exists.
  *
  * Records. Position k's edges come from its best sample (sig_db.h: window of
- * the skeleton's bits at k-10..k+10 that lie inside the skeleton; wanted
- * retire count = the skeleton's + k): DD, RE, EP, CC, PP, memory PR, the
- * FBW/CD/PC/CBW overrides and any other measured kind (FU, IBW) as sampled; the PD item of the sample at k-1
- * becomes k's PD edge (at k = 0, which has no previous sample: the PD
- * item the sample of k charged to itself, SIG_ITEM_SELF). Rebuilt from the machine: DR (dispatch_ready),
+ * the skeleton's bits at k-10..k+10 that lie inside the skeleton, the
+ * centre (k's own 2 bits) ranked first; wanted retire count = the
+ * skeleton's + k): DD, RE, EP, CC, PP, memory PR, the FBW/CD/PC/CBW
+ * overrides and any other measured kind (FU, MSHR) as sampled; the PD item
+ * of the sample at k-1 becomes k's PD edge (at k = 0, which has no previous
+ * sample: the PD item the sample of k charged to itself, SIG_ITEM_SELF).
+ * Own bits first: where the best sample's own bits differ from the
+ * skeleton's (no sample of the pc agreed), what the bits decide is taken
+ * from them as for an inferred instruction: a load's EP (hit / L2 hit / L2
+ * miss; no PP and no dmiss wait on a hit), a store's dmiss parts, a control
+ * transfer's misprediction penalty for the next instruction, another
+ * instruction's I-cache miss (counted as patched).
+ * Fetch breaks: DD's bw part (the one-cycle break before the first
+ * instruction of a fetch group) is placed by the path, not copied: groups
+ * end after fetch_width instructions or at the fetch_taken-th taken control
+ * transfer (bit 1), and restart after a misprediction; the first of a group
+ * after a full one gets 1 cycle (bw). Only a sample of this very instance
+ * (retire count = the skeleton's + k) keeps its own DD as measured.
+ * Rebuilt from the machine: DR (dispatch_ready),
  * FBW (fetch_width, bw 1), CD (rob, 0), PC (1), CBW (commit_width, bw 1)
  * as the sample's present mask says, register PR edges to the last writer of
  * each source register within the fragment and within IC_WIN_FACTOR * rob
- * (latency wakeup - 1), as the model builds them.
+ * (latency wakeup - 1), IBW edges (latency 1, bw) to the register ancestor
+ * issue_width + 1 steps up the chain through each instruction's youngest
+ * register producer (issue_width 1..16; none outside), as the model builds
+ * them.
  * Inferred, where the pc has no detailed sample (or the sample's opclass
  * disagrees with the image): no DD/RE/CC waits; EP = the opclass latency
  * (shalu for one-cycle integer and control ops, lgalu for the others, a load
@@ -89,7 +106,7 @@ void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b);
 /* Stitches skeleton sk into recs[0 .. sk->n) (seq 0..n-1, stamps 0). On
  * success *built = sk->n; on an abort *built = 0 and the reason is counted
  * in st (st's counts are added to, not reset). Returns IC_OK either way;
- * IC_EINPUT only for a database that is not built.
+ * IC_ERUN only when out of memory (the IBW ancestor rows).
  * Time complexity: O(n * (distinct signatures per pc + log samples)). */
 ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_program_image *img,
                              const sig_skeleton *sk, ic_graph_rec *recs, size_t *built,

@@ -122,7 +122,8 @@
   X(l2_latency, "l2.latency") \
   X(mem_latency, "mem.latency") \
   X(tlb_miss, "tlb.miss_latency") \
-  X(issue_width, "core.issue_width")
+  X(issue_width, "core.issue_width") \
+  X(fetch_taken, "core.fetch_taken")
 
 typedef struct sig_machine {
 #define SIG_X(f, k) uint32_t f;

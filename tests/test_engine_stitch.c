@@ -2,8 +2,10 @@
  * than from a sample: the instruction's own bits override what a sample
  * taken at another event says (a hit sample for a load the skeleton says
  * missed the L2, a branch sample without a misprediction where the skeleton
- * has one), and IBW edges are rebuilt from the register chains of the
- * stitched path (a sampled IBW distance is never used).
+ * has one), IBW edges are rebuilt from the register chains of the
+ * stitched path (a sampled IBW distance is never used), and fetch breaks
+ * (DD's bw part) fall where the path's fetch groups start, not where a
+ * sample from another instance had its own.
  *
  * Program (4-byte instructions, straight line then a loop back):
  *   0x100 addi x5 <- x5   0x104 addi x5 <- x5   0x108 ld x6 <- (x5)
@@ -222,5 +224,51 @@ Test(stitch_skeleton, ibw_rebuilt_from_the_register_chain) {
   cr_assert_eq(ic_solver_create(&sv, cats, 1, &err), IC_OK);
   cr_assert_eq(ic_solver_feed(sv, recs, 12, &err), IC_OK, "%s", err.msg);
   ic_solver_destroy(sv);
+  sig_db_destroy(db);
+}
+
+/* DD's bw part of position k (0 if none). */
+static uint64_t dd_bw(const ic_graph_rec *r) {
+  const ic_edge *dd = find(r, IC_EDGE_DD);
+  cr_assert_not_null(dd);
+  return ic_edge_latency(dd, 0) - ic_edge_latency(dd, IC_CATBIT(IC_CAT_BW));
+}
+
+Test(stitch_skeleton, fetch_breaks_follow_the_path) {
+  /* no misprediction; the branch of the first iteration taken (back to
+     0x100), the last one not */
+  static const uint8_t nb[12] = {0, 0, B1, 0, 0, B1, 0, 0, B1, 0, 0, 0};
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  /* the add at 0x10c sampled at another instance with a break of its own,
+     and once at position 9 of the skeleton itself (retire count 5009) */
+  sig_detail other = sample(10, 0x10c, IC_OP_INT_ALU, 0x110, 0);
+  add(&other, IC_EDGE_DD, 1, IC_CAT_BW, 1);
+  sig_detail self = sample(5009, 0x10c, IC_OP_INT_ALU, 0x110, 0);
+  add(&self, IC_EDGE_DD, 1, IC_CAT_BW, 1);
+  cr_assert_eq(o.detail(o.ctx, &other, &err), IC_OK);
+  cr_assert_eq(o.detail(o.ctx, &self, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  sig_machine m = machine();
+  for (uint32_t ft = 1; ft <= 2; ft++) {
+    m.fetch_taken = ft;
+    sig_skeleton sk = {5000, 0x100, 12, (uint8_t *)nb};
+    ic_graph_rec recs[12];
+    size_t built;
+    ic_stitch_stats st = {0};
+    cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+    cr_assert_eq(built, 12);
+    /* fetch width 4: groups [0..3] [4..7] [8..11] when a taken branch does
+       not end one (fetch_taken 2); with fetch_taken 1 the taken branch at 5
+       ends its group: [4, 5] [6..9] [10, 11]. Position 3's sample (another
+       instance) does not bring its break; position 9's own sample does. */
+    for (int k = 0; k < 12; k++) {
+      int brk = ft == 2 ? (k == 4 || k == 8) : (k == 4 || k == 6 || k == 10);
+      if (k == 9) brk = 1;
+      cr_assert_eq(dd_bw(&recs[k]), (uint64_t)brk, "fetch_taken %u, position %d", ft, k);
+    }
+  }
   sig_db_destroy(db);
 }

@@ -31,6 +31,7 @@ static sig_machine baseline_machine(void) {
   m.mem_latency = 100;
   m.tlb_miss = 30;
   m.issue_width = 6;
+  m.fetch_taken = 2;
   return m;
 }
 
