@@ -66,6 +66,7 @@
 #include "solver.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +93,8 @@
 #define QCAP 256u
 #define PUBLISH_EVERY 16u
 #define WAKE_AT (QCAP / 4)
-#define SPIN 2000
+#define SPIN_PAUSE 500
+#define SPIN (SPIN_PAUSE + 200)
 
 enum { RING_D, RING_P, RING_C, RING_COUNT };
 
@@ -199,6 +201,17 @@ struct memo {
   struct msrc src[2 * IC_MAX_EDGES];
 };
 
+/* What evaluating a plan needs besides the plan (exec_plan), held where
+ * the evaluating thread owns the cache line (the solver's own fields are
+ * written by the planner all the time): the time-0 vector, the bases, the
+ * kernel, and the baseline mismatches this evaluator found. */
+struct xenv {
+  const int32_t *zero;
+  const int64_t *base;
+  int avx2;
+  uint64_t viol, first;
+};
+
 /* The two-thread pipeline: the caller's thread plans (plan_one) into q, a
  * worker evaluates the plans in order (exec_plan). head = plans published
  * to the worker, tail = plans it has evaluated; each is written by one side
@@ -213,6 +226,7 @@ struct pipe {
   _Atomic int psleep;              /* the planner sleeps (waits for tail >= pwant) */
   _Atomic uint64_t pwant;
   _Atomic int stop;
+  _Alignas(64) struct xenv wx;     /* the worker's */
   _Alignas(64) uint64_t planned;   /* plans written (planner only; >= head) */
   uint64_t tail_seen;              /* planner's last look at tail */
   struct plan *q;                  /* [QCAP] */
@@ -253,7 +267,7 @@ struct ic_solver {
   uint64_t far_c;            /* distance of the last win-half CD source (0: none) */
   ic_solver_stats st;        /* the planner's counts (violations: see below) */
   /* Written by whichever thread evaluates plans: */
-  uint64_t xviol, xfirst;    /* baseline mismatches, seq of the first */
+  struct xenv xs;            /* the planning thread's */
   struct memo *memo;         /* [MEMO_SLOTS] */
   uint64_t mgen;             /* generation of valid memos (>= 1) */
   uint32_t split;            /* two-thread mode: the worker's lanes are [0, split) */
@@ -404,25 +418,25 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
  * and, with lane 0, compares subset {} with the record's stamps. In
  * two-thread mode the worker runs it for lanes [0, split) and the planning
  * thread for [split, np): each touches only its lanes of every vector
- * (rings, R and E scratch), xviol/xfirst belong to the worker, and what
- * the planner changes only while the pipeline is drained (base, zero, the
+ * (rings, R and E scratch) and counts in its own xenv, and what the
+ * planner changes only while the pipeline is drained (base, zero, the
  * rings' places) is only read. */
-static void exec_plan(ic_solver *s, const struct plan *pl, uint32_t lo, uint32_t hi) {
+static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
 #ifdef HAVE_AVX2_KERNEL
-  if (s->avx2) {
+  if (x->avx2) {
     for (int node = 0; node < IC_NODE_COUNT; node++)
-      k_node_avx2(pl->out[node], s->zero, pl, node, lo, hi);
+      k_node_avx2(pl->out[node], x->zero, pl, node, lo, hi);
   } else
 #endif
     for (int node = 0; node < IC_NODE_COUNT; node++)
-      k_node_generic(pl->out[node], s->zero, pl, node, lo, hi);
+      k_node_generic(pl->out[node], x->zero, pl, node, lo, hi);
 
   /* Baseline invariant: subset 0 idealizes nothing. */
   if (lo == 0)
     for (int node = 0; node < IC_NODE_COUNT; node++)
-      if ((uint64_t)(s->base[0] + pl->out[node][0]) != pl->t[node]) {
-        if (!s->xviol) s->xfirst = pl->seq;
-        s->xviol++;
+      if ((uint64_t)(x->base[0] + pl->out[node][0]) != pl->t[node]) {
+        if (!x->viol) x->first = pl->seq;
+        x->viol++;
         break;
       }
 
@@ -444,20 +458,28 @@ static void exec_plan(ic_solver *s, const struct plan *pl, uint32_t lo, uint32_t
 
 static void *vec_alloc_raw(size_t count, size_t size);
 
-static inline void cpu_relax(void) {
+/* One step of waiting for the other thread: a pause at first, then
+ * giving the CPU away (on a loaded machine both threads may share one
+ * CPU, and the other one is what we wait for). */
+static inline void wait_step(int spin) {
+  if (spin < SPIN_PAUSE) {
 #if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
+    __builtin_ia32_pause();
 #endif
+  } else {
+    sched_yield();
+  }
 }
 
 static void *pipe_worker(void *arg) {
   ic_solver *s = arg;
   struct pipe *p = s->pipe;
+  struct plan *const q = p->q;
   uint64_t t = atomic_load(&p->tail);
   for (;;) {
     uint64_t h = atomic_load_explicit(&p->head, memory_order_acquire);
     for (int spin = 0; h == t && spin < SPIN; spin++) {
-      cpu_relax();
+      wait_step(spin);
       h = atomic_load_explicit(&p->head, memory_order_acquire);
     }
     if (h == t) {
@@ -469,8 +491,11 @@ static void *pipe_worker(void *arg) {
       pthread_mutex_unlock(&p->m);
       if (h == t) return NULL; /* stopped, nothing left */
     }
+    /* the solver's fields change only while the queue is empty */
+    const uint32_t split = s->split;
+    p->wx.avx2 = s->avx2;
     while (t != h) {
-      exec_plan(s, &p->q[t & (QCAP - 1)], 0, s->split);
+      exec_plan(&p->wx, &q[t & (QCAP - 1)], 0, split);
       t++;
       if ((t & (PUBLISH_EVERY - 1)) == 0 || t == h) {
         atomic_store(&p->tail, t);
@@ -504,7 +529,7 @@ static void pipe_publish(struct pipe *p, int force) {
 static void pipe_wait_tail(struct pipe *p, uint64_t soon, uint64_t later) {
   for (int spin = 0; spin < SPIN; spin++) {
     if (atomic_load_explicit(&p->tail, memory_order_acquire) >= soon) return;
-    cpu_relax();
+    wait_step(spin);
   }
   pthread_mutex_lock(&p->m);
   atomic_store(&p->pwant, later);
@@ -546,13 +571,13 @@ static struct plan *plan_slot(ic_solver *s) {
 static void plan_done(ic_solver *s, struct plan *pl) {
   struct pipe *p = s->pipe;
   if (!p) {
-    exec_plan(s, pl, 0, s->np);
+    exec_plan(&s->xs, pl, 0, s->np);
     return;
   }
   p->planned++;
   if (p->planned - atomic_load_explicit(&p->head, memory_order_relaxed) >= PUBLISH_EVERY)
     pipe_publish(p, 0);
-  if (s->split < s->np) exec_plan(s, pl, s->split, s->np);
+  if (s->split < s->np) exec_plan(&s->xs, pl, s->split, s->np);
 }
 
 static void pipe_stop(ic_solver *s) {
@@ -564,6 +589,10 @@ static void pipe_stop(ic_solver *s) {
   pthread_cond_signal(&p->cv_work);
   pthread_mutex_unlock(&p->m);
   pthread_join(p->th, NULL);
+  if (p->wx.viol) {
+    if (!s->xs.viol || p->wx.first < s->xs.first) s->xs.first = p->wx.first;
+    s->xs.viol += p->wx.viol;
+  }
   pthread_cond_destroy(&p->cv_work);
   pthread_cond_destroy(&p->cv_done);
   pthread_mutex_destroy(&p->m);
@@ -585,6 +614,7 @@ static int pipe_start(ic_solver *s) {
   atomic_init(&p->pwant, 0);
   atomic_init(&p->stop, 0);
   p->q = vec_alloc_raw(QCAP, sizeof *p->q);
+  p->wx = (struct xenv){s->zero, s->base, s->avx2, 0, 0};
   int ok = p->q != NULL;
   int mi = ok && pthread_mutex_init(&p->m, NULL) == 0;
   int c1 = mi && pthread_cond_init(&p->cv_work, NULL) == 0;
@@ -614,9 +644,12 @@ void ic_solver_set_threads(ic_solver *s, int threads) {
   } else if (threads < 2 && s->pipe) {
     pipe_stop(s);
   }
-  /* The planner's share of the lanes: planning costs about a third of
-   * evaluating 256 lanes (memo hits), and runs at a lower rate. */
-  s->split = s->np - (s->np >= 256 ? s->np / 8 : 0);
+  /* The planner's share of the lanes. Planning a record costs about what
+   * evaluating 128 lanes does (mix workload, 8 categories, callgrind: 740
+   * instructions a record planning, 2230 evaluating 256 lanes alone, 1810
+   * and 860 for lanes [0, 192) and [192, 256) when split), so from 128
+   * lanes up the planner takes a quarter; below, the worker all. */
+  s->split = s->np - (s->np >= 128 ? s->np / 4 : 0);
 }
 
 int ic_solver_threads(const ic_solver *s) { return s->pipe ? 2 : 1; }
@@ -768,6 +801,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   }
   for (int k = 0; k < ncat; k++)
     for (uint32_t x = 0; x < s->np; x++) s->bitm[(size_t)k * s->np + x] = (x >> k) & 1 ? -1 : 0;
+  s->xs = (struct xenv){s->zero, s->base, s->avx2, 0, 0};
   ic_solver_reset(s);
   ic_solver_set_threads(s, 0);
   *out = s;
@@ -803,7 +837,8 @@ void ic_solver_reset(ic_solver *s) {
   memset(s->zero, 0, s->np * sizeof *s->zero);
   memset(s->times, 0, s->n * sizeof *s->times);
   memset(&s->st, 0, sizeof s->st);
-  s->xviol = s->xfirst = 0;
+  s->xs.viol = s->xs.first = 0;
+  if (s->pipe) s->pipe->wx.viol = s->pipe->wx.first = 0;
   s->st.window = max_window(s);
 }
 
@@ -1183,16 +1218,28 @@ const uint64_t *ic_solver_times(const ic_solver *s) {
 int ic_solver_ncat(const ic_solver *s) { return s->ncat; }
 uint64_t ic_solver_instructions(const ic_solver *s) { return s->st.instructions; }
 
-uint64_t ic_solver_invariant_violations(const ic_solver *s) {
+/* Baseline mismatches found by both evaluators (in seq order each). */
+static void violations(const ic_solver *s, uint64_t *count, uint64_t *first) {
   pipe_drain(s);
-  return s->xviol;
+  *count = s->xs.viol;
+  *first = s->xs.first;
+  const struct pipe *p = s->pipe;
+  if (p && p->wx.viol) {
+    if (!*count || p->wx.first < *first) *first = p->wx.first;
+    *count += p->wx.viol;
+  }
+}
+
+uint64_t ic_solver_invariant_violations(const ic_solver *s) {
+  uint64_t n, first;
+  violations(s, &n, &first);
+  return n;
 }
 
 void ic_solver_get_stats(const ic_solver *s, ic_solver_stats *out) {
   pipe_drain(s);
   *out = s->st;
-  out->violations = s->xviol;
-  out->first_violation_seq = s->xfirst;
+  violations(s, &out->violations, &out->first_violation_seq);
   out->threads = (uint32_t)ic_solver_threads(s);
 }
 
@@ -1222,6 +1269,7 @@ void ic_solver_force_generic(ic_solver *s, int on) {
     s->avx2 = 0;
   else
     s->avx2 = __builtin_cpu_supports("avx2");
+  s->xs.avx2 = s->avx2;
 #else
   (void)on;
 #endif
