@@ -68,8 +68,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "graph.h"
@@ -93,6 +95,10 @@
 #define QCAP 256u
 #define PUBLISH_EVERY 16u
 #define WAKE_AT (QCAP / 4)
+/* The worker fetches the plan PLAN_AHEAD ahead: its first PLAN_FETCH_BYTES
+ * (header and 16 entries). */
+#define PLAN_AHEAD 3u
+#define PLAN_FETCH_BYTES (offsetof(struct plan, e) + 16 * sizeof(struct pe))
 #define SPIN_PAUSE 500
 #define SPIN (SPIN_PAUSE + 200)
 
@@ -271,6 +277,9 @@ struct ic_solver {
   struct memo *memo;         /* [MEMO_SLOTS] */
   uint64_t mgen;             /* generation of valid memos (>= 1) */
   uint32_t split;            /* two-thread mode: the worker's lanes are [0, split) */
+  int split_fixed;           /* set by ic_solver_set_split, else adaptive */
+  uint32_t epoch_n, adapt_step; /* adapt_split's state */
+  double epoch_t0, cand_time[3];
   struct plan *one;          /* single-thread mode: the one plan */
   struct pipe *pipe;         /* two-thread mode, or NULL */
 };
@@ -432,7 +441,7 @@ static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
       k_node_generic(pl->out[node], x->zero, pl, node, lo, hi);
 
   /* Baseline invariant: subset 0 idealizes nothing. */
-  if (lo == 0)
+  if (lo == 0 && hi > 0)
     for (int node = 0; node < IC_NODE_COUNT; node++)
       if ((uint64_t)(x->base[0] + pl->out[node][0]) != pl->t[node]) {
         if (!x->viol) x->first = pl->seq;
@@ -495,7 +504,13 @@ static void *pipe_worker(void *arg) {
     const uint32_t split = s->split;
     p->wx.avx2 = s->avx2;
     while (t != h) {
-      exec_plan(&p->wx, &q[t & (QCAP - 1)], 0, split);
+      /* plans were just written on the other CPU: fetch the next ones'
+       * header and usual entries ahead, so their transfer overlaps work */
+      if (t + PLAN_AHEAD < h) {
+        const char *nx = (const char *)&q[(t + PLAN_AHEAD) & (QCAP - 1)];
+        for (size_t off = 0; off < PLAN_FETCH_BYTES; off += 64) __builtin_prefetch(nx + off, 0, 3);
+      }
+      if (split) exec_plan(&p->wx, &q[t & (QCAP - 1)], 0, split);
       t++;
       if ((t & (PUBLISH_EVERY - 1)) == 0 || t == h) {
         atomic_store(&p->tail, t);
@@ -634,7 +649,7 @@ static int pipe_start(ic_solver *s) {
  * a thread and the machine has a second CPU. */
 static int default_threads(const ic_solver *s) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  return cpus >= 2 && s->np >= 64 ? 2 : 1;
+  return cpus >= 2 && s->ncat >= 3 ? 2 : 1;
 }
 
 void ic_solver_set_threads(ic_solver *s, int threads) {
@@ -644,15 +659,79 @@ void ic_solver_set_threads(ic_solver *s, int threads) {
   } else if (threads < 2 && s->pipe) {
     pipe_stop(s);
   }
-  /* The planner's share of the lanes. Planning a record costs about what
-   * evaluating 128 lanes does (mix workload, 8 categories, callgrind: 740
-   * instructions a record planning, 2230 evaluating 256 lanes alone, 1810
-   * and 860 for lanes [0, 192) and [192, 256) when split), so from 128
-   * lanes up the planner takes a quarter; below, the worker all. */
-  s->split = s->np - (s->np >= 128 ? s->np / 4 : 0);
 }
 
 int ic_solver_threads(const ic_solver *s) { return s->pipe ? 2 : 1; }
+
+/* Lane split in two-thread mode. Planning a record costs about what
+ * evaluating 128 lanes does (mix workload, 8 categories, callgrind: 740
+ * instructions a record planning, 2230 evaluating 256 lanes), so from 128
+ * lanes up the planner could take a share; but the two threads' lanes are
+ * neighbours in every vector, and whether that pays depends on where the
+ * two CPUs are (measured on this project's 2-CPU virtual machine: from 0.6x
+ * to 1.1x of the planner taking none, from one minute to the next). So by
+ * default the split adapts: every EPOCH records the planner measures the
+ * wall time of the epoch; it tries each candidate split for one epoch (the
+ * worker all lanes, three quarters, half), then keeps the fastest for
+ * EXPLOIT epochs, and tries again. A change drains the queue first. */
+#define EPOCH 8192u
+#define EXPLOIT 16u
+
+static uint32_t split_lanes(const ic_solver *s, int lanes) {
+  if (lanes < 0 || (uint32_t)lanes >= s->np) return s->np;
+  uint32_t g = s->np >= 4 * LANES ? 4 * LANES : LANES;
+  return (uint32_t)lanes / g * g;
+}
+
+void ic_solver_set_split(ic_solver *s, int lanes) {
+  pipe_drain(s);
+  s->split_fixed = lanes >= 0;
+  s->split = split_lanes(s, lanes);
+  s->epoch_n = 0;
+  s->adapt_step = 0;
+}
+
+static double mono_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Called once a record in two-thread mode with an adaptive split. */
+static void adapt_split(ic_solver *s) {
+  if (++s->epoch_n < EPOCH) return;
+  const double now = mono_now(), dt = now - s->epoch_t0;
+  const int ncand = s->np >= 128 ? 3 : 1;
+  s->epoch_n = 0;
+  s->epoch_t0 = now;
+  if (ncand == 1) return;
+  /* steps 1..ncand: the epoch just ended ran candidate step - 1 */
+  if (s->adapt_step >= 1 && s->adapt_step <= (uint32_t)ncand) {
+    s->cand_time[s->adapt_step - 1] = dt;
+  }
+  uint32_t next;
+  if (s->adapt_step < (uint32_t)ncand) {
+    next = s->adapt_step++;
+  } else if (s->adapt_step == (uint32_t)ncand) {
+    next = 0;
+    for (int c = 1; c < ncand; c++)
+      if (s->cand_time[c] < s->cand_time[next]) next = (uint32_t)c;
+    s->adapt_step++;
+  } else if (s->adapt_step < (uint32_t)ncand + EXPLOIT) {
+    s->adapt_step++;
+    return;
+  } else {
+    s->adapt_step = 1;
+    next = 0;
+  }
+  const uint32_t split = s->np - next * (s->np / 4);
+  if (split != s->split) {
+    pipe_drain(s);
+    s->split = split;
+    s->st.split_changes++;
+    s->epoch_t0 = mono_now();
+  }
+}
 
 static void k_fill(int32_t *v, int32_t x, uint32_t np) {
   for (uint32_t s = 0; s < np; s += LANES) ST(v + s, SPLAT(x));
@@ -802,6 +881,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   for (int k = 0; k < ncat; k++)
     for (uint32_t x = 0; x < s->np; x++) s->bitm[(size_t)k * s->np + x] = (x >> k) & 1 ? -1 : 0;
   s->xs = (struct xenv){s->zero, s->base, s->avx2, 0, 0};
+  s->split = s->np;
   ic_solver_reset(s);
   ic_solver_set_threads(s, 0);
   *out = s;
@@ -1188,6 +1268,7 @@ ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_er
     struct plan *pl = plan_slot(s);
     if ((st = plan_one(s, &recs[i], pl, err)) != IC_OK) break;
     plan_done(s, pl);
+    if (s->pipe && !s->split_fixed) adapt_split(s);
     if (s->ubound > REBASE_AT) {
       pipe_drain(s);
       rebase(s);

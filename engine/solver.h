@@ -60,6 +60,7 @@ typedef struct ic_solver_stats {
   uint64_t lat_flushes;   /* times the latency-vector store filled and was cleared */
   uint64_t memo_hits;     /* records planned from an earlier record of the same pc */
   uint32_t threads;       /* threads the solver runs on (ic_solver_set_threads) */
+  uint64_t split_changes; /* times the adaptive lane split changed (two threads) */
 } ic_solver_stats;
 
 /* Creates a solver for categories cats[0..ncat) (distinct ic_category ids,
@@ -101,12 +102,19 @@ void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions);
  * and statistics (ic_solver_times, ic_solver_get_stats,
  * ic_solver_invariant_violations) wait for it. Results are identical in
  * both modes. threads <= 0 chooses: 2 where the machine has two or more
- * online CPUs and there are at least 6 categories (64 subsets), else 1;
+ * online CPUs and there are at least 3 categories, else 1;
  * more than 2 means 2. The default at create is <= 0. If the worker cannot
  * be started the solver stays at 1 (ic_solver_threads says which). Not
  * thread-safe: one caller thread per solver, as for every other call. */
 void ic_solver_set_threads(ic_solver *s, int threads);
 int ic_solver_threads(const ic_solver *s);
+
+/* Two-thread mode only: the worker evaluates lanes (subsets) [0, lanes) of
+ * every record and the caller's thread the rest, besides planning. lanes is
+ * rounded down to a multiple of 32 (of 8 below 32 subsets); lanes >= 2^ncat
+ * gives the worker all. lanes < 0 (the default) adapts it to the measured
+ * speed (solver.c). For benchmarks and tests; results never depend on it. */
+void ic_solver_set_split(ic_solver *s, int lanes);
 
 /* Uses the portable kernel even where the AVX2 one runs (tests compare the
  * two; results are identical by construction). */

@@ -485,25 +485,28 @@ static void assert_all_subsets(ic_solver *s, const tg *g, size_t n, int ncat, co
 }
 
 /* Feeds g in batches of 1..maxbatch records (as the model's sink does) with
- * `threads` threads and the AVX2 or the portable kernel, from the smallest
+ * `threads` threads, the worker evaluating `lanes` lanes (the rest: the
+ * caller's thread), and the AVX2 or the portable kernel, from the smallest
  * window, checking every subset against the reference at the end and, for
  * short graphs, at a batch boundary past a third of g;
- * switches the thread mode halfway (2 -> 1 -> 2 must stay exact). Returns
- * the stats at the end. */
+ * switches the thread mode halfway (2 -> 1 -> 2 must stay exact) and then
+ * the split (to the worker evaluating all lanes). Returns the stats at the
+ * end. */
 static ic_solver_stats check_mode(const tg *g, uint64_t seed, const uint8_t *cats, int ncat,
-                                  int threads, int generic, size_t maxbatch) {
+                                  int threads, int lanes, int generic, size_t maxbatch) {
   ic_solver *s = NULL;
   ic_err err = {{0}};
   cr_assert_eq(ic_solver_create(&s, cats, ncat, &err), IC_OK, "%s", err.msg);
   ic_solver_set_threads(s, threads);
   cr_assert_eq(ic_solver_threads(s), threads > 1 ? 2 : 1);
+  ic_solver_set_split(s, lanes);
   ic_solver_force_generic(s, generic);
   /* start from the smallest window: rings grow while plans are in flight */
   ic_solver_set_window_cap(s, 64);
   ic_solver_set_window_cap(s, 1u << 16);
   char what[96];
-  snprintf(what, sizeof what, "seed %llu, %d categories, %d threads, %s kernel",
-           (unsigned long long)seed, ncat, threads, generic ? "portable" : "AVX2");
+  snprintf(what, sizeof what, "seed %llu, %d categories, %d threads, split %d, %s kernel",
+           (unsigned long long)seed, ncat, threads, lanes, generic ? "portable" : "AVX2");
   uint64_t x = seed * 0x9E3779B97F4A7C15ull + 7;
   size_t fed = 0;
   int checked = 0, switched = 0;
@@ -523,6 +526,7 @@ static ic_solver_stats check_mode(const tg *g, uint64_t seed, const uint8_t *cat
       cr_assert_eq(ic_solver_feed(s, g->r + fed, 1, &err), IC_OK, "%s: %s", what, err.msg);
       fed++;
       ic_solver_set_threads(s, threads);
+      ic_solver_set_split(s, 1 << ncat);
     }
   }
   assert_all_subsets(s, g, g->n, ncat, what);
@@ -538,9 +542,8 @@ static ic_solver_stats check_mode(const tg *g, uint64_t seed, const uint8_t *cat
 static const uint8_t all8[] = {IC_CAT_DL1,   IC_CAT_WIN,   IC_CAT_BW,    IC_CAT_BMISP,
                                IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_LGALU, IC_CAT_IMISS};
 
-/* Both thread modes, both kernels, every category count that splits lanes
- * between the two threads differently (8: 256 lanes, 7: 128, 6: 64) and
- * some that run on one thread by default. */
+/* Both thread modes, lane splits at 64, 32 and 8-lane boundaries, both
+ * kernels, on category counts with 256, 128, 64 and 8 lanes. */
 Test(solver_threads, equal_reference_in_both_modes_and_kernels) {
   static const uint8_t seven[] = {IC_CAT_WIN,   IC_CAT_BMISP, IC_CAT_LGALU, IC_CAT_BW,
                                   IC_CAT_DMISS, IC_CAT_DL1,   IC_CAT_SHALU};
@@ -552,15 +555,20 @@ Test(solver_threads, equal_reference_in_both_modes_and_kernels) {
     int ncat;
   } lists[] = {{all8, 8}, {seven, 7}, {six, 6}, {three, 3}};
   uint64_t seed = 200;
-  for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
-    for (int threads = 1; threads <= 2; threads++)
-      for (int generic = 0; generic <= 1; generic++, seed++) {
-        tg g = {0};
-        tg_random(&g, 500, seed, 40, 8);
-        tg_stamp(&g);
-        check_mode(&g, seed, lists[l].cats, lists[l].ncat, threads, generic, 40);
-        tg_free(&g);
-      }
+  for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
+    const int np = 1 << lists[l].ncat;
+    /* one thread; two with the worker on half the lanes, on all but the
+     * last 32 (8 below 64 lanes), on all (default) */
+    const int modes[][2] = {{1, -1}, {2, np / 2}, {2, np >= 64 ? np - 32 : np - 8}, {2, -1}};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++, seed++) {
+      tg g = {0};
+      tg_random(&g, 500, seed, 40, 8);
+      tg_stamp(&g);
+      check_mode(&g, seed, lists[l].cats, lists[l].ncat, modes[m][0], modes[m][1],
+                 (int)(seed & 1), 40);
+      tg_free(&g);
+    }
+  }
 }
 
 /* Rebases (huge latencies) and a ring growth in the middle of the run (a
@@ -574,7 +582,7 @@ Test(solver_threads, rebase_and_growth_mid_run_exact) {
     tg_rparts(E0(r, IC_EDGE_PR, 600), &seed, 50);
     tg_stamp(&g);
     for (int threads = 1; threads <= 2; threads++) {
-      ic_solver_stats st = check_mode(&g, seed, all8, 8, threads, (int)(seed & 1), 64);
+      ic_solver_stats st = check_mode(&g, seed, all8, 8, threads, 128, (int)(seed & 1), 64);
       cr_assert_gt(st.rebases, 3);
       cr_assert_eq(st.window, 1024); /* grown from 64: 256 at once (CD), 1024 mid-run */
     }
@@ -589,7 +597,7 @@ Test(solver_threads, latency_store_flush_exact) {
   tg_random(&g, 2500, 400, 100000, 8);
   tg_stamp(&g);
   for (int threads = 1; threads <= 2; threads++) {
-    ic_solver_stats st = check_mode(&g, 400, all8, 8, threads, 0, 200);
+    ic_solver_stats st = check_mode(&g, 400, all8, 8, threads, 192, 0, 200);
     cr_assert_gt(st.lat_flushes, 0);
   }
   tg_free(&g);
@@ -653,7 +661,7 @@ Test(solver_threads, memo_of_repeated_records_exact) {
     tg_loop(&g, 1000, seed, 50, 4, 0);
     tg_stamp(&g);
     for (int threads = 1; threads <= 2; threads++) {
-      ic_solver_stats st = check_mode(&g, seed, all8, 8, threads, (int)(seed & 1), 64);
+      ic_solver_stats st = check_mode(&g, seed, all8, 8, threads, 64, (int)(seed & 1), 64);
       cr_assert_gt(st.memo_hits, g.n / 2, "%llu memo hits", (unsigned long long)st.memo_hits);
       cr_assert_lt(st.memo_hits, g.n);
     }
@@ -668,9 +676,40 @@ Test(solver_threads, memo_survives_store_flush_exact) {
   tg_loop(&g, 3000, 700, 1u << 18, 2, 1);
   tg_stamp(&g);
   for (int threads = 1; threads <= 2; threads++) {
-    ic_solver_stats st = check_mode(&g, 700, all8, 8, threads, 0, 200);
+    ic_solver_stats st = check_mode(&g, 700, all8, 8, threads, 224, 1, 200);
     cr_assert_gt(st.lat_flushes, 0);
     cr_assert_gt(st.memo_hits, g.n / 8);
   }
+  tg_free(&g);
+}
+
+/* The default split adapts while the run goes on: it tries each candidate
+ * for an epoch of 8192 records (draining the queue at each change), so a
+ * run of 4 epochs changes it at least twice. Checked on a sample of the
+ * subsets (the reference pass per subset is the slow part). */
+Test(solver_threads, adaptive_split_changes_exact) {
+  tg g = {0};
+  tg_loop(&g, 4 * 8192 + 1000, 800, 40, 3, 0);
+  tg_stamp(&g);
+  ic_solver *s = NULL;
+  ic_err err = {{0}};
+  cr_assert_eq(ic_solver_create(&s, all8, 8, &err), IC_OK);
+  ic_solver_set_threads(s, 2);
+  for (size_t fed = 0; fed < g.n; fed += 32) {
+    size_t b = g.n - fed < 32 ? g.n - fed : 32;
+    cr_assert_eq(ic_solver_feed(s, g.r + fed, b, &err), IC_OK, "%s", err.msg);
+  }
+  const uint64_t *t = ic_solver_times(s);
+  for (uint32_t sub = 0; sub < 256; sub += 17) {
+    uint64_t ref = tg_ref(&g, ic_solver_subset_catmask(s, sub));
+    cr_assert_eq(t[sub], ref, "subset %u: solver %llu reference %llu", sub,
+                 (unsigned long long)t[sub], (unsigned long long)ref);
+  }
+  cr_assert_eq(t[255], tg_ref(&g, ic_solver_subset_catmask(s, 255)));
+  ic_solver_stats st;
+  ic_solver_get_stats(s, &st);
+  cr_assert_eq(st.violations, 0);
+  cr_assert_geq(st.split_changes, 2);
+  ic_solver_destroy(s);
   tg_free(&g);
 }
