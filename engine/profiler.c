@@ -141,8 +141,16 @@ ic_status ic_profiler_analyze(const ic_profiler_opts *o, const sig_db *db,
                      "profiler: no stitched fragment is longer than the warm-up (%u "
                      "instructions)",
                      o->warmup);
-    return ic_fail(err, IC_ERUN, "profiler: all %llu fragments aborted in stitching",
-                   (unsigned long long)sst.fragments);
+    return ic_fail(err, IC_ERUN,
+                   "profiler: all %llu fragments aborted in stitching (%llu: %s; %llu: %s; "
+                   "%llu: %s)",
+                   (unsigned long long)sst.fragments,
+                   (unsigned long long)sst.abort_why[IC_STITCH_ABORT_PC],
+                   ic_stitch_abort_help[IC_STITCH_ABORT_PC],
+                   (unsigned long long)sst.abort_why[IC_STITCH_ABORT_BITS],
+                   ic_stitch_abort_help[IC_STITCH_ABORT_BITS],
+                   (unsigned long long)sst.abort_why[IC_STITCH_ABORT_TARGET],
+                   ic_stitch_abort_help[IC_STITCH_ABORT_TARGET]);
   }
   size_t nsub = (size_t)1 << o->ncat;
   double *sum = malloc(nsub * sizeof *sum);

@@ -27,6 +27,7 @@ void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b) {
   a->approx += b->approx;
   a->inferred += b->inferred;
   a->patched += b->patched;
+  a->redirected += b->redirected;
 }
 
 /* A new edge of r. The fixed edges of one position are at most 15 (DD FBW
@@ -206,6 +207,65 @@ static int patch_sample(sig_detail *d, uint8_t op, unsigned b, const sig_machine
   return 0;
 }
 
+/* Whether the skeleton's bits from position k on fit the static code from
+ * pc for STITCH_LOOKAHEAD instructions (or to the skeleton's end, or to a
+ * transfer whose target the code alone does not give). */
+#define STITCH_LOOKAHEAD 32
+static int path_fits(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
+                     uint64_t pc) {
+  uint64_t calls[STITCH_LOOKAHEAD];
+  int ncall = 0;
+  for (uint32_t q = k; q < sk->n && q < k + STITCH_LOOKAHEAD; q++) {
+    ic_static_inst si;
+    memset(&si, 0, sizeof si);
+    if (!img->lookup(img->ctx, pc, &si) || !si.valid || si.opclass >= IC_OP_COUNT) return 0;
+    unsigned b = sk->bits[q];
+    if (bits_impossible(si.opclass, b)) return 0;
+    uint64_t fall = pc + si.size;
+    switch (si.opclass) {
+    case IC_OP_BRANCH: pc = (b & SIG_B1) ? si.target : fall; break;
+    case IC_OP_JUMP:
+      if (!si.target) return 1;
+      pc = si.target;
+      break;
+    case IC_OP_CALL:
+      if (!si.target) return 1;
+      calls[ncall++] = fall;
+      pc = si.target;
+      break;
+    case IC_OP_RETURN:
+      if (!ncall) return 1;
+      pc = calls[--ncall];
+      break;
+    case IC_OP_IJUMP: return 1;
+    default: pc = fall; break;
+    }
+  }
+  return 1;
+}
+
+/* The target of an indirect transfer at position k (pc) whose own target is
+ * not known from a call in the fragment: the best sample's next pc when the
+ * bits that follow fit the code from there; else the best-ranked other
+ * target the pc's samples went to that fits (*redirected = 1). 0 when there
+ * is no sample or no sampled target fits (the walk would abort on the bits
+ * within STITCH_LOOKAHEAD instructions: the target is unknown). */
+static uint64_t indirect_target(const sig_db *db, const ic_program_image *img,
+                                const sig_skeleton *sk, uint32_t k, uint64_t pc, uint64_t want,
+                                uint64_t mask, uint64_t first, const sig_detail *d,
+                                int *redirected) {
+  if (!d || !d->next_pc) return 0;
+  if (k + 1 >= sk->n || path_fits(img, sk, k + 1, d->next_pc)) return d->next_pc;
+  uint64_t cand[SIG_DB_MAX_TARGETS];
+  size_t nc = sig_db_targets(db, pc, want, mask, first, cand, SIG_DB_MAX_TARGETS);
+  for (size_t i = 0; i < nc; i++)
+    if (cand[i] != d->next_pc && path_fits(img, sk, k + 1, cand[i])) {
+      *redirected = 1;
+      return cand[i];
+    }
+  return 0;
+}
+
 #define STACK_MAX 256
 #define ABORT(why)                          \
   do {                                      \
@@ -240,7 +300,7 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
   int have_pd = 0;
   uint64_t pc = sk->start_pc;
   uint64_t maxdist = (uint64_t)IC_WIN_FACTOR * m->rob;
-  uint64_t exact = 0, approx = 0, inferred = 0, patched = 0;
+  uint64_t exact = 0, approx = 0, inferred = 0, patched = 0, redirected = 0;
   uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
   uint32_t n = sk->n;
   sig_detail cur;
@@ -403,40 +463,40 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
     if (si.dst[0] != IC_REG_NONE && si.dst[0] != IC_REG_X0 && si.dst[0] < IC_REG_COUNT)
       last_writer[si.dst[0]] = k;
     if (k + 1 == n) break; /* no next pc needed */
+    int redir = 0;
     /* next pc */
     uint64_t fall = pc + si.size;
     switch (si.opclass) {
     case IC_OP_BRANCH: pc = (b & SIG_B1) ? si.target : fall; break;
     case IC_OP_JUMP:
-      if (si.target) pc = si.target;
-      else if (d && d->next_pc) pc = d->next_pc;
-      else ABORT(TARGET);
-      break;
     case IC_OP_CALL:
-      stack[sp] = fall;
-      sp = (sp + 1) % STACK_MAX;
-      if (depth < STACK_MAX) depth++;
-      if (si.target) pc = si.target;
-      else if (d && d->next_pc) pc = d->next_pc;
-      else ABORT(TARGET);
+      if (si.opclass == IC_OP_CALL) {
+        stack[sp] = fall;
+        sp = (sp + 1) % STACK_MAX;
+        if (depth < STACK_MAX) depth++;
+      }
+      if (si.target) {
+        pc = si.target;
+        break;
+      }
+      /* an indirect jump or call: as IJUMP */
+      __attribute__((fallthrough));
+    case IC_OP_IJUMP:
+      if (!(pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir)))
+        ABORT(TARGET);
       break;
     case IC_OP_RETURN:
       if (depth > 0) {
         sp = (sp + STACK_MAX - 1) % STACK_MAX;
         depth--;
         pc = stack[sp];
-      } else if (d && d->next_pc) {
-        pc = d->next_pc;
-      } else {
+      } else if (!(pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir))) {
         ABORT(TARGET);
       }
       break;
-    case IC_OP_IJUMP:
-      if (d && d->next_pc) pc = d->next_pc;
-      else ABORT(TARGET);
-      break;
     default: pc = fall; break;
     }
+    redirected += (uint64_t)redir;
   }
   free(anc);
   st->stitched++;
@@ -445,6 +505,7 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
   st->approx += approx;
   st->inferred += inferred;
   st->patched += patched;
+  st->redirected += redirected;
   *built = n;
   return IC_OK;
 }

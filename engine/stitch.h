@@ -14,12 +14,18 @@
  *   return                  -> pop; on an empty stack the matched sample's
  *                              next pc (treated as an indirect jump)
  *   indirect jump           -> the matched sample's next pc
+ * An indirect target is checked first: if the skeleton's bits of the next
+ * 32 instructions do not fit the code from there (an impossible bit/opcode
+ * combination or a pc outside the code), the best-ranked other target the
+ * pc's samples went to that fits is taken instead (counted as redirected;
+ * sig_db_targets); with none, the fragment aborts (no_target: the walk
+ * would abort on the bits a little later).
  * The fragment is aborted (counted, no records) when the pc is outside the
  * code, when the bits are impossible for the opcode (bit1 on an instruction
  * that is not a branch, jump, load or store; bit1 = 0 on a jump, call,
  * return, indirect jump or store; a load with neither bit: an L2 miss that
  * is not a miss), or when an indirect target is needed and no sample of the
- * pc exists.
+ * pc exists or none of the targets its samples went to fits the bits.
  *
  * Records. Position k's edges come from its best sample (sig_db.h: window of
  * the skeleton's bits at k-10..k+10 that lie inside the skeleton, the
@@ -74,7 +80,7 @@
 #define IC_STITCH_ABORT_LIST(X) \
   X(PC, "bad_pc", "pc outside the program's code") \
   X(BITS, "bad_bits", "signature bits impossible for the opcode") \
-  X(TARGET, "no_target", "indirect target unknown (no detailed sample)")
+  X(TARGET, "no_target", "indirect target unknown (no detailed sample, or none fits the bits)")
 
 typedef enum ic_stitch_abort {
 #define IC_X(e, n, d) IC_STITCH_ABORT_##e,
@@ -98,6 +104,10 @@ typedef struct ic_stitch_stats {
   uint64_t patched;      /* ... whose sample's own bits differed from the
                             skeleton's (counted in exact/approx as well) and
                             were corrected from the bits */
+  uint64_t redirected;   /* indirect targets (returns without their call,
+                            indirect jumps and calls) taken from another
+                            sample than the best because the bits after the
+                            best one's did not fit the code */
 } ic_stitch_stats;
 
 /* Adds b's counts to a. */

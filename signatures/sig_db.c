@@ -292,19 +292,73 @@ int sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uin
   return sig_db_best_first(db, pc, want, mask, 0, seq, out, same);
 }
 
-int sig_db_best_first(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
-                      uint64_t first, uint64_t seq, sig_detail *out, int *same) {
-  if (!db->built || !db->npcs) return 0;
+static const sig_pc *find_pc(const sig_db *db, uint64_t pc) {
+  if (!db->built || !db->npcs) return NULL;
   size_t h = pc_hash(pc, db->tmask);
-  const sig_pc *e = NULL;
   while (db->table[h]) {
     const sig_pc *c = &db->pcs[db->table[h] - 1];
-    if (c->pc == pc) {
-      e = c;
-      break;
-    }
+    if (c->pc == pc) return c;
     h = (h + 1) & db->tmask;
   }
+  return NULL;
+}
+
+size_t sig_db_targets(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
+                      uint64_t first, uint64_t *out, size_t max) {
+  const sig_pc *e = find_pc(db, pc);
+  if (!e || !max) return 0;
+  if (max > SIG_DB_MAX_TARGETS) max = SIG_DB_MAX_TARGETS;
+  mask &= SIG_MASK42;
+  first &= mask;
+  int score[SIG_DB_MAX_TARGETS];
+  size_t n = 0;
+  for (size_t g = e->lo; g < e->hi; g++) {
+    uint64_t agree = ~(db->groups[g].sig ^ want);
+    int sc = __builtin_popcountll(agree & first) * 64 + __builtin_popcountll(agree & mask);
+    size_t hi = db->groups[g].hi;
+    if (hi - db->groups[g].lo > SIG_DB_TARGET_SCAN) hi = db->groups[g].lo + SIG_DB_TARGET_SCAN;
+    for (size_t i = db->groups[g].lo; i < hi; i++) {
+      uint64_t t;
+      memcpy(&t, db->pool + db->off[db->ord[i]] + 3, 8);
+      if (!t) continue;
+      size_t k = 0;
+      while (k < n && out[k] != t) k++;
+      if (k < n) {
+        if (sc > score[k]) score[k] = sc;
+        continue;
+      }
+      if (n < max) {
+        out[n] = t;
+        score[n++] = sc;
+        continue;
+      }
+      size_t low = 0; /* full: replace the lowest-scored if this one beats it */
+      for (size_t q = 1; q < n; q++)
+        if (score[q] < score[low]) low = q;
+      if (sc > score[low]) {
+        out[low] = t;
+        score[low] = sc;
+      }
+    }
+  }
+  /* best first (insertion sort; equal scores keep the lower target first) */
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0 && (score[j] > score[j - 1] ||
+                                 (score[j] == score[j - 1] && out[j] < out[j - 1]));
+         j--) {
+      int ts = score[j];
+      score[j] = score[j - 1];
+      score[j - 1] = ts;
+      uint64_t tt = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = tt;
+    }
+  return n;
+}
+
+int sig_db_best_first(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
+                      uint64_t first, uint64_t seq, sig_detail *out, int *same) {
+  const sig_pc *e = find_pc(db, pc);
   if (!e) return 0;
   mask &= SIG_MASK42;
   first &= mask;

@@ -56,4 +56,15 @@ int sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uin
 int sig_db_best_first(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
                       uint64_t first, uint64_t seq, sig_detail *out, int *same);
 
+/* The distinct next pcs (indirect targets) the samples of pc went to, best
+ * first: each ranked by the best score (as sig_db_best_first: agreement on
+ * `first`, then on mask) of a sample that went there; equal scores: the
+ * lower pc first. At most max (<= SIG_DB_MAX_TARGETS) into out; returns how
+ * many. A signature's first SIG_DB_TARGET_SCAN samples are looked at.
+ * Time complexity: O(distinct signatures of pc * SIG_DB_TARGET_SCAN * max). */
+#define SIG_DB_MAX_TARGETS 16
+#define SIG_DB_TARGET_SCAN 64
+size_t sig_db_targets(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
+                      uint64_t first, uint64_t *out, size_t max);
+
 #endif

@@ -84,6 +84,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size) {
       if (!sig_db_best(db, d.pc, d.sig, SIG_MASK42, d.seq, &b, &same) || same != 42 ||
           b.pc != d.pc || b.sig != d.sig)
         abort();
+      uint64_t tg[SIG_DB_MAX_TARGETS];
+      size_t nt = sig_db_targets(db, d.pc, d.sig, SIG_MASK42, 0, tg, SIG_DB_MAX_TARGETS);
+      if (nt > SIG_DB_MAX_TARGETS) abort();
+      for (size_t q = 0; q < nt; q++)
+        if (!tg[q]) abort();
       /* ranking the centre first cannot lose the sample itself */
       const uint64_t centre = (uint64_t)3 << (2 * SIG_HALF);
       if (!sig_db_best_first(db, d.pc, d.sig, SIG_MASK42, centre, d.seq, &b, &same) ||

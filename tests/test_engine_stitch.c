@@ -9,7 +9,10 @@
  *
  * Program (4-byte instructions, straight line then a loop back):
  *   0x100 addi x5 <- x5   0x104 addi x5 <- x5   0x108 ld x6 <- (x5)
- *   0x10c addi x5 <- x5   0x110 addi x5 <- x5   0x114 beq x5 -> 0x100 */
+ *   0x10c addi x5 <- x5   0x110 addi x5 <- x5   0x114 beq x5 -> 0x100
+ *   0x200 jr x5 (indirect)
+ *   0x300 addi x6 <- x6   0x304 addi x6 <- x6
+ *   0x400 ld x6 <- (x5)   0x404 addi x6 <- x6 */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +59,11 @@ static int lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
   case 0x110: o->opclass = IC_OP_INT_ALU; o->src[0] = 5; o->dst[0] = 5; break;
   case 0x108: o->opclass = IC_OP_LOAD; o->src[0] = 5; o->dst[0] = 6; break;
   case 0x114: o->opclass = IC_OP_BRANCH; o->src[0] = 5; o->target = 0x100; break;
+  case 0x200: o->opclass = IC_OP_IJUMP; o->src[0] = 5; break;
+  case 0x300:
+  case 0x304:
+  case 0x404: o->opclass = IC_OP_INT_ALU; o->src[0] = 6; o->dst[0] = 6; break;
+  case 0x400: o->opclass = IC_OP_LOAD; o->src[0] = 5; o->dst[0] = 6; break;
   default: o->valid = 0; return 0;
   }
   return 1;
@@ -271,4 +279,44 @@ Test(stitch_skeleton, fetch_breaks_follow_the_path) {
     }
   }
   sig_db_destroy(db);
+}
+
+Test(stitch_skeleton, indirect_target_must_fit_the_bits) {
+  /* the jump went to 0x400 (a load: bit 1) here; its best-matching sample
+     went to 0x300 (an add, which cannot have bit 1), another one to 0x400 */
+  static const uint8_t jb[3] = {B1, B1, 0};
+  const uint64_t exact_sig = ((uint64_t)B1 << (2 * SIG_HALF)) | ((uint64_t)B1 << (2 * SIG_HALF + 2));
+  for (int with_other = 0; with_other < 2; with_other++) {
+    sig_db *db;
+    ic_err err;
+    cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+    sig_out o = sig_db_out(db);
+    sig_detail best = sample(5000, 0x200, IC_OP_IJUMP, 0x300, exact_sig);
+    sig_detail other = sample(10, 0x200, IC_OP_IJUMP, 0x400, (uint64_t)B1 << (2 * SIG_HALF));
+    cr_assert_eq(o.detail(o.ctx, &best, &err), IC_OK);
+    if (with_other) cr_assert_eq(o.detail(o.ctx, &other, &err), IC_OK);
+    cr_assert_eq(sig_db_build(db, &err), IC_OK);
+    uint64_t t[4];
+    cr_assert_eq(sig_db_targets(db, 0x200, exact_sig, SIG_MASK42, (uint64_t)3 << (2 * SIG_HALF),
+                                t, 4),
+                 (size_t)(1 + with_other));
+    cr_assert_eq(t[0], 0x300); /* best first */
+    sig_machine m = machine();
+    sig_skeleton sk = {5000, 0x200, 3, (uint8_t *)jb};
+    ic_graph_rec recs[3];
+    size_t built;
+    ic_stitch_stats st = {0};
+    cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+    if (with_other) {
+      cr_assert_eq(built, 3);
+      cr_assert_eq(recs[1].pc, 0x400);
+      cr_assert_eq(recs[2].pc, 0x404);
+      cr_assert_eq(st.redirected, 1);
+    } else {
+      cr_assert_eq(built, 0); /* no sampled target fits the bits: unknown */
+      cr_assert_eq(st.abort_why[IC_STITCH_ABORT_TARGET], 1);
+      cr_assert_eq(st.redirected, 0);
+    }
+    sig_db_destroy(db);
+  }
 }
