@@ -8,8 +8,12 @@
 # default workload of the manifest runs ($ICOST_WORKLOADS or build/workloads).
 # Prints:
 #   - model alone vs model + graph hook (recording overhead);
-#   - solver throughput with 3 and 8 categories on recorded graphs, and its
-#     speedup over 255 separate one-subset passes (bench/bench_solver.c);
+#   - the model feeding the 8-category solver, 1 and 2 solver threads (wall
+#     and CPU time);
+#   - solver throughput with 3 and 8 categories on recorded graphs, 1 and 2
+#     threads, wall time (the budget's measure) and CPU time of all threads,
+#     and its speedup over 255 separate one-subset passes (single thread,
+#     CPU time) (bench/bench_solver.c);
 #   - peak memory (max RSS, /usr/bin/time -v) of `icost` (graph method, 8
 #     categories) on a run and on a run 10x longer.
 # Sizes: BENCH_MAX (default 400000) timed instructions for the solver part,
@@ -19,6 +23,9 @@
 # times only the solver on them (3 and 8 categories), e.g. for A/B runs of
 # two builds or under valgrind --tool=callgrind --toggle-collect=ic_solver_feed
 # (FILE holds raw records: read it with the same build of the headers).
+# On a machine shared with other jobs wall times swing by +-40% from run to
+# run; compare builds by the best of several runs, or by instruction counts
+# (callgrind), and say which.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}

@@ -59,10 +59,12 @@
  * evaluation needs. In two-thread mode the caller's thread plans into a
  * queue and evaluates the upper lanes [split, np) of each plan at once; a
  * worker evaluates the lower lanes [0, split) of the queued plans in order,
- * up to QCAP plans behind. Each thread touches only its own lanes of every
- * vector; everything else the worker reads (plans, latency vectors, ring
- * places, base, zero) changes only while the queue is drained (ring
- * growth, store clearing, rebase, reset, results). */
+ * up to QCAP plans behind (split adapts to the measured speed, see
+ * adapt_split; with split = np the planner only plans). Each thread touches
+ * only its own lanes of every vector; everything else the worker reads
+ * (plans, latency vectors, ring places, base, zero) changes only while the
+ * queue is drained (ring growth, store clearing, rebase, reset, a split
+ * change, results). */
 #include "solver.h"
 
 #include <pthread.h>
