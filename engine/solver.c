@@ -281,7 +281,8 @@ struct ic_solver {
   uint32_t split;            /* two-thread mode: the worker's lanes are [0, split) */
   int split_fixed;           /* set by ic_solver_set_split, else adaptive */
   uint32_t epoch_n, adapt_step; /* adapt_split's state */
-  double epoch_t0, cand_time[3];
+  int solo;                  /* adaptive: the worker idles, as with 1 thread */
+  double epoch_t0, cand_time[4];
   struct plan *one;          /* single-thread mode: the one plan */
   struct pipe *pipe;         /* two-thread mode, or NULL */
 };
@@ -571,7 +572,7 @@ static void pipe_drain(const ic_solver *s) {
 /* The plan slot for the next instruction. */
 static struct plan *plan_slot(ic_solver *s) {
   struct pipe *p = s->pipe;
-  if (!p) return s->one;
+  if (!p || s->solo) return s->one;
   if (p->planned - p->tail_seen >= QCAP) {
     pipe_publish(p, 1);
     p->tail_seen = atomic_load_explicit(&p->tail, memory_order_acquire);
@@ -587,7 +588,7 @@ static struct plan *plan_slot(ic_solver *s) {
  * evaluate the planner's lanes. */
 static void plan_done(ic_solver *s, struct plan *pl) {
   struct pipe *p = s->pipe;
-  if (!p) {
+  if (!p || s->solo) {
     exec_plan(&s->xs, pl, 0, s->np);
     return;
   }
@@ -671,11 +672,15 @@ int ic_solver_threads(const ic_solver *s) { return s->pipe ? 2 : 1; }
  * lanes up the planner could take a share; but the two threads' lanes are
  * neighbours in every vector, and whether that pays depends on where the
  * two CPUs are (measured on this project's 2-CPU virtual machine: from 0.6x
- * to 1.1x of the planner taking none, from one minute to the next). So by
- * default the split adapts: every EPOCH records the planner measures the
- * wall time of the epoch; it tries each candidate split for one epoch (the
- * worker all lanes, three quarters, half), then keeps the fastest for
- * EXPLOIT epochs, and tries again. A change drains the queue first. */
+ * to 1.1x of the planner taking none, from one minute to the next); and
+ * when other jobs keep the CPUs busy, handing plans over costs more than
+ * it saves (two threads 0.5x to 0.8x of one on a machine with 5 jobs
+ * waiting for its 2 CPUs). So by default the split adapts: every EPOCH
+ * records the planner measures the wall time of the epoch; it tries each
+ * candidate for one epoch (no worker: plan and evaluate every record on
+ * the caller's thread as in single-thread mode; the worker all lanes,
+ * three quarters, half), then keeps the fastest for EXPLOIT epochs, and
+ * tries again. A change drains the queue first. */
 #define EPOCH 8192u
 #define EXPLOIT 16u
 
@@ -687,6 +692,7 @@ static uint32_t split_lanes(const ic_solver *s, int lanes) {
 
 void ic_solver_set_split(ic_solver *s, int lanes) {
   pipe_drain(s);
+  s->solo = 0;
   s->split_fixed = lanes >= 0;
   s->split = split_lanes(s, lanes);
   s->epoch_n = 0;
@@ -703,10 +709,9 @@ static double mono_now(void) {
 static void adapt_split(ic_solver *s) {
   if (++s->epoch_n < EPOCH) return;
   const double now = mono_now(), dt = now - s->epoch_t0;
-  const int ncand = s->np >= 128 ? 3 : 1;
+  const int ncand = s->np >= 128 ? 4 : 2;
   s->epoch_n = 0;
   s->epoch_t0 = now;
-  if (ncand == 1) return;
   /* steps 1..ncand: the epoch just ended ran candidate step - 1 */
   if (s->adapt_step >= 1 && s->adapt_step <= (uint32_t)ncand) {
     s->cand_time[s->adapt_step - 1] = dt;
@@ -726,9 +731,11 @@ static void adapt_split(ic_solver *s) {
     s->adapt_step = 1;
     next = 0;
   }
-  const uint32_t split = s->np - next * (s->np / 4);
-  if (split != s->split) {
+  const int solo = next == 0;
+  const uint32_t split = solo ? s->split : s->np - (next - 1) * (s->np / 4);
+  if (solo != s->solo || split != s->split) {
     pipe_drain(s);
+    s->solo = solo;
     s->split = split;
     s->st.split_changes++;
     s->epoch_t0 = mono_now();
