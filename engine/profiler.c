@@ -80,7 +80,10 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
       }
     }
     size_t built;
-    if ((st = ic_stitch_fragment(db, &o->machine, img, sk, recs, &built, &stats, err)) != IC_OK)
+    /* a prefix is kept if it has something to count after the warm-up */
+    uint32_t keep = (uint32_t)warm + 1 > sk->n ? sk->n : (uint32_t)warm + 1;
+    if ((st = ic_stitch_fragment_prefix(db, &o->machine, img, sk, keep, recs, &built, &stats,
+                                        err)) != IC_OK)
       goto done;
     if (!built || built <= warm) continue;
     ic_solver_reset(solver);

@@ -13,7 +13,10 @@
  *   lo/hi: bootstrap 95% interval of each entry's percent: B resamples of
  *          the fragments with replacement (GSL MT19937 seeded from the
  *          seed), 2.5th and 97.5th percentiles.
- * Aborted fragments are left out (counted in the stitch statistics). */
+ * Fragments are stitched with ic_stitch_fragment_prefix: one whose path
+ * becomes unknown at an indirect target counts with its known prefix when
+ * that is longer than the warm-up; aborted fragments are left out (both
+ * counted in the stitch statistics). */
 #ifndef IC_PROFILER_H
 #define IC_PROFILER_H
 

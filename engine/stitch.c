@@ -28,6 +28,7 @@ void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b) {
   a->inferred += b->inferred;
   a->patched += b->patched;
   a->redirected += b->redirected;
+  a->truncated += b->truncated;
 }
 
 /* A new edge of r. The fixed edges of one position are at most 15 (DD FBW
@@ -278,6 +279,13 @@ static uint64_t indirect_target(const sig_db *db, const ic_program_image *img,
 ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_program_image *img,
                              const sig_skeleton *sk, ic_graph_rec *recs, size_t *built,
                              ic_stitch_stats *st, ic_err *err) {
+  return ic_stitch_fragment_prefix(db, m, img, sk, sk->n, recs, built, st, err);
+}
+
+ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
+                                    const ic_program_image *img, const sig_skeleton *sk,
+                                    uint32_t min_keep, ic_graph_rec *recs, size_t *built,
+                                    ic_stitch_stats *st, ic_err *err) {
   *built = 0;
   st->fragments++;
   /* IBW: each position's register ancestors 1..alev steps up the chain
@@ -482,21 +490,26 @@ ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_pr
       /* an indirect jump or call: as IJUMP */
       __attribute__((fallthrough));
     case IC_OP_IJUMP:
-      if (!(pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir)))
-        ABORT(TARGET);
+      pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir);
       break;
     case IC_OP_RETURN:
       if (depth > 0) {
         sp = (sp + STACK_MAX - 1) % STACK_MAX;
         depth--;
         pc = stack[sp];
-      } else if (!(pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir))) {
-        ABORT(TARGET);
+      } else {
+        pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir);
       }
       break;
     default: pc = fall; break;
     }
     redirected += (uint64_t)redir;
+    if (!pc) { /* the path is unknown from here: keep the prefix or abort */
+      if (k + 1 < min_keep) ABORT(TARGET);
+      n = k + 1;
+      st->truncated++;
+      break;
+    }
   }
   free(anc);
   st->stitched++;

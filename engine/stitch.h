@@ -108,6 +108,9 @@ typedef struct ic_stitch_stats {
                             indirect jumps and calls) taken from another
                             sample than the best because the bits after the
                             best one's did not fit the code */
+  uint64_t truncated;    /* fragments kept as the prefix before an unknown
+                            indirect target (ic_stitch_fragment_prefix;
+                            counted in stitched too) */
 } ic_stitch_stats;
 
 /* Adds b's counts to a. */
@@ -121,5 +124,17 @@ void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b);
 ic_status ic_stitch_fragment(const sig_db *db, const sig_machine *m, const ic_program_image *img,
                              const sig_skeleton *sk, ic_graph_rec *recs, size_t *built,
                              ic_stitch_stats *st, ic_err *err);
+
+/* As ic_stitch_fragment, but where the walk needs an indirect target it
+ * cannot know (no_target) at position k, the fragment is kept as its first
+ * k + 1 instructions (the path up to there is known; *built = k + 1,
+ * counted in truncated and stitched) if that is at least min_keep, and
+ * aborted otherwise. Cutting instead of discarding keeps the code before a
+ * hard indirect jump in the sample (discarding leaves out every fragment
+ * that meets one). ic_stitch_fragment is min_keep = sk->n. */
+ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
+                                    const ic_program_image *img, const sig_skeleton *sk,
+                                    uint32_t min_keep, ic_graph_rec *recs, size_t *built,
+                                    ic_stitch_stats *st, ic_err *err);
 
 #endif

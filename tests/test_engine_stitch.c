@@ -316,6 +316,18 @@ Test(stitch_skeleton, indirect_target_must_fit_the_bits) {
       cr_assert_eq(built, 0); /* no sampled target fits the bits: unknown */
       cr_assert_eq(st.abort_why[IC_STITCH_ABORT_TARGET], 1);
       cr_assert_eq(st.redirected, 0);
+      /* as a prefix: the jump itself is known, the rest is not */
+      ic_stitch_stats st2 = {0};
+      cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &sk, 1, recs, &built, &st2, &err), IC_OK);
+      cr_assert_eq(built, 1);
+      cr_assert_eq(recs[0].pc, 0x200);
+      cr_assert_eq(st2.truncated, 1);
+      cr_assert_eq(st2.stitched, 1);
+      cr_assert_eq(st2.aborted, 0);
+      cr_assert_eq(st2.instructions, 1);
+      cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &sk, 2, recs, &built, &st2, &err), IC_OK);
+      cr_assert_eq(built, 0); /* shorter than min_keep: aborted */
+      cr_assert_eq(st2.abort_why[IC_STITCH_ABORT_TARGET], 1);
     }
     sig_db_destroy(db);
   }

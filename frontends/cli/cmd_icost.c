@@ -319,11 +319,12 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
   if (st == IC_OK)
     fprintf(stderr,
             "icost: profiler: %llu fragments stitched, %llu aborted; instructions %llu exact, "
-            "%llu approximate, %llu inferred, %llu patched; %llu indirect targets redirected\n",
+            "%llu approximate, %llu inferred, %llu patched; %llu indirect targets redirected, "
+            "%llu fragments cut at an unknown one\n",
             (unsigned long long)ps.stitch.stitched, (unsigned long long)ps.stitch.aborted,
             (unsigned long long)ps.stitch.exact, (unsigned long long)ps.stitch.approx,
             (unsigned long long)ps.stitch.inferred, (unsigned long long)ps.stitch.patched,
-            (unsigned long long)ps.stitch.redirected);
+            (unsigned long long)ps.stitch.redirected, (unsigned long long)ps.stitch.truncated);
   return st;
 }
 
