@@ -59,12 +59,12 @@
  * evaluation needs. In two-thread mode the caller's thread plans into a
  * queue and evaluates the upper lanes [split, np) of each plan at once; a
  * worker evaluates the lower lanes [0, split) of the queued plans in order,
- * up to QCAP plans behind (split adapts to the measured speed, see
- * adapt_split; with split = np the planner only plans). Each thread touches
- * only its own lanes of every vector; everything else the worker reads
- * (plans, latency vectors, ring places, base, zero) changes only while the
- * queue is drained (ring growth, store clearing, rebase, reset, a split
- * change, results). */
+ * up to QCAP plans behind (by default split = np: the planner only plans,
+ * and adapt_split falls back to one thread while that is faster; see
+ * there). Each thread touches only its own lanes of every vector;
+ * everything else the worker reads (plans, latency vectors, ring places,
+ * base, zero) changes only while the queue is drained (ring growth, store
+ * clearing, rebase, reset, a split change, results). */
 #include "solver.h"
 
 #include <pthread.h>
@@ -282,7 +282,7 @@ struct ic_solver {
   int split_fixed;           /* set by ic_solver_set_split, else adaptive */
   uint32_t epoch_n, adapt_step; /* adapt_split's state */
   int solo;                  /* adaptive: the worker idles, as with 1 thread */
-  double epoch_t0, cand_time[4];
+  double epoch_t0, cand_time[2];
   struct plan *one;          /* single-thread mode: the one plan */
   struct pipe *pipe;         /* two-thread mode, or NULL */
 };
@@ -669,18 +669,20 @@ int ic_solver_threads(const ic_solver *s) { return s->pipe ? 2 : 1; }
 /* Lane split in two-thread mode. Planning a record costs about what
  * evaluating 128 lanes does (mix workload, 8 categories, callgrind: 740
  * instructions a record planning, 2230 evaluating 256 lanes), so from 128
- * lanes up the planner could take a share; but the two threads' lanes are
- * neighbours in every vector, and whether that pays depends on where the
- * two CPUs are (measured on this project's 2-CPU virtual machine: from 0.6x
- * to 1.1x of the planner taking none, from one minute to the next); and
- * when other jobs keep the CPUs busy, handing plans over costs more than
- * it saves (two threads 0.5x to 0.8x of one on a machine with 5 jobs
- * waiting for its 2 CPUs). So by default the split adapts: every EPOCH
- * records the planner measures the wall time of the epoch; it tries each
- * candidate for one epoch (no worker: plan and evaluate every record on
- * the caller's thread as in single-thread mode; the worker all lanes,
- * three quarters, half), then keeps the fastest for EXPLOIT epochs, and
- * tries again. A change drains the queue first. */
+ * lanes up the planner could take a share. Measured on this project's
+ * 2-CPU virtual machine it did not pay: the worker evaluating lanes
+ * [0, 192) or [0, 128) ran from 1.0x down to 0.3x the speed of it
+ * evaluating all (also with the two threads' lanes in separate copies of
+ * every vector, tried and dropped), so by default the worker evaluates
+ * all lanes; ic_solver_set_split sets a split for experiments. What does
+ * pay to adapt: when other jobs keep the CPUs busy, handing plans over
+ * costs more than it saves (two threads 0.5x to 0.8x of one with 5 jobs
+ * waiting for the 2 CPUs). So by default every EPOCH records the planner
+ * measures the wall time of the epoch; it tries each candidate for one
+ * epoch (no worker: plan and evaluate every record on the caller's thread
+ * as in single-thread mode; the worker evaluating all lanes), keeps the
+ * faster for EXPLOIT epochs, and tries again. A change drains the queue
+ * first. */
 #define EPOCH 8192u
 #define EXPLOIT 16u
 
@@ -709,7 +711,7 @@ static double mono_now(void) {
 static void adapt_split(ic_solver *s) {
   if (++s->epoch_n < EPOCH) return;
   const double now = mono_now(), dt = now - s->epoch_t0;
-  const int ncand = s->np >= 128 ? 4 : 2;
+  const int ncand = 2;
   s->epoch_n = 0;
   s->epoch_t0 = now;
   /* steps 1..ncand: the epoch just ended ran candidate step - 1 */
