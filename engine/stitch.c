@@ -209,14 +209,16 @@ static int patch_sample(sig_detail *d, uint8_t op, unsigned b, const sig_machine
 }
 
 /* Whether the skeleton's bits from position k on fit the static code from
- * pc for STITCH_LOOKAHEAD instructions (or to the skeleton's end, or to a
- * transfer whose target the code alone does not give). */
-#define STITCH_LOOKAHEAD 32
+ * pc up to the skeleton's end or to the next transfer whose target the code
+ * alone does not give (an indirect jump or call, a return whose call lies
+ * before k): no pc outside the code, no bit/opcode combination that cannot
+ * happen. Time: O(instructions walked). */
+#define FIT_STACK 64
 static int path_fits(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
                      uint64_t pc) {
-  uint64_t calls[STITCH_LOOKAHEAD];
-  int ncall = 0;
-  for (uint32_t q = k; q < sk->n && q < k + STITCH_LOOKAHEAD; q++) {
+  uint64_t calls[FIT_STACK];
+  int top = 0, depth = 0; /* a ring, as the walk's own stack */
+  for (uint32_t q = k; q < sk->n; q++) {
     ic_static_inst si;
     memset(&si, 0, sizeof si);
     if (!img->lookup(img->ctx, pc, &si) || !si.valid || si.opclass >= IC_OP_COUNT) return 0;
@@ -231,12 +233,16 @@ static int path_fits(const ic_program_image *img, const sig_skeleton *sk, uint32
       break;
     case IC_OP_CALL:
       if (!si.target) return 1;
-      calls[ncall++] = fall;
+      calls[top] = fall;
+      top = (top + 1) % FIT_STACK;
+      if (depth < FIT_STACK) depth++;
       pc = si.target;
       break;
     case IC_OP_RETURN:
-      if (!ncall) return 1;
-      pc = calls[--ncall];
+      if (!depth) return 1;
+      top = (top + FIT_STACK - 1) % FIT_STACK;
+      depth--;
+      pc = calls[top];
       break;
     case IC_OP_IJUMP: return 1;
     default: pc = fall; break;
@@ -250,7 +256,7 @@ static int path_fits(const ic_program_image *img, const sig_skeleton *sk, uint32
  * bits that follow fit the code from there; else the best-ranked other
  * target the pc's samples went to that fits (*redirected = 1). 0 when there
  * is no sample or no sampled target fits (the walk would abort on the bits
- * within STITCH_LOOKAHEAD instructions: the target is unknown). */
+ * before the next unknown target: the target is unknown). */
 static uint64_t indirect_target(const sig_db *db, const ic_program_image *img,
                                 const sig_skeleton *sk, uint32_t k, uint64_t pc, uint64_t want,
                                 uint64_t mask, uint64_t first, const sig_detail *d,

@@ -14,9 +14,10 @@
  *   return                  -> pop; on an empty stack the matched sample's
  *                              next pc (treated as an indirect jump)
  *   indirect jump           -> the matched sample's next pc
- * An indirect target is checked first: if the skeleton's bits of the next
- * 32 instructions do not fit the code from there (an impossible bit/opcode
- * combination or a pc outside the code), the best-ranked other target the
+ * An indirect target is checked first: if the skeleton's bits up to its
+ * end or to the next unknown target do not fit the code from there (an
+ * impossible bit/opcode combination or a pc outside the code), the
+ * best-ranked other target the
  * pc's samples went to that fits is taken instead (counted as redirected;
  * sig_db_targets); with none, the fragment aborts (no_target: the walk
  * would abort on the bits a little later).

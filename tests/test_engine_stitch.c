@@ -12,7 +12,10 @@
  *   0x10c addi x5 <- x5   0x110 addi x5 <- x5   0x114 beq x5 -> 0x100
  *   0x200 jr x5 (indirect)
  *   0x300 addi x6 <- x6   0x304 addi x6 <- x6
- *   0x400 ld x6 <- (x5)   0x404 addi x6 <- x6 */
+ *   0x400 ld x6 <- (x5)   0x404 addi x6 <- x6
+ *   0x210 jr x5 (indirect)
+ *   0x500 .. 0x5a0: 41 x addi x7 <- x7
+ *   0x600 .. 0x69c: 40 x addi x7 <- x7, 0x6a0 ld x6 <- (x5) */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +67,19 @@ static int lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
   case 0x304:
   case 0x404: o->opclass = IC_OP_INT_ALU; o->src[0] = 6; o->dst[0] = 6; break;
   case 0x400: o->opclass = IC_OP_LOAD; o->src[0] = 5; o->dst[0] = 6; break;
-  default: o->valid = 0; return 0;
+  case 0x210: o->opclass = IC_OP_IJUMP; o->src[0] = 5; break;
+  case 0x6a0: o->opclass = IC_OP_LOAD; o->src[0] = 5; o->dst[0] = 6; break;
+  default:
+    /* two straight runs of 41 adds: 0x500..0x5a0 and 0x600..0x69c (then
+       the load at 0x6a0) */
+    if ((pc >= 0x500 && pc <= 0x5a0) || (pc >= 0x600 && pc < 0x6a0)) {
+      o->opclass = IC_OP_INT_ALU;
+      o->src[0] = 7;
+      o->dst[0] = 7;
+      break;
+    }
+    o->valid = 0;
+    return 0;
   }
   return 1;
 }
@@ -331,4 +346,33 @@ Test(stitch_skeleton, indirect_target_must_fit_the_bits) {
     }
     sig_db_destroy(db);
   }
+}
+
+Test(stitch_skeleton, indirect_target_checked_to_the_end) {
+  /* the two targets differ only 41 instructions in: an add at 0x5a0, a
+     load (bit 1) at 0x6a0; the skeleton has the load */
+  uint8_t jb[42];
+  memset(jb, 0, sizeof jb);
+  jb[0] = B1;  /* the jump */
+  jb[41] = B1; /* a load that hit */
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  sig_detail best = sample(5000, 0x210, IC_OP_IJUMP, 0x500, (uint64_t)B1 << (2 * SIG_HALF));
+  sig_detail other = sample(10, 0x210, IC_OP_IJUMP, 0x600, (uint64_t)B2 << (2 * SIG_HALF));
+  cr_assert_eq(o.detail(o.ctx, &best, &err), IC_OK);
+  cr_assert_eq(o.detail(o.ctx, &other, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  sig_machine m = machine();
+  sig_skeleton sk = {5000, 0x210, 42, jb};
+  ic_graph_rec recs[42];
+  size_t built;
+  ic_stitch_stats st = {0};
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, 42);
+  cr_assert_eq(recs[1].pc, 0x600);
+  cr_assert_eq(recs[41].pc, 0x6a0);
+  cr_assert_eq(st.redirected, 1);
+  sig_db_destroy(db);
 }
