@@ -134,6 +134,40 @@ Test(validate_cli, branch_yaml_report) {
   free(r.err);
 }
 
+/* validate's graphfrag column is `icost --method graphfrag` with the same
+   options, warm-up included (default 4 ROBs, or --frag-warmup). */
+Test(validate_cli, graphfrag_column_matches_icost) {
+  char *prog = compile("branch", t_guest_random_branch);
+  const char *opts[] = {"", "--frag-warmup 0", "--frag-warmup 300"};
+  for (int k = 0; k < 3; k++) {
+    char args[1400], cmd[4096], path[600];
+    snprintf(args, sizeof args,
+             "--categories bmisp,shalu --fragments 20 --frag-length 1000 --skip 20k --warm 10k "
+             "--max 60k %s --format yaml",
+             opts[k]);
+    char vargs[1600];
+    snprintf(vargs, sizeof vargs, "--methods graphfrag -j 2 %s -- %s 100000", args, prog);
+    result r = run_icost(vargs);
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    double v = entry_value(r.out, "bmisp", "graphfrag");
+    snprintf(path, sizeof path, "%s/h6_gf.%d", ICOST_BUILD_DIR, (int)getpid());
+    snprintf(cmd, sizeof cmd, "%s --method graphfrag %s -- %s 100000 >%s 2>&1", ICOST_BINARY,
+             args, prog, path);
+    cr_assert_eq(system(cmd), 0);
+    char *y = slurp(path);
+    unlink(path);
+    const char *q = strstr(y, "set: [bmisp]\n");
+    cr_assert_not_null(q, "%s", y);
+    q = strstr(q, "percent: ");
+    cr_assert_not_null(q, "%s", y);
+    double w = atof(q + strlen("percent: "));
+    cr_assert(fabs(v - w) < 1e-3, "%s: validate graphfrag %.4f vs icost %.4f", opts[k], v, w);
+    free(y);
+    free(r.out);
+    free(r.err);
+  }
+}
+
 Test(validate_cli, suite_manifest_text) {
   char *prog = compile("branch", t_guest_random_branch);
   char manifest[600], args[1400];

@@ -48,6 +48,10 @@ static const char validate_help[] =
     "                     run's blocks of L instructions by reservoir sampling\n"
     "  --frag-length L    instructions per window (default 2000, the profiler's)\n"
     "  --frag-seed S      seed of the window choice and the bootstrap (default 1)\n"
+    "  --frag-warmup W    graphfrag/profiler: the first W instructions of each window\n"
+    "                     are solved but not counted, so the counted part does not\n"
+    "                     start with an empty machine (default 4 x core.rob, at most\n"
+    "                     L/2; 0: none)\n"
     "  --format F         text (default), csv or yaml\n"
     "  --show all         list every interaction (default with more than 4 categories:\n"
     "                     singletons, pairs with the first category, `other` = the sum\n"
@@ -74,6 +78,8 @@ typedef struct vopts {
   const char *categories, *methods, *suite, *suite_tag, *format, *show;
   int jobs;
   uint64_t fragments, fraglen, fragseed;
+  uint64_t fragwarm; /* --frag-warmup */
+  int have_fragwarm;
 } vopts;
 
 static int parse_extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
@@ -91,6 +97,7 @@ static int parse_extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
   else if (strcmp(a, "--frag-length") == 0 || strcmp(a, "--fragment-length") == 0)
     num = &v->fraglen;
   else if (strcmp(a, "--frag-seed") == 0) num = &v->fragseed;
+  else if (strcmp(a, "--frag-warmup") == 0) num = &v->fragwarm;
   int is_jobs = strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0;
   if (!str && !num && !is_jobs) return 0;
   if (i + 1 >= argc) {
@@ -114,11 +121,12 @@ static int parse_extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
     }
     v->jobs = (int)n;
   } else {
-    if (n == 0 && num != &v->fragseed) {
+    if (n == 0 && num != &v->fragseed && num != &v->fragwarm) {
       ic_fail(err, IC_EINPUT, "%s '%s': must be positive", a, val);
       return -1;
     }
     *num = n;
+    if (num == &v->fragwarm) v->have_fragwarm = 1;
   }
   return 2;
 }
@@ -146,9 +154,9 @@ static ic_status run_once(void *ctx, ic_catmask ideal, const ic_graph_sink *sink
 }
 
 /* Sets up and validates one workload. */
-static ic_status validate_one(const cli_run_opts *base, const char *name, int argc, char **argv,
-                              ic_validate_report *rep, ic_validate_run_opts *vo, int tty,
-                              ic_err *err) {
+static ic_status validate_one(const cli_run_opts *base, const vopts *v, const char *name, int argc,
+                              char **argv, ic_validate_report *rep, ic_validate_run_opts *vo,
+                              int tty, ic_err *err) {
   cli_run_opts o = *base;
   if (argc > 0) {
     o.prog_argc = argc;
@@ -170,6 +178,19 @@ static ic_status validate_one(const cli_run_opts *base, const char *name, int ar
     cli_run_free(&run);
     return st;
   }
+  /* The fragments' warm-up: --frag-warmup, else 4 ROBs of this machine, as icost's. */
+  uint64_t warm = v->fragwarm;
+  int64_t rob = 0;
+  if (!v->have_fragwarm) {
+    st = ooo_config_get(run.config, "core.rob", &rob, err);
+    if (st != IC_OK) {
+      cli_run_free(&run);
+      return st;
+    }
+    warm = ic_fragment_warmup_for((uint32_t)rob, v->fraglen);
+  }
+  vo->frag.warmup = warm;
+  vo->prof.warmup = (uint32_t)warm;
   vo->prof.signature_interval = ic_profiler_signature_interval_for(
       run.max, vo->frag.fragments ? vo->frag.fragments : 200, vo->prof.length);
   vo->progress = tty ? show_progress : NULL;
@@ -246,7 +267,7 @@ int cmd_validate(int argc, char **argv) {
                                       "workloads: bash bench/workloads/build.sh DIR)",
                      ws[i].name, ws[i].argc ? ws[i].argv[0] : "(none)");
     for (size_t i = 0; st == IC_OK && i < n; i++) {
-      st = validate_one(&ro, ws[i].name, ws[i].argc, ws[i].argv, rep, &vo, tty, &err);
+      st = validate_one(&ro, &v, ws[i].name, ws[i].argc, ws[i].argv, rep, &vo, tty, &err);
       if (st != IC_OK) {
         ic_err inner = err;
         ic_fail(&err, st, "workload %s: %s", ws[i].name, inner.msg);
@@ -254,7 +275,7 @@ int cmd_validate(int argc, char **argv) {
     }
     cli_workload_list_free(ws, n);
   } else {
-    st = validate_one(&ro, NULL, 0, NULL, rep, &vo, tty, &err);
+    st = validate_one(&ro, &v, NULL, 0, NULL, rep, &vo, tty, &err);
   }
   if (st == IC_OK) {
     ic_validate_format vf = fmt == IC_FMT_CSV    ? IC_VALIDATE_CSV
