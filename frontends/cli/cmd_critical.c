@@ -387,9 +387,16 @@ static void graph_help(void) {
         "Vertices: 5 per instruction, named D12 R12 E12 P12 C12 (node and sequence number) with\n"
         "attributes node, seq, t (model cycle stamp), pc, opclass, label; plus one vertex\n"
         "\"start\" (time 0) that is the source of every edge coming from before the window.\n"
-        "Edges (paper Table II): kind (DD FBW CD PD DR PR RE EP PP PC CC CBW), latency (cycles,\n"
-        "under --ideal), parts (category:cycles of the baseline latency), dist (instructions\n"
-        "back), mem (1: a dependence through memory), external (1: from \"start\").\n"
+        "Edges (paper Table II and model/graph_rec.h) have the attributes\n"
+        "  kind      one of",
+        stdout);
+  for (int k = 0; k < IC_EDGE_KIND_COUNT; k++) printf(" %s", ic_edge_names[k]);
+  fputs("\n"
+        "  latency   cycles, under --ideal\n"
+        "  parts     category:cycles of the baseline latency\n"
+        "  dist      instructions back to the source\n"
+        "  mem       1: a dependence through memory\n"
+        "  external  1: the source is before the window (the edge leaves \"start\")\n"
         "The longest path from \"start\" to each vertex is its time in the window's graph (for\n"
         "--from 0 and no --ideal, exactly the model's stamp t).\n",
         stdout);
