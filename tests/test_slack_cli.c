@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "export.h"
+#include "graph_rec.h"
 #include "test_igraph_util.h"
 
 static const char *prog_src =
@@ -95,6 +96,11 @@ Test(slack_cli, help_defines_every_column) {
   free(out);
   cr_assert_eq(run("graph --help", &out, NULL), 0);
   cr_assert(strstr(out, "--from") && strstr(out, "--ideal") && strstr(out, "start"));
+  for (int k = 0; k < IC_EDGE_KIND_COUNT; k++) {
+    char kind[16];
+    snprintf(kind, sizeof kind, " %s", ic_edge_names[k]);
+    cr_assert(strstr(out, kind), "graph --help does not name the %s edge", ic_edge_names[k]);
+  }
   free(out);
 }
 
