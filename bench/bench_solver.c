@@ -20,6 +20,16 @@
  *    --load FILE no model runs: the records come from FILE (written by
  *    --save with the same build) and only step 4 runs (for A/B comparisons
  *    of the solver, e.g. under valgrind --tool=callgrind).
+ * 7. With --spread E (records from --load FILE, or kept from one run of the
+ *    model) only this runs: would 16-bit lanes hold the solver's offsets?
+ *    With the 8 categories, a per-subset base moved to the newest C time
+ *    every E records (a rebase per epoch) and a per-vector scalar
+ *    reference, a vector fits 16 bits when the spread over subsets of
+ *    time(node, S) - base(S) does. Measured on the C nodes (the others'
+ *    times are close to their instruction's C): the spread of each new
+ *    node against its epoch's base, and per epoch the largest spread of
+ *    all nodes live in it (the window back and the epoch's new ones), a
+ *    bound on what a 16-bit representation would have to hold.
  * CPU times are of the whole process (CLOCK_PROCESS_CPUTIME_ID: every
  * thread), so other load on the machine inflates them less than wall time
  * would; with 2 threads only wall time shows the gain. */
@@ -63,7 +73,7 @@ static ic_status keep(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err
   return IC_OK;
 }
 
-static uint64_t records_opt = 300000, passes_opt = 100000;
+static uint64_t records_opt = 300000, passes_opt = 100000, spread_opt;
 static const char *save_opt, *load_opt;
 
 static int extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
@@ -78,6 +88,7 @@ static int extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
   }
   uint64_t *dst = !strcmp(argv[i], "--records")          ? &records_opt
                   : !strcmp(argv[i], "--passes-records") ? &passes_opt
+                  : !strcmp(argv[i], "--spread")         ? &spread_opt
                                                          : NULL;
   if (!dst) return 0;
   if (i + 1 >= argc || cli_parse_count(argv[i + 1], dst) != 0 || *dst == 0) {
@@ -145,6 +156,88 @@ static double solve_all(const ic_graph_rec *r, size_t n, uint64_t *tf) {
   return s8;
 }
 
+static int64_t spread_of(const int64_t *t, const int64_t *base) {
+  int64_t mn = INT64_MAX, mx = INT64_MIN;
+  for (int x = 0; x < 256; x++) {
+    int64_t d = t[x] - base[x];
+    mn = d < mn ? d : mn;
+    mx = d > mx ? d : mx;
+  }
+  return mx - mn;
+}
+
+/* Step 7 (--spread E) over r[0..n). */
+static int spread_report(const ic_graph_rec *r, size_t n, uint64_t epoch) {
+  ic_solver *s;
+  ic_err err;
+  ic_solver_stats st;
+  /* a first pass for the window the solver settles on */
+  if (ic_solver_create(&s, c8, 8, &err) != IC_OK || ic_solver_feed(s, r, n, &err) != IC_OK) {
+    fprintf(stderr, "bench_solver: %s\n", err.msg);
+    return 1;
+  }
+  ic_solver_get_stats(s, &st);
+  const uint64_t w = st.window;
+  ic_solver_reset(s);
+  ic_solver_set_threads(s, 1);
+  int64_t(*ring)[256] = malloc(w * sizeof *ring);
+  if (!ring) return 1;
+  int64_t base[256] = {0}, raw_lo = 0, raw_hi = 0, ep_max = 0;
+  uint64_t hist[64] = {0}, epochs = 0, over[4] = {0}, rec_over[4] = {0};
+  static const int64_t thr[4] = {1 << 13, 1 << 14, 32767, 65535};
+  for (size_t i = 0; i <= n; i++) {
+    if (i % epoch == 0 || i == n) { /* an epoch ends; rebase to the newest C */
+      if (i) {
+        epochs++;
+        for (int k = 0; k < 4; k++)
+          if (ep_max > thr[k]) {
+            over[k]++;
+            rec_over[k] += i % epoch ? i % epoch : epoch;
+          }
+      }
+      if (i == n) break;
+      ep_max = 0;
+      if (i) {
+        memcpy(base, ring[(i - 1) % w], sizeof base);
+        for (size_t j = i > w ? i - w : 0; j < i; j++) {
+          int64_t sp = spread_of(ring[j % w], base);
+          ep_max = sp > ep_max ? sp : ep_max;
+        }
+      }
+    }
+    if (ic_solver_feed(s, &r[i], 1, &err) != IC_OK) {
+      fprintf(stderr, "bench_solver: %s\n", err.msg);
+      return 1;
+    }
+    const uint64_t *t = ic_solver_times(s);
+    int64_t *v = ring[i % w];
+    for (uint32_t x = 0; x < 256; x++) v[x] = (int64_t)t[x];
+    raw_lo = v[255];
+    raw_hi = v[0];
+    int64_t sp = spread_of(v, base);
+    ep_max = sp > ep_max ? sp : ep_max;
+    int b = 0;
+    while (b < 63 && (INT64_C(1) << b) <= sp) b++;
+    hist[b]++;
+  }
+  printf("spread over 256 subsets (8 categories), %zu records, window %llu, epoch %llu:\n", n,
+         (unsigned long long)w, (unsigned long long)epoch);
+  printf("  t({}) - t(all) of the last C (the whole run's drift): %lld\n",
+         (long long)(raw_hi - raw_lo));
+  printf("  new C nodes by spread against the epoch's base (count below 2^b):\n   ");
+  for (int b = 0; b < 64; b++)
+    if (hist[b]) printf(" 2^%d:%llu", b, (unsigned long long)hist[b]);
+  printf("\n  epochs %llu; with a live node's spread > 8191 / 16383 / 32767 / 65535: "
+         "%llu / %llu / %llu / %llu epochs (%llu / %llu / %llu / %llu records)\n",
+         (unsigned long long)epochs, (unsigned long long)over[0], (unsigned long long)over[1],
+         (unsigned long long)over[2], (unsigned long long)over[3], (unsigned long long)rec_over[0],
+         (unsigned long long)rec_over[1], (unsigned long long)rec_over[2],
+         (unsigned long long)rec_over[3]);
+  free(ring);
+  ic_solver_destroy(s);
+  return 0;
+}
+
 /* Solver only, on records saved by --save. */
 static int solve_loaded(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -163,6 +256,11 @@ static int solve_loaded(const char *path) {
     return 2;
   }
   fclose(f);
+  if (spread_opt) {
+    int rc = spread_report(r, n, spread_opt);
+    free(r);
+    return rc;
+  }
   uint64_t tf;
   solve_all(r, n, &tf);
   printf("t(all 8) %llu over %zu records\n", (unsigned long long)tf, n);
@@ -184,6 +282,22 @@ int main(int argc, char **argv) {
     return 2;
   }
   ooo_stats st;
+  if (spread_opt) { /* step 7 only: keep the records of one run */
+    keeper k = {0};
+    k.cap = records_opt;
+    k.r = malloc(k.cap * sizeof *k.r);
+    ic_graph_sink keep_sink = {&k, keep};
+    if (!k.r || cli_run_execute(&run, 0, &keep_sink, NULL, NULL, &st, &err) != IC_OK) {
+      fprintf(stderr, "bench_solver: %s\n", k.r ? err.msg : "out of memory");
+      return 1;
+    }
+    printf("workload %s, %llu instructions\n", run.workload.name,
+           (unsigned long long)st.instructions);
+    int rc = spread_report(k.r, k.n, spread_opt);
+    free(k.r);
+    cli_run_free(&run);
+    return rc;
+  }
   double t0 = cpu_now(), w0 = wall_now();
   if (cli_run_execute(&run, 0, NULL, NULL, NULL, &st, &err) != IC_OK) {
     fprintf(stderr, "bench_solver: %s\n", err.msg);

@@ -23,6 +23,9 @@
 # times only the solver on them (3 and 8 categories), e.g. for A/B runs of
 # two builds or under valgrind --tool=callgrind --toggle-collect=ic_solver_feed
 # (FILE holds raw records: read it with the same build of the headers).
+# `$BUILD_DIR/bench_solver --load FILE --spread E` (or --workload NAME
+# --max N --spread E) measures instead whether 16-bit lanes would hold the
+# 8-category solver's vectors with a rebase every E records (bench_solver.c).
 # On a machine shared with other jobs wall times swing by +-40% from run to
 # run; compare builds by the best of several runs, or by instruction counts
 # (callgrind), and say which.
