@@ -64,7 +64,7 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
     }
     gsl_sort_ulong((unsigned long *)pick, 1, (size_t)k);
   }
-  size_t warm = o->warmup;
+  size_t warm_all = o->warmup;
   if ((st = ic_solver_create(&solver, o->cats, o->ncat, err)) != IC_OK) goto done;
   ic_stitch_stats stats = {0};
   uint64_t m = 0;
@@ -80,6 +80,9 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
       }
     }
     size_t built;
+    /* a fragment from the run's first instruction has nothing before it
+       (its graph is the model's): no warm-up */
+    size_t warm = (sk->flags & SIG_SK_RUN_START) ? 0 : warm_all;
     /* a prefix is kept if it has something to count after the warm-up */
     uint32_t keep = (uint32_t)warm + 1 > sk->n ? sk->n : (uint32_t)warm + 1;
     if ((st = ic_stitch_fragment_prefix(db, &o->machine, img, sk, keep, recs, &built, &stats,
@@ -193,7 +196,7 @@ ic_status ic_profiler_run(const ic_profiler_opts *o, ic_model_run_fn run, void *
   ic_graph_sink sink = sig_sampler_sink(smp, NULL);
   uint64_t cycles = 0, insns = 0;
   if ((st = run(run_ctx, 0, &sink, &cycles, &insns, err)) != IC_OK) goto done;
-  sig_sampler_finish(smp);
+  if ((st = sig_sampler_finish(smp, err)) != IC_OK) goto done;
   if ((st = sig_db_build(db, err)) != IC_OK) goto done;
   ic_profiler_stats local = {0};
   sig_sampler_get_stats(smp, &local.sampler);

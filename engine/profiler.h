@@ -6,7 +6,9 @@
  * (multisim.h), so the two methods' numbers are directly comparable:
  *   T(S) = sum over stitched fragments f of t_f(S), t_f(S) = the commit
  *          time of f's last instruction minus that of its W-th (the warm-up,
- *          W = warmup; 0: the last one's) with S idealized
+ *          W = warmup; 0: the last one's) with S idealized; a fragment that
+ *          starts at the run's first instruction (SIG_SK_RUN_START) has
+ *          nothing before it and no warm-up (W = 0)
  *   percent of entry U = 100 * icost_T(U) / T({})
  *   cycles: T(S) * N / (sum of the fragments' counted lengths, L - W each), N = the run's timed
  *           instructions (when known; else the fragments' own cycles)

@@ -138,7 +138,9 @@ static void add_item(sig_detail *d, const ic_edge *e) {
  * another event happened (a hit where this instance missed, no
  * misprediction where it mispredicted, ...): the items those bits decide
  * are replaced by what the bits say, as for an inferred instruction, and
- * the rest (waits, distances) is kept. Returns 1 if d was changed. */
+ * the rest (waits, distances) is kept. b is the bits as they speak of the
+ * instruction's own work (its I-cache miss is the caller's). Returns 1 if
+ * d was changed. */
 static int patch_sample(sig_detail *d, uint8_t op, unsigned b, const sig_machine *m) {
   unsigned have = (unsigned)(d->sig >> (2 * SIG_HALF)) & 3u;
   if (have == b) return 0;
@@ -183,28 +185,35 @@ static int patch_sample(sig_detail *d, uint8_t op, unsigned b, const sig_machine
         drop_parts(&d->item[k], IC_CAT_DMISS);
     return 1;
   }
-  /* any other instruction: bit 2 is an I-cache miss */
-  for (int k = 0; k < d->nitems; k++)
-    if (d->item[k].kind == IC_EDGE_DD && d->item[k].flags == 0) {
-      ic_edge *dd = &d->item[k];
-      if (!b2) {
-        drop_parts(dd, IC_CAT_IMISS);
-      } else {
-        int has = 0;
-        for (int q = 0; q < dd->nparts; q++) has |= dd->part[q].cat == IC_CAT_IMISS;
-        if (!has) part(dd, IC_CAT_IMISS, m->l2_latency);
-      }
-      return 1;
-    }
-  if (b2) {
-    ic_edge dd;
-    memset(&dd, 0, sizeof dd);
-    dd.kind = IC_EDGE_DD;
-    dd.dist = 1;
-    part(&dd, IC_CAT_IMISS, m->l2_latency);
-    add_item(d, &dd);
-    return 1;
+  return 0; /* any other instruction: its bit 2 is an I-cache miss (set by the caller) */
+}
+
+/* The cache lines the fragment's path fetched, an open-addressing set of
+ * line numbers + 1 (0: empty), half full at most. */
+typedef struct line_set {
+  uint64_t *slot;
+  size_t mask, n;
+} line_set;
+
+/* Adds line; returns 1 if it was not there (a first fetch from the line).
+ * A full set answers 1 (cold) for every line it does not hold. */
+static int line_first(line_set *ls, uint64_t line) {
+  uint64_t key = line + 1;
+  size_t h = (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 17) & ls->mask;
+  while (ls->slot[h]) {
+    if (ls->slot[h] == key) return 0;
+    h = (h + 1) & ls->mask;
   }
+  if (2 * (ls->n + 1) <= ls->mask + 1) {
+    ls->slot[h] = key;
+    ls->n++;
+  }
+  return 1;
+}
+
+static int has_cat(const ic_edge *e, uint8_t cat) {
+  for (int q = 0; q < e->nparts; q++)
+    if (e->part[q].cat == cat) return 1;
   return 0;
 }
 
@@ -279,6 +288,7 @@ static uint64_t indirect_target(const sig_db *db, const ic_program_image *img,
     st->aborted++;                          \
     st->abort_why[IC_STITCH_ABORT_##why]++; \
     free(anc);                              \
+    free(lines.slot);                       \
     return IC_OK;                           \
   } while (0)
 
@@ -305,6 +315,26 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
     anc = malloc(arows * alev * sizeof *anc);
     if (!anc) return ic_fail(err, IC_ERUN, "stitcher: out of memory");
   }
+  /* I-cache lines: with the machine's line size (a power of two), the
+     lines the path fetched so far; without it every line is taken as
+     fetched before (bit 2 is an I-cache miss only where nothing else can
+     set it) */
+  line_set lines = {NULL, 0, 0};
+  int lshift = 0;
+  if (m->l1i_line >= 2 && !(m->l1i_line & (m->l1i_line - 1))) {
+    lshift = __builtin_ctz(m->l1i_line);
+    size_t cap = 64;
+    while (cap < 2 * (size_t)sk->n && cap < ((size_t)1 << 21)) cap *= 2;
+    lines.slot = calloc(cap, sizeof *lines.slot);
+    if (!lines.slot) {
+      free(anc);
+      return ic_fail(err, IC_ERUN, "stitcher: out of memory");
+    }
+    lines.mask = cap - 1;
+  }
+  uint64_t prev_line = 0;
+  uint32_t imiss_lat = sig_db_imiss_cycles(db);
+  if (!imiss_lat) imiss_lat = m->l2_latency;
   int64_t last_writer[IC_REG_COUNT];
   for (int r = 0; r < IC_REG_COUNT; r++) last_writer[r] = -1;
   uint64_t stack[STACK_MAX];
@@ -324,6 +354,24 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
     if (!img->lookup(img->ctx, pc, &si) || !si.valid || si.opclass >= IC_OP_COUNT) ABORT(PC);
     unsigned b = sk->bits[k];
     if (bits_impossible(si.opclass, b)) ABORT(BITS);
+    /* bit 2 and the I-cache: a miss can only be at the first fetch from a
+       line the path has not fetched before in the fragment (a fragment's
+       code fits the I-cache; the model has no wrong-path fetch). There, bit
+       2 of an instruction that can have no other event is the miss; of a
+       load, store or control transfer it is taken as the miss too (their
+       own bit 2 is then unknown: matching ignores it and the sample's own
+       is kept), except a load's with bit 1 clear (an L2 data miss, which
+       needs it). Elsewhere bit 2 of those is their own event. */
+    int cold = 0;
+    if (lshift) {
+      uint64_t line = pc >> lshift;
+      cold = (k == 0 || line != prev_line) && line_first(&lines, line);
+      prev_line = line;
+    }
+    int other_op = !is_control(si.opclass) && si.opclass != IC_OP_LOAD &&
+                   si.opclass != IC_OP_STORE;
+    int imiss_here = (b & SIG_B2) && (other_op || cold);
+    int split = imiss_here && !other_op && !(si.opclass == IC_OP_LOAD && !(b & SIG_B1));
     uint64_t want = 0, mask = 0;
     for (int j = 0; j < SIG_WINDOW; j++) {
       int64_t q = (int64_t)k + j - SIG_HALF;
@@ -331,16 +379,24 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
       want |= (uint64_t)(sk->bits[q] & 3u) << (2 * j);
       mask |= (uint64_t)3 << (2 * j);
     }
+    uint64_t centre = (uint64_t)3 << (2 * SIG_HALF);
+    if (split) {
+      mask &= ~((uint64_t)SIG_B2 << (2 * SIG_HALF));
+      centre = (uint64_t)SIG_B1 << (2 * SIG_HALF);
+    }
     int same = 0;
     const sig_detail *d = NULL;
-    uint64_t centre = (uint64_t)3 << (2 * SIG_HALF);
     if (sig_db_best_first(db, pc, want, mask, centre, sk->seq + k, &cur, &same) &&
         cur.opclass == si.opclass)
       d = &cur;
     if (!d) inferred++;
     else if (same == __builtin_popcountll(mask)) exact++;
     else approx++;
-    if (d && patch_sample(&cur, si.opclass, b, m)) patched++;
+    /* the bits as they speak of the instruction's own work */
+    unsigned bown = b;
+    if (split) bown = (b & SIG_B1) | (d ? (unsigned)(cur.sig >> (2 * SIG_HALF)) & SIG_B2 : 0u);
+    int own = d && cur.seq == sk->seq + k;
+    int fixed = d && patch_sample(&cur, si.opclass, bown, m);
 
     ic_graph_rec *r = &recs[k];
     r->seq = k;
@@ -370,17 +426,25 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
     }
     gcnt++;
     if (is_control(si.opclass) && (b & SIG_B1)) gtaken++;
-    /* D node */
+    /* D node; the I-cache miss as the bits say: a sample's own miss where
+       there is one here (else the program's mean sampled miss), none
+       where there is none */
     const ic_edge *it = item(d, IC_EDGE_DD, 0);
     ic_edge *dd = new_edge(r, IC_EDGE_DD, 1);
-    int own = d && cur.seq == sk->seq + k;
     if (it) {
       *dd = *it;
       if (!own) drop_parts(dd, IC_CAT_BW);
-    } else if (!d && (b & SIG_B2) && !is_control(si.opclass) && si.opclass != IC_OP_LOAD &&
-               si.opclass != IC_OP_STORE) {
-      part(dd, IC_CAT_IMISS, m->l2_latency);
     }
+    if (!own) {
+      int had = has_cat(dd, IC_CAT_IMISS);
+      if (had && !imiss_here) drop_parts(dd, IC_CAT_IMISS);
+      else if (!had && imiss_here) part(dd, IC_CAT_IMISS, imiss_lat);
+      fixed |= d && had != imiss_here;
+    }
+    if (fixed) patched++;
+    uint64_t imiss_cyc = 0;
+    for (int q = 0; q < dd->nparts; q++)
+      if (dd->part[q].cat == IC_CAT_IMISS) imiss_cyc += dd->part[q].cycles;
     if (!own && group_break) part(dd, IC_CAT_BW, 1);
     uint8_t present = d ? d->present : (SIG_HAS_FBW | SIG_HAS_CD | SIG_HAS_CBW);
     if (present & SIG_HAS_FBW) {
@@ -393,12 +457,20 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
       if (it) *new_edge(r, IC_EDGE_CD, m->rob) = *it;
       else new_edge(r, IC_EDGE_CD, m->rob);
     }
+    /* after a misprediction the refetch's I-cache miss is on PD as well
+       (as the model puts it): this position's, not the sample's */
+    ic_edge *pd = NULL;
     if (k == 0 && (it = item(d, IC_EDGE_PD, SIG_ITEM_SELF)) != NULL) {
-      ic_edge *pd = new_edge(r, IC_EDGE_PD, 1);
+      pd = new_edge(r, IC_EDGE_PD, 1);
       *pd = *it;
       pd->flags = 0;
     } else if (have_pd) {
-      *new_edge(r, IC_EDGE_PD, 1) = pd_next;
+      pd = new_edge(r, IC_EDGE_PD, 1);
+      *pd = pd_next;
+    }
+    if (pd && !own) {
+      drop_parts(pd, IC_CAT_IMISS);
+      part(pd, IC_CAT_IMISS, imiss_cyc);
     }
     have_pd = 0;
     /* R node */
@@ -443,7 +515,7 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
     }
     it = item(d, IC_EDGE_EP, 0);
     if (it) *new_edge(r, IC_EDGE_EP, 0) = *it;
-    else infer_ep(new_edge(r, IC_EDGE_EP, 0), si.opclass, b, m);
+    else infer_ep(new_edge(r, IC_EDGE_EP, 0), si.opclass, bown, m);
     it = item(d, IC_EDGE_PP, 0);
     if (it) *new_edge(r, IC_EDGE_PP, it->dist) = *it;
     /* C node */
@@ -467,7 +539,7 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
     if (it) {
       pd_next = *it;
       have_pd = 1;
-    } else if (!d && is_control(si.opclass) && (b & SIG_B2)) {
+    } else if (!d && is_control(si.opclass) && (bown & SIG_B2)) {
       memset(&pd_next, 0, sizeof pd_next);
       pd_next.kind = IC_EDGE_PD;
       pd_next.dist = 1;
@@ -518,6 +590,7 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
     }
   }
   free(anc);
+  free(lines.slot);
   st->stitched++;
   st->instructions += n;
   st->exact += exact;

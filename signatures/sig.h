@@ -72,8 +72,17 @@
  * current instruction is tagged. Its sample completes 10 instructions later.
  * The signature counter (mean M', same law) runs only while no signature
  * sample is being collected: when it expires a signature sample starts at
- * the current instruction and completes L instructions later. Samples cut
- * short by the end of the run are dropped (counted). */
+ * the current instruction and completes L instructions later. The counter
+ * starts in its stationary phase, so that the run's first instructions are
+ * as likely to be in a signature sample as any others (a counter started
+ * fresh would leave them out: cold-start events such as first I-cache
+ * misses sit there): with probability L / (M' + L) a signature sample
+ * starts at the first instruction (flag SIG_SK_RUN_START), else the first
+ * interval is the remaining part of an interval in progress (density
+ * proportional to 2M' - r on [1, 2M' - 1]). A signature sample cut short
+ * by the end of the run is emitted with the instructions whose bits are
+ * known (at least 1; the run's last ones are as likely sampled as any);
+ * detailed samples cut short are dropped (counted). */
 #ifndef IC_SIG_H
 #define IC_SIG_H
 
@@ -123,7 +132,8 @@
   X(mem_latency, "mem.latency") \
   X(tlb_miss, "tlb.miss_latency") \
   X(issue_width, "core.issue_width") \
-  X(fetch_taken, "core.fetch_taken")
+  X(fetch_taken, "core.fetch_taken") \
+  X(l1i_line, "l1i.line")
 
 typedef struct sig_machine {
 #define SIG_X(f, k) uint32_t f;
@@ -154,11 +164,16 @@ typedef struct sig_detail {
   ic_edge item[SIG_MAX_ITEMS]; /* every edge but DR, register PR and IBW, plus PD(next) */
 } sig_detail;
 
+/* flag of a signature sample: it starts at the run's first timed
+ * instruction (nothing precedes it: its graph is complete without warm-up) */
+#define SIG_SK_RUN_START 1u
+
 typedef struct sig_skeleton {
   uint64_t seq;     /* retire count of the start instruction */
   uint64_t start_pc;
   uint32_t n;       /* instructions */
   uint8_t *bits;    /* n values, SIG_B1|SIG_B2 each (owned by whoever filled it) */
+  uint8_t flags;    /* SIG_SK_* */
 } sig_skeleton;
 
 /* Two bits of record r given the record that committed after it. img may
@@ -186,7 +201,8 @@ typedef struct sig_sampler_stats {
   uint64_t instructions;  /* records seen */
   uint64_t details;       /* detailed samples emitted */
   uint64_t skeletons;     /* signature samples emitted */
-  uint64_t dropped;       /* samples cut short by the end of the run */
+  uint64_t dropped;       /* detailed samples cut short by the end of the run
+                             (and a signature sample with no instruction) */
   uint64_t item_overflow; /* detailed samples with more than SIG_MAX_ITEMS items (cut) */
 } sig_sampler_stats;
 
@@ -201,8 +217,10 @@ void sig_sampler_destroy(sig_sampler *s);
  * batch after the sampler. Records must arrive with consecutive seq.
  * Time complexity: O(1) per record, O(L) per signature sample. */
 ic_graph_sink sig_sampler_sink(sig_sampler *s, const ic_graph_sink *inner);
-/* Ends the run: counts samples still incomplete as dropped. */
-void sig_sampler_finish(sig_sampler *s);
+/* Ends the run: emits the signature sample in progress with the
+ * instructions it has, counts detailed samples still incomplete as dropped.
+ * Returns the emit callback's status. */
+ic_status sig_sampler_finish(sig_sampler *s, ic_err *err);
 void sig_sampler_get_stats(const sig_sampler *s, sig_sampler_stats *out);
 
 /* The detailed sample of record r (next: the record after it, or NULL at

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "categories.h"
+
 typedef struct sig_group {
   uint64_t sig;
   size_t lo, hi; /* range in ord */
@@ -39,6 +41,7 @@ struct sig_db {
   size_t npcs;
   uint32_t *table; /* pcs index + 1, 0 empty */
   size_t tmask;
+  uint64_t imiss_sum, imiss_n; /* I-cache miss cycles of the samples that had one */
 };
 
 ic_status sig_db_create(sig_db **out, ic_err *err) {
@@ -145,6 +148,21 @@ static ic_status db_detail(void *ctx, const sig_detail *d, ic_err *err) {
     if (grow((void **)&db->pool, 1, c))
       return ic_fail(err, IC_ERUN, "sample database: out of memory");
     db->cappool = c;
+  }
+  /* an I-cache miss's cycles: the DD part (cut to the gap the instruction
+     had) or the whole, on the PD the instruction had after a misprediction */
+  uint64_t im = 0;
+  for (int k = 0; k < d->nitems; k++) {
+    const ic_edge *e = &d->item[k];
+    if (e->kind != IC_EDGE_DD && !(e->kind == IC_EDGE_PD && e->flags == SIG_ITEM_SELF)) continue;
+    uint64_t c = 0;
+    for (int q = 0; q < e->nparts; q++)
+      if (e->part[q].cat == IC_CAT_IMISS) c += e->part[q].cycles;
+    if (c > im) im = c;
+  }
+  if (im) {
+    db->imiss_sum += im;
+    db->imiss_n++;
   }
   size_t i = db->ndet++;
   db->pc[i] = d->pc;
@@ -380,4 +398,9 @@ int sig_db_best_first(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mas
   if (same) *same = best_same;
   if (out) unpack(db, db->ord[best], out);
   return 1;
+}
+
+uint32_t sig_db_imiss_cycles(const sig_db *db) {
+  if (!db->imiss_n) return 0;
+  return (uint32_t)((db->imiss_sum + db->imiss_n / 2) / db->imiss_n);
 }

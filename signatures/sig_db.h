@@ -67,4 +67,11 @@ int sig_db_best_first(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mas
 size_t sig_db_targets(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
                       uint64_t first, uint64_t *out, size_t max);
 
+/* The mean cycles of an I-cache miss over the detailed samples that had one
+ * (their DD imiss part, or the whole miss on the PD edge into them after a
+ * misprediction), rounded; 0 when no sample had one. What a miss costs in
+ * this program (mostly L2 hits, or mostly memory at a cold start), for the
+ * misses the stitcher infers from the bits. Time complexity: O(1). */
+uint32_t sig_db_imiss_cycles(const sig_db *db);
+
 #endif

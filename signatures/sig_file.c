@@ -190,6 +190,7 @@ static ic_status wr_skeleton(void *ctx, const sig_skeleton *s, ic_err *err) {
   bb_var(b, s->seq);
   bb_var(b, s->start_pc);
   bb_var(b, s->n);
+  bb_u8(b, s->flags);
   for (uint32_t k = 0; k < s->n; k += 4) {
     uint8_t v = 0;
     for (uint32_t q = 0; q < 4 && k + q < s->n; q++) v |= (uint8_t)((s->bits[k + q] & 3u) << (2 * q));
@@ -505,6 +506,8 @@ static ic_status parse_skeleton(rd *r, sig_skeleton *s, uint8_t *bits) {
   NEED(rd_var(r, &v));
   CHECK(v >= 1 && v <= SIG_MAX_LENGTH, "signature sample length out of range in");
   s->n = (uint32_t)v;
+  NEED(rd_u8(r, &s->flags));
+  CHECK(s->flags <= SIG_SK_RUN_START, "unknown signature sample flags in");
   size_t nb = (s->n + 3) / 4;
   CHECK(nb <= r->n - r->pos, "truncated");
   for (uint32_t k = 0; k < s->n; k++) bits[k] = (r->p[r->pos + k / 4] >> (2 * (k % 4))) & 3u;
@@ -529,6 +532,12 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
     return ic_fail(err, IC_EINPUT,
                    "%s: sample file version 1, recorded before the MSHR edge (its graphs would "
                    "lack it); this icost reads version %u: record the samples again",
+                   name, SIG_FILE_VERSION);
+  if (h->version == 2)
+    return ic_fail(err, IC_EINPUT,
+                   "%s: sample file version 2, recorded without the I-cache line size (the "
+                   "stitcher needs it to tell I-cache misses); this icost reads version %u: "
+                   "record the samples again",
                    name, SIG_FILE_VERSION);
   if (h->version != SIG_FILE_VERSION)
     return ic_fail(err, IC_EINPUT, "%s: sample file version %u, this icost reads version %u",

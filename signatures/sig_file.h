@@ -1,13 +1,14 @@
 /* sig_file.h: the sample file, written incrementally and read with every
  * field checked.
  *
- * Format, version 2 (version 1, without the edge kind count, predates the
- * MSHR edge and is refused with that reason). Integers are little-endian; "varint" is unsigned LEB128
+ * Format, version 3 (version 1, without the edge kind count, predates the
+ * MSHR edge; version 2 lacks the machine's l1i.line; both are refused with
+ * that reason). Integers are little-endian; "varint" is unsigned LEB128
  * (7 bits per byte, low first, at most 10 bytes); checksums are FNV-1a 64
  * over the bytes they cover.
  *
  *   offset 0   magic "ICSAMPLE" (8 bytes)
- *          8   u32 version (1)
+ *          8   u32 version (3)
  *         12   u32 H: header payload bytes (<= 16 MiB)
  *         16   u64 checksum of the header payload
  *         24   header payload:
@@ -35,7 +36,7 @@
  *                (edge kinds are graph_rec.h's ic_edge_kind numbers; any kind
  *                but DR and IBW; changing that list's order needs a new version)
  *   signature sample: varint seq, varint start pc, varint n (1..SIG_MAX_LENGTH),
- *                ceil(n/4) bytes: instruction k's bits at bits 2(k%4)..2(k%4)+1
+ *                u8 flags (SIG_SK_RUN_START or 0), ceil(n/4) bytes: instruction k's bits at bits 2(k%4)..2(k%4)+1
  *                of byte k/4 (unused high bits 0)
  *   end block: count 0, payload u64 detailed samples, u64 signature samples,
  *                u64 instructions seen; it must be last, and the totals must
@@ -53,7 +54,7 @@
 #include "sig.h"
 
 #define SIG_FILE_MAGIC "ICSAMPLE"
-#define SIG_FILE_VERSION 2u
+#define SIG_FILE_VERSION 3u
 #define SIG_FILE_MAX_PAYLOAD (16u << 20)
 
 typedef struct sig_file_header {

@@ -9,6 +9,7 @@
 #include "sig.h"
 
 #include <gsl/gsl_rng.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,7 +214,15 @@ ic_status sig_sampler_create(sig_sampler **out, const sig_sampler_opts *o, const
   }
   gsl_rng_set(s->rng, (unsigned long)o->seed);
   s->detail_left = sig_draw_interval(s->rng, o->detail_interval);
-  s->sig_left = sig_draw_interval(s->rng, o->signature_interval);
+  /* the signature counter in its stationary phase (sig.h) */
+  double mean = (double)o->signature_interval, len = (double)o->length;
+  if (gsl_rng_uniform(s->rng) < len / (mean + len)) {
+    s->sig_left = 1;
+  } else {
+    uint64_t span = 2 * o->signature_interval - 1;
+    uint64_t r = 1 + (uint64_t)((double)span * (1.0 - sqrt(1.0 - gsl_rng_uniform(s->rng))));
+    s->sig_left = r > span ? span : r;
+  }
   *out = s;
   return IC_OK;
 }
@@ -301,6 +310,7 @@ static ic_status sampler_consume(void *ctx, const ic_graph_rec *recs, size_t n, 
       s->sk.seq = r->seq;
       s->sk.start_pc = r->pc;
       s->sk.n = 0;
+      s->sk.flags = r->seq == s->first_seq ? SIG_SK_RUN_START : 0;
     }
     prev = r;
   }
@@ -326,11 +336,21 @@ ic_graph_sink sig_sampler_sink(sig_sampler *s, const ic_graph_sink *inner) {
   return k;
 }
 
-void sig_sampler_finish(sig_sampler *s) {
-  s->st.dropped += (uint64_t)s->npend + (uint64_t)s->prev_tagged + (uint64_t)s->sk_active;
+ic_status sig_sampler_finish(sig_sampler *s, ic_err *err) {
+  if (s->status != IC_OK) return ic_fail(err, s->status, "sampler: the run failed");
+  s->st.dropped += (uint64_t)s->npend + (uint64_t)s->prev_tagged;
   s->npend = 0;
   s->prev_tagged = 0;
+  ic_status st = IC_OK;
+  if (s->sk_active && s->sk.n > 0) {
+    /* cut short by the end of the run: the instructions whose bits are known */
+    s->st.skeletons++;
+    if (s->emit.skeleton) st = s->emit.skeleton(s->emit.ctx, &s->sk, err);
+  } else if (s->sk_active) {
+    s->st.dropped++;
+  }
   s->sk_active = 0;
+  return st;
 }
 
 void sig_sampler_get_stats(const sig_sampler *s, sig_sampler_stats *out) { *out = s->st; }

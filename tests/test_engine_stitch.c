@@ -133,7 +133,7 @@ static const uint8_t bits[12] = {0, 0, B1, 0, 0, B1 | B2, 0, 0, B2, 0, 0, 0};
 
 static void stitch(sig_db *db, ic_graph_rec *recs, ic_stitch_stats *st) {
   sig_machine m = machine();
-  sig_skeleton sk = {5000, 0x100, 12, (uint8_t *)bits};
+  sig_skeleton sk = {5000, 0x100, 12, (uint8_t *)bits, 0};
   size_t built;
   ic_err err;
   cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, st, &err), IC_OK, "%s",
@@ -277,7 +277,7 @@ Test(stitch_skeleton, fetch_breaks_follow_the_path) {
   sig_machine m = machine();
   for (uint32_t ft = 1; ft <= 2; ft++) {
     m.fetch_taken = ft;
-    sig_skeleton sk = {5000, 0x100, 12, (uint8_t *)nb};
+    sig_skeleton sk = {5000, 0x100, 12, (uint8_t *)nb, 0};
     ic_graph_rec recs[12];
     size_t built;
     ic_stitch_stats st = {0};
@@ -317,7 +317,7 @@ Test(stitch_skeleton, indirect_target_must_fit_the_bits) {
                  (size_t)(1 + with_other));
     cr_assert_eq(t[0], 0x300); /* best first */
     sig_machine m = machine();
-    sig_skeleton sk = {5000, 0x200, 3, (uint8_t *)jb};
+    sig_skeleton sk = {5000, 0x200, 3, (uint8_t *)jb, 0};
     ic_graph_rec recs[3];
     size_t built;
     ic_stitch_stats st = {0};
@@ -365,7 +365,7 @@ Test(stitch_skeleton, indirect_target_checked_to_the_end) {
   cr_assert_eq(o.detail(o.ctx, &other, &err), IC_OK);
   cr_assert_eq(sig_db_build(db, &err), IC_OK);
   sig_machine m = machine();
-  sig_skeleton sk = {5000, 0x210, 42, jb};
+  sig_skeleton sk = {5000, 0x210, 42, jb, 0};
   ic_graph_rec recs[42];
   size_t built;
   ic_stitch_stats st = {0};

@@ -64,7 +64,7 @@ static int lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
 static const ic_program_image img = {NULL, lookup};
 
 static sig_skeleton skel(uint64_t pc, const uint8_t *bits, uint32_t n) {
-  sig_skeleton s = {1000, pc, n, (uint8_t *)bits};
+  sig_skeleton s = {1000, pc, n, (uint8_t *)bits, 0};
   return s;
 }
 
@@ -250,5 +250,83 @@ Test(stitch, samples_give_targets_and_latencies) {
   cr_assert_eq(st.inferred, 1); /* the div */
   cr_assert_eq(st.exact, 1);
   cr_assert_eq(st.approx, 2);
+  sig_db_destroy(db);
+}
+
+static uint64_t dd_imiss(const ic_graph_rec *r) {
+  const ic_edge *dd = find(r, IC_EDGE_DD, 0);
+  cr_assert_not_null(dd);
+  return ic_edge_latency(dd, 0) - ic_edge_latency(dd, IC_CATBIT(IC_CAT_IMISS));
+}
+
+/* Bit 2 at the first fetch from a line the path has not fetched before is
+ * the I-cache miss, whatever the opcode (a load's data and a call's
+ * prediction then count as without an event); elsewhere bit 2 of a load or
+ * branch is its own miss or misprediction. The miss costs the sampled
+ * mean. */
+Test(stitch, icache_miss_at_first_fetch_of_a_line) {
+  sig_machine m = machine();
+  m.l1i_line = 4; /* one instruction per line: the first loop iteration is cold */
+  ic_err err;
+  sig_db *db;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  /* two samples of an instruction off the path with misses of 100 cycles
+     (on DD) and 124 (on the PD after a misprediction; DD cut to 50) */
+  sig_detail d;
+  memset(&d, 0, sizeof d);
+  d.pc = 0x3000;
+  d.opclass = IC_OP_INT_DIV;
+  d.nitems = 1;
+  d.item[0].kind = IC_EDGE_DD;
+  d.item[0].dist = 1;
+  d.item[0].nparts = 1;
+  d.item[0].part[0].cat = IC_CAT_IMISS;
+  d.item[0].part[0].cycles = 100;
+  sig_out o = sig_db_out(db);
+  cr_assert_eq(o.detail(o.ctx, &d, &err), IC_OK);
+  d.seq = 7;
+  d.item[0].part[0].cycles = 50;
+  d.nitems = 2;
+  d.item[1] = d.item[0];
+  d.item[1].kind = IC_EDGE_PD;
+  d.item[1].flags = SIG_ITEM_SELF;
+  d.item[1].nparts = 2;
+  d.item[1].part[0].cat = IC_CAT_NONE;
+  d.item[1].part[0].cycles = 12;
+  d.item[1].part[1].cat = IC_CAT_IMISS;
+  d.item[1].part[1].cycles = 124;
+  cr_assert_eq(o.detail(o.ctx, &d, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  cr_assert_eq(sig_db_imiss_cycles(db), (100 + 124) / 2);
+  const uint8_t bits[] = {B2, B1 | B2, 0, B1, 0, B1 | B2, 0, B1 | B2,
+                          0,  B1,      0, 0,  B1 | B2, B2, B1};
+  uint32_t n = sizeof bits;
+  sig_skeleton sk = skel(0x1000, bits, n);
+  ic_graph_rec recs[sizeof bits];
+  size_t built;
+  ic_stitch_stats st = {0};
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, n);
+  cr_assert_eq(recs[12].pc, 0x1010);
+  cr_assert_eq(recs[13].pc, 0x2000);
+  uint64_t lat = (100 + 124) / 2;
+  /* cold: the add, the load (an L1 hit), the call, the multiply */
+  cr_assert_eq(dd_imiss(&recs[0]), lat);
+  cr_assert_eq(dd_imiss(&recs[1]), lat);
+  cr_assert_eq(ic_edge_latency(find(&recs[1], IC_EDGE_EP, 0), 0), 2);
+  cr_assert_eq(dd_imiss(&recs[12]), lat);
+  cr_assert_null(find(&recs[13], IC_EDGE_PD, 0)); /* the call was not mispredicted */
+  cr_assert_eq(dd_imiss(&recs[13]), lat);
+  /* warm: the load's bit 2 is an L2 hit, the branch's a misprediction */
+  for (uint32_t k = 2; k < 12; k++) cr_assert_eq(dd_imiss(&recs[k]), 0, "position %u", k);
+  cr_assert_eq(ic_edge_latency(find(&recs[5], IC_EDGE_EP, 0), 0), 2 + 12);
+  cr_assert_not_null(find(&recs[8], IC_EDGE_PD, 0));
+  /* without the line size every such bit 2 is the instruction's own event */
+  m.l1i_line = 0;
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(dd_imiss(&recs[0]), lat);
+  cr_assert_eq(dd_imiss(&recs[1]), 0);
+  cr_assert_eq(ic_edge_latency(find(&recs[1], IC_EDGE_EP, 0), 0), 2 + 12);
+  cr_assert_not_null(find(&recs[13], IC_EDGE_PD, 0));
   sig_db_destroy(db);
 }

@@ -218,7 +218,7 @@ int cmd_profile(int argc, char **argv) {
   double secs = now_s() - t0;
   if (tty) fputs("\r\033[K", stderr);
   if (st != IC_OK) goto fail;
-  sig_sampler_finish(smp);
+  if ((st = sig_sampler_finish(smp, &err)) != IC_OK) goto fail;
   sig_sampler_stats ss;
   sig_sampler_get_stats(smp, &ss);
   st = sig_writer_close(w, ss.instructions, &err);
