@@ -46,6 +46,7 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
   ic_graph_rec *recs = NULL;
   size_t cap = 0;
   ic_solver *solver = NULL;
+  ic_stitch_sites *sites = NULL;
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   if (!pick || !t || !l || !rng) {
     st = ic_fail(err, IC_ERUN, "profiler: out of memory");
@@ -66,6 +67,7 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
   }
   size_t warm_all = o->warmup;
   if ((st = ic_solver_create(&solver, o->cats, o->ncat, err)) != IC_OK) goto done;
+  if ((st = ic_stitch_sites_create(&sites, db, img, err)) != IC_OK) goto done;
   ic_stitch_stats stats = {0};
   uint64_t m = 0;
   for (uint64_t i = 0; i < k; i++) {
@@ -85,7 +87,7 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
     size_t warm = (sk->flags & SIG_SK_RUN_START) ? 0 : warm_all;
     /* a prefix is kept if it has something to count after the warm-up */
     uint32_t keep = (uint32_t)warm + 1 > sk->n ? sk->n : (uint32_t)warm + 1;
-    if ((st = ic_stitch_fragment_prefix(db, &o->machine, img, sk, keep, recs, &built, &stats,
+    if ((st = ic_stitch_fragment_sites(db, &o->machine, img, sites, sk, keep, recs, &built, &stats,
                                         err)) != IC_OK)
       goto done;
     if (!built || built <= warm) continue;
@@ -110,6 +112,7 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
   t = NULL;
   l = NULL;
 done:
+  ic_stitch_sites_destroy(sites);
   if (rng) gsl_rng_free(rng);
   if (solver) ic_solver_destroy(solver);
   free(recs);

@@ -29,7 +29,60 @@ void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b) {
   a->patched += b->patched;
   a->redirected += b->redirected;
   a->truncated += b->truncated;
+  a->site_returns += b->site_returns;
 }
+
+struct ic_stitch_sites {
+  uint64_t *pc; /* ascending */
+  size_t n, cap;
+};
+
+#define SITES_MARGIN (UINT64_C(256) << 10)
+
+ic_status ic_stitch_sites_create(ic_stitch_sites **out, const sig_db *db,
+                                 const ic_program_image *img, ic_err *err) {
+  *out = calloc(1, sizeof **out);
+  if (!*out) return ic_fail(err, IC_ERUN, "stitcher: out of memory");
+  ic_stitch_sites *s = *out;
+  size_t np = sig_db_pcs(db);
+  if (!np) return IC_OK;
+  uint64_t lo = sig_db_pc(db, 0), hi = sig_db_pc(db, np - 1);
+  lo = lo > SITES_MARGIN ? lo - SITES_MARGIN : 0;
+  hi = hi + SITES_MARGIN;
+  /* a forward decode: an invalid pc steps 2 bytes, a valid one its size */
+  for (uint64_t pc = lo & ~UINT64_C(1); pc < hi;) {
+    ic_static_inst si;
+    memset(&si, 0, sizeof si);
+    if (!img->lookup(img->ctx, pc, &si) || !si.valid || si.size == 0) {
+      pc += 2;
+      continue;
+    }
+    if (si.opclass == IC_OP_CALL) {
+      if (s->n == s->cap) {
+        size_t c = s->cap ? 2 * s->cap : 1024;
+        uint64_t *p = realloc(s->pc, c * sizeof *p);
+        if (!p) {
+          ic_stitch_sites_destroy(s);
+          *out = NULL;
+          return ic_fail(err, IC_ERUN, "stitcher: out of memory");
+        }
+        s->pc = p;
+        s->cap = c;
+      }
+      s->pc[s->n++] = pc + si.size;
+    }
+    pc += si.size;
+  }
+  return IC_OK;
+}
+
+void ic_stitch_sites_destroy(ic_stitch_sites *s) {
+  if (!s) return;
+  free(s->pc);
+  free(s);
+}
+
+size_t ic_stitch_sites_count(const ic_stitch_sites *s) { return s ? s->n : 0; }
 
 /* A new edge of r. The fixed edges of one position are at most 15 (DD FBW
    CD PD DR, 3 register PR, memory PR, RE EP PP CC PC CBW); the measured
@@ -223,8 +276,17 @@ static int has_cat(const ic_edge *e, uint8_t cat) {
  * before k): no pc outside the code, no bit/opcode combination that cannot
  * happen. Time: O(instructions walked). */
 #define FIT_STACK 64
+/* As path_fits, but returns how many instructions were checked (to the end
+ * or to the next unknown target, at least 1) or 0 when they do not fit. */
+static uint32_t path_fit_len(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
+                             uint64_t pc);
 static int path_fits(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
                      uint64_t pc) {
+  return k >= sk->n || path_fit_len(img, sk, k, pc) > 0;
+}
+
+static uint32_t path_fit_len(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
+                             uint64_t pc) {
   uint64_t calls[FIT_STACK];
   int top = 0, depth = 0; /* a ring, as the walk's own stack */
   for (uint32_t q = k; q < sk->n; q++) {
@@ -237,27 +299,27 @@ static int path_fits(const ic_program_image *img, const sig_skeleton *sk, uint32
     switch (si.opclass) {
     case IC_OP_BRANCH: pc = (b & SIG_B1) ? si.target : fall; break;
     case IC_OP_JUMP:
-      if (!si.target) return 1;
+      if (!si.target) return q - k + 1;
       pc = si.target;
       break;
     case IC_OP_CALL:
-      if (!si.target) return 1;
+      if (!si.target) return q - k + 1;
       calls[top] = fall;
       top = (top + 1) % FIT_STACK;
       if (depth < FIT_STACK) depth++;
       pc = si.target;
       break;
     case IC_OP_RETURN:
-      if (!depth) return 1;
+      if (!depth) return q - k + 1;
       top = (top + FIT_STACK - 1) % FIT_STACK;
       depth--;
       pc = calls[top];
       break;
-    case IC_OP_IJUMP: return 1;
+    case IC_OP_IJUMP: return q - k + 1;
     default: pc = fall; break;
     }
   }
-  return 1;
+  return sk->n > k ? sk->n - k : 1;
 }
 
 /* The target of an indirect transfer at position k (pc) whose own target is
@@ -282,6 +344,28 @@ static uint64_t indirect_target(const sig_db *db, const ic_program_image *img,
   return 0;
 }
 
+/* A return site for a return at position k whose target is unknown: the
+ * site the bits fit furthest from, if no other fits as far; 0 otherwise.
+ * Time: O(sites * instructions checked per site). */
+static uint64_t site_target(const ic_program_image *img, const ic_stitch_sites *sites,
+                            const sig_skeleton *sk, uint32_t k) {
+  if (!sites || !sites->n || k + 1 >= sk->n) return 0;
+  uint64_t best = 0;
+  uint32_t blen = 0;
+  int ties = 0;
+  for (size_t i = 0; i < sites->n; i++) {
+    uint32_t len = path_fit_len(img, sk, k + 1, sites->pc[i]);
+    if (len > blen) {
+      blen = len;
+      best = sites->pc[i];
+      ties = 0;
+    } else if (len && len == blen) {
+      ties = 1;
+    }
+  }
+  return ties ? 0 : best;
+}
+
 #define STACK_MAX 256
 #define ABORT(why)                          \
   do {                                      \
@@ -302,6 +386,13 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
                                     const ic_program_image *img, const sig_skeleton *sk,
                                     uint32_t min_keep, ic_graph_rec *recs, size_t *built,
                                     ic_stitch_stats *st, ic_err *err) {
+  return ic_stitch_fragment_sites(db, m, img, NULL, sk, min_keep, recs, built, st, err);
+}
+
+ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
+                                   const ic_program_image *img, const ic_stitch_sites *sites,
+                                   const sig_skeleton *sk, uint32_t min_keep, ic_graph_rec *recs,
+                                   size_t *built, ic_stitch_stats *st, ic_err *err) {
   *built = 0;
   st->fragments++;
   /* IBW: each position's register ancestors 1..alev steps up the chain
@@ -344,7 +435,7 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
   int have_pd = 0;
   uint64_t pc = sk->start_pc;
   uint64_t maxdist = (uint64_t)IC_WIN_FACTOR * m->rob;
-  uint64_t exact = 0, approx = 0, inferred = 0, patched = 0, redirected = 0;
+  uint64_t exact = 0, approx = 0, inferred = 0, patched = 0, redirected = 0, site_returns = 0;
   uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
   uint32_t n = sk->n;
   sig_detail cur;
@@ -577,6 +668,7 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
         pc = stack[sp];
       } else {
         pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir);
+        if (!pc && (pc = site_target(img, sites, sk, k)) != 0) site_returns++;
       }
       break;
     default: pc = fall; break;
@@ -598,6 +690,7 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
   st->inferred += inferred;
   st->patched += patched;
   st->redirected += redirected;
+  st->site_returns += site_returns;
   *built = n;
   return IC_OK;
 }

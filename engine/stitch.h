@@ -112,7 +112,23 @@ typedef struct ic_stitch_stats {
   uint64_t truncated;    /* fragments kept as the prefix before an unknown
                             indirect target (ic_stitch_fragment_prefix;
                             counted in stitched too) */
+  uint64_t site_returns; /* returns without their call or a fitting sampled
+                            target sent to a return site (ic_stitch_sites) */
 } ic_stitch_stats;
+
+/* The program's return sites: the instruction after each call the code
+ * holds, found by decoding the image around the sampled pcs (from 256 KiB
+ * below the lowest to 256 KiB above the highest; the image gives no code
+ * range). A return whose call precedes the fragment and whose target no
+ * sample gives (code run once: start-up, the first call of a routine,
+ * where the cold-start I-cache misses are) returns to one of them: the
+ * stitcher takes the site the skeleton's bits fit furthest from, when no
+ * other fits as far (else the target stays unknown). */
+typedef struct ic_stitch_sites ic_stitch_sites;
+ic_status ic_stitch_sites_create(ic_stitch_sites **out, const sig_db *db,
+                                 const ic_program_image *img, ic_err *err);
+void ic_stitch_sites_destroy(ic_stitch_sites *s);
+size_t ic_stitch_sites_count(const ic_stitch_sites *s);
 
 /* Adds b's counts to a. */
 void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b);
@@ -137,5 +153,12 @@ ic_status ic_stitch_fragment_prefix(const sig_db *db, const sig_machine *m,
                                     const ic_program_image *img, const sig_skeleton *sk,
                                     uint32_t min_keep, ic_graph_rec *recs, size_t *built,
                                     ic_stitch_stats *st, ic_err *err);
+
+/* As ic_stitch_fragment_prefix, with the return sites (NULL: none) for
+ * returns whose target is otherwise unknown. */
+ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
+                                   const ic_program_image *img, const ic_stitch_sites *sites,
+                                   const sig_skeleton *sk, uint32_t min_keep, ic_graph_rec *recs,
+                                   size_t *built, ic_stitch_stats *st, ic_err *err);
 
 #endif

@@ -404,3 +404,5 @@ uint32_t sig_db_imiss_cycles(const sig_db *db) {
   if (!db->imiss_n) return 0;
   return (uint32_t)((db->imiss_sum + db->imiss_n / 2) / db->imiss_n);
 }
+
+uint64_t sig_db_pc(const sig_db *db, size_t i) { return db->pcs[i].pc; }

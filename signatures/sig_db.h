@@ -36,6 +36,8 @@ size_t sig_db_details(const sig_db *db);
 size_t sig_db_skeletons(const sig_db *db);
 /* Distinct pcs with detailed samples (after build). */
 size_t sig_db_pcs(const sig_db *db);
+/* The i-th of them, in ascending order (i < sig_db_pcs). */
+uint64_t sig_db_pc(const sig_db *db, size_t i);
 const sig_skeleton *sig_db_skeleton(const sig_db *db, size_t i);
 /* Copies detailed sample i (in arrival order) into *out. */
 void sig_db_detail(const sig_db *db, size_t i, sig_detail *out);

@@ -330,3 +330,51 @@ Test(stitch, icache_miss_at_first_fetch_of_a_line) {
   cr_assert_not_null(find(&recs[13], IC_EDGE_PD, 0));
   sig_db_destroy(db);
 }
+
+/* A return whose call precedes the fragment and that no sample gives a
+ * target goes to the return site (the instruction after a call) the bits
+ * fit from: here the only one, after the call at 0x1010. */
+Test(stitch, return_without_call_goes_to_a_return_site) {
+  sig_machine m = machine();
+  ic_err err;
+  sig_db *db;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_detail d;
+  memset(&d, 0, sizeof d);
+  d.pc = 0x3000; /* off the path: gives the sites' code range */
+  d.opclass = IC_OP_INT_DIV;
+  sig_out o = sig_db_out(db);
+  cr_assert_eq(o.detail(o.ctx, &d, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  ic_stitch_sites *sites;
+  cr_assert_eq(ic_stitch_sites_create(&sites, db, &img, &err), IC_OK);
+  cr_assert_eq(ic_stitch_sites_count(sites), 1);
+  /* mul, return, then the indirect jump at the site (its target unknown) */
+  const uint8_t bits[] = {0, B1, B1, 0};
+  sig_skeleton sk = skel(0x2000, bits, sizeof bits);
+  ic_graph_rec recs[sizeof bits];
+  size_t built;
+  ic_stitch_stats st = {0};
+  cr_assert_eq(ic_stitch_fragment_sites(db, &m, &img, sites, &sk, 1, recs, &built, &st, &err),
+               IC_OK);
+  cr_assert_eq(built, 3);
+  cr_assert_eq(recs[2].pc, 0x1014);
+  cr_assert_eq(st.site_returns, 1);
+  cr_assert_eq(st.truncated, 1);
+  /* without the sites the path ends at the return */
+  ic_stitch_stats st2 = {0};
+  cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &sk, 1, recs, &built, &st2, &err), IC_OK);
+  cr_assert_eq(built, 2);
+  cr_assert_eq(st2.site_returns, 0);
+  /* bits that do not fit the site's code (bit 1 clear on the indirect
+     jump): no site is taken */
+  const uint8_t bad[] = {0, B1, 0, 0};
+  sig_skeleton sk2 = skel(0x2000, bad, sizeof bad);
+  ic_stitch_stats st3 = {0};
+  cr_assert_eq(ic_stitch_fragment_sites(db, &m, &img, sites, &sk2, 1, recs, &built, &st3, &err),
+               IC_OK);
+  cr_assert_eq(built, 2);
+  cr_assert_eq(st3.site_returns, 0);
+  ic_stitch_sites_destroy(sites);
+  sig_db_destroy(db);
+}
