@@ -366,6 +366,27 @@ static uint64_t site_target(const ic_program_image *img, const ic_stitch_sites *
   return ties ? 0 : best;
 }
 
+/* The node times of record k with nothing idealized, from its edges and
+ * the earlier records' times (sources before the fragment at time 0, as the
+ * solver has them); the nodes in the order D R E P C, which every edge
+ * within one instruction follows. */
+static void solve_record(ic_graph_rec *recs, uint32_t k) {
+  ic_graph_rec *r = &recs[k];
+  memset(r->t, 0, sizeof r->t);
+  for (int node = 0; node < IC_NODE_COUNT; node++) {
+    uint64_t t = 0;
+    for (int q = 0; q < r->nedges; q++) {
+      const ic_edge *e = &r->edge[q];
+      if (e->kind >= IC_EDGE_KIND_COUNT || ic_edge_dst_node[e->kind] != node) continue;
+      uint8_t src = ic_edge_src_node[e->kind];
+      uint64_t v = e->dist == 0 ? r->t[src] : e->dist <= k ? recs[k - e->dist].t[src] : 0;
+      v += ic_edge_latency(e, 0);
+      if (v > t) t = v;
+    }
+    r->t[node] = t;
+  }
+}
+
 #define STACK_MAX 256
 #define ABORT(why)                          \
   do {                                      \
@@ -437,6 +458,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   uint64_t maxdist = (uint64_t)IC_WIN_FACTOR * m->rob;
   uint64_t exact = 0, approx = 0, inferred = 0, patched = 0, redirected = 0, site_returns = 0;
   uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
+  int prev_wbound = 0;            /* the previous position waited for the window */
   uint32_t n = sk->n;
   sig_detail cur;
   for (uint32_t k = 0; k < n; k++) {
@@ -536,7 +558,6 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     uint64_t imiss_cyc = 0;
     for (int q = 0; q < dd->nparts; q++)
       if (dd->part[q].cat == IC_CAT_IMISS) imiss_cyc += dd->part[q].cycles;
-    if (!own && group_break) part(dd, IC_CAT_BW, 1);
     uint8_t present = d ? d->present : (SIG_HAS_FBW | SIG_HAS_CD | SIG_HAS_CBW);
     if (present & SIG_HAS_FBW) {
       it = item(d, IC_EDGE_FBW, 0);
@@ -564,6 +585,25 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
       part(pd, IC_CAT_IMISS, imiss_cyc);
     }
     have_pd = 0;
+    /* the break shows only where the front end sets dispatch. Where the
+       window (CD) holds this instruction or held its predecessor, the fetch
+       queue is backed up and the break hides behind it: the model charges
+       no bw there (fetch stops on the full queue, not at the group's end;
+       DD's gap parts are cut to the dispatch gap), and a break placed
+       anyway counts bw where the back end bound (memory-bound code). The
+       times are the stitched graph's own, nothing idealized. */
+    int wbound = 0;
+    if (k > 0) {
+      uint64_t ddv = recs[k - 1].t[IC_NODE_D] + ic_edge_latency(dd, 0);
+      for (int q = 0; q < r->nedges; q++) {
+        const ic_edge *e = &r->edge[q];
+        if (e->kind == IC_EDGE_CD && e->dist <= k &&
+            recs[k - e->dist].t[IC_NODE_C] + ic_edge_latency(e, 0) >= ddv)
+          wbound = 1;
+      }
+    }
+    if (!own && group_break && !wbound && !prev_wbound) part(dd, IC_CAT_BW, 1);
+    prev_wbound = wbound;
     /* R node */
     part(new_edge(r, IC_EDGE_DR, 0), IC_CAT_NONE, m->dispatch_ready);
     int64_t prod[IC_MAX_SRC];
@@ -625,6 +665,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     for (int q = 0; d && q < d->nitems && r->nedges < IC_MAX_EDGES; q++)
       if (!handled_kind(d->item[q].kind))
         *new_edge(r, d->item[q].kind, d->item[q].dist) = d->item[q];
+    solve_record(recs, k);
     /* misprediction penalty for the next instruction */
     it = item(d, IC_EDGE_PD, 0);
     if (it) {

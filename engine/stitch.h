@@ -39,14 +39,30 @@
  * skeleton's (no sample of the pc agreed), what the bits decide is taken
  * from them as for an inferred instruction: a load's EP (hit / L2 hit / L2
  * miss; no PP and no dmiss wait on a hit), a store's dmiss parts, a control
- * transfer's misprediction penalty for the next instruction, another
- * instruction's I-cache miss (counted as patched).
+ * transfer's misprediction penalty for the next instruction, the I-cache
+ * miss (counted as patched).
+ * I-cache misses: with the machine's l1i.line, a miss can only be at the
+ * first fetch from a line the fragment's path has not fetched before (its
+ * code fits the I-cache; the model has no wrong-path fetch). Bit 2 there is
+ * the miss whatever the opcode: a load's, store's or control transfer's
+ * own bit 2 is then unknown (matching ignores it, the sample's own is
+ * kept), except a load's with bit 1 clear (an L2 data miss). Elsewhere bit
+ * 2 of those is their own event, and of any other instruction the miss. A
+ * miss gets a sample's own miss cycles where it has them, else the mean
+ * sampled miss (sig_db_imiss_cycles; l2.latency when no sample had one);
+ * DD (and the PD edge into the instruction after a misprediction) carry no
+ * miss where the bits say there is none. Without l1i.line (0) no position
+ * is taken as a first fetch.
  * Fetch breaks: DD's bw part (the one-cycle break before the first
  * instruction of a fetch group) is placed by the path, not copied: groups
  * end after fetch_width instructions or at the fetch_taken-th taken control
  * transfer (bit 1), and restart after a misprediction; the first of a group
- * after a full one gets 1 cycle (bw). Only a sample of this very instance
- * (retire count = the skeleton's + k) keeps its own DD as measured.
+ * after a full one gets 1 cycle (bw), unless the window holds it or held
+ * its predecessor (the CD edge reaches at least the DD bound in the
+ * stitched graph's own times: the fetch queue is backed up and the break
+ * hides behind it, as the model charges no bw where fetch waits on a full
+ * queue). Only a sample of this very instance (retire count = the
+ * skeleton's + k) keeps its own DD as measured.
  * Rebuilt from the machine: DR (dispatch_ready),
  * FBW (fetch_width, bw 1), CD (rob, 0), PC (1), CBW (commit_width, bw 1)
  * as the sample's present mask says, register PR edges to the last writer of
@@ -61,8 +77,7 @@
  * dl1 = l1d.latency plus, with bit2, dmiss = l2.latency (bit1 set) or
  * l2.latency + mem.latency (bit1 clear: an L2 miss)); bit2 on a control
  * transfer is a misprediction (PD into the next: recovery + frontend_depth);
- * bit2 on any other non-memory instruction is an I-cache miss (DD imiss =
- * l2.latency); all of FBW, CD, CBW present.
+ * bit2 elsewhere as above; all of FBW, CD, CBW present.
  * A position is an exact match when all the window's known bits match, an
  * approximate match otherwise. */
 #ifndef IC_STITCH_H
@@ -133,7 +148,9 @@ size_t ic_stitch_sites_count(const ic_stitch_sites *s);
 /* Adds b's counts to a. */
 void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b);
 
-/* Stitches skeleton sk into recs[0 .. sk->n) (seq 0..n-1, stamps 0). On
+/* Stitches skeleton sk into recs[0 .. sk->n) (seq 0..n-1; stamps t: the
+ * stitched graph's node times with nothing idealized, sources before the
+ * fragment at time 0, as the solver has them). On
  * success *built = sk->n; on an abort *built = 0 and the reason is counted
  * in st (st's counts are added to, not reset). Returns IC_OK either way;
  * IC_ERUN only when out of memory (the IBW ancestor rows).

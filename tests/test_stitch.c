@@ -378,3 +378,46 @@ Test(stitch, return_without_call_goes_to_a_return_site) {
   ic_stitch_sites_destroy(sites);
   sig_db_destroy(db);
 }
+
+static int has_bw_break(const ic_graph_rec *r) {
+  const ic_edge *dd = find(r, IC_EDGE_DD, 0);
+  for (int q = 0; dd && q < dd->nparts; q++)
+    if (dd->part[q].cat == IC_CAT_BW) return 1;
+  return 0;
+}
+
+/* Fetch breaks are placed by the path's fetch groups only where the front
+ * end sets dispatch: behind a window filled by a missing load the breaks
+ * hide (the model charges no bw where fetch waits on a full queue). */
+Test(stitch, fetch_breaks_hide_behind_a_full_window) {
+  sig_machine m = machine(); /* fetch_width 6, rob 64, no taken limit */
+  sig_db *db = empty_db();
+  enum { N = 4 * 40 };
+  uint8_t hit[N], miss[N];
+  for (int k = 0; k < N; k++) hit[k] = miss[k] = (k % 4 == 1 || k % 4 == 3) ? B1 : 0;
+  miss[1] = B2; /* the first load misses the L2 (about 114 cycles) */
+  ic_graph_rec recs[N];
+  size_t built;
+  ic_stitch_stats st = {0};
+  ic_err err;
+  sig_skeleton sk = skel(0x1000, hit, N);
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, N);
+  int breaks_hit = 0;
+  for (int k = 0; k < N; k++) {
+    breaks_hit += has_bw_break(&recs[k]);
+    /* every group of 6 after the first starts with a break */
+    cr_assert_eq(has_bw_break(&recs[k]), k > 0 && k % 6 == 0, "position %d", k);
+  }
+  sk = skel(0x1000, miss, N);
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  /* the records carry their times: dispatch 64 after the load waits for
+     its commit */
+  cr_assert_geq(recs[65].t[IC_NODE_D], recs[1].t[IC_NODE_C]);
+  cr_assert_gt(recs[1].t[IC_NODE_C], 100);
+  int breaks_miss = 0;
+  for (int k = 0; k < N; k++) breaks_miss += has_bw_break(&recs[k]);
+  cr_assert_eq(has_bw_break(&recs[66]), 0);
+  cr_assert_lt(breaks_miss, breaks_hit);
+  sig_db_destroy(db);
+}
