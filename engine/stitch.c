@@ -270,6 +270,25 @@ static int has_cat(const ic_edge *e, uint8_t cat) {
   return 0;
 }
 
+/* Whether a detailed sample of pc shows bit 2 as the instruction's own
+ * event (a data miss, a misprediction: its centre bit 2 set with no I-cache
+ * miss): then a load's, store's or control transfer's bit 2 at a first
+ * fetch is taken as that event, not as an I-cache miss (a hot instruction
+ * whose line the fragment fetches first was fetched before the fragment);
+ * code with no such sample (run rarely, cold) takes it as the miss. */
+static int own_event_seen(const sig_db *db, uint64_t pc, uint64_t seq) {
+  uint64_t c2 = (uint64_t)SIG_B2 << (2 * SIG_HALF);
+  sig_detail d;
+  int same = 0;
+  if (!sig_db_best_first(db, pc, c2, c2, c2, seq, &d, &same) || !(d.sig & c2)) return 0;
+  for (int k = 0; k < d.nitems; k++)
+    if ((d.item[k].kind == IC_EDGE_DD ||
+         (d.item[k].kind == IC_EDGE_PD && d.item[k].flags == SIG_ITEM_SELF)) &&
+        has_cat(&d.item[k], IC_CAT_IMISS))
+      return 0;
+  return 1;
+}
+
 /* Whether the skeleton's bits from position k on fit the static code from
  * pc up to the skeleton's end or to the next transfer whose target the code
  * alone does not give (an indirect jump or call, a return whose call lies
@@ -446,6 +465,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   }
   uint64_t prev_line = 0;
   uint32_t imiss_lat = sig_db_imiss_cycles(db);
+  int sampled_imiss = imiss_lat > 0; /* the program has I-cache misses at all */
   if (!imiss_lat) imiss_lat = m->l2_latency;
   int64_t last_writer[IC_REG_COUNT];
   for (int r = 0; r < IC_REG_COUNT; r++) last_writer[r] = -1;
@@ -483,7 +503,8 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     }
     int other_op = !is_control(si.opclass) && si.opclass != IC_OP_LOAD &&
                    si.opclass != IC_OP_STORE;
-    int imiss_here = (b & SIG_B2) && (other_op || cold);
+    int imiss_here = (b & SIG_B2) && (other_op || (cold && sampled_imiss &&
+                                                   !own_event_seen(db, pc, sk->seq + k)));
     int split = imiss_here && !other_op && !(si.opclass == IC_OP_LOAD && !(b & SIG_B1));
     uint64_t want = 0, mask = 0;
     for (int j = 0; j < SIG_WINDOW; j++) {

@@ -43,11 +43,15 @@
  * miss (counted as patched).
  * I-cache misses: with the machine's l1i.line, a miss can only be at the
  * first fetch from a line the fragment's path has not fetched before (its
- * code fits the I-cache; the model has no wrong-path fetch). Bit 2 there is
- * the miss whatever the opcode: a load's, store's or control transfer's
- * own bit 2 is then unknown (matching ignores it, the sample's own is
- * kept), except a load's with bit 1 clear (an L2 data miss). Elsewhere bit
- * 2 of those is their own event, and of any other instruction the miss. A
+ * code fits the I-cache; the model has no wrong-path fetch). Bit 2 there of
+ * a load, store or control transfer is the miss when some detailed sample
+ * of the program had an I-cache miss and no sample of the pc shows bit 2 as
+ * its own event (centre bit 2 without an I-cache miss: a hot instruction's
+ * line was fetched before the fragment; code with no such sample is rarely
+ * run, cold). Its own bit 2 is then unknown (matching ignores it, the
+ * sample's own is kept), except a load's with bit 1 clear (an L2 data miss,
+ * which keeps it). Elsewhere bit 2 of those is their own event; of any
+ * other instruction it is the miss. A
  * miss gets a sample's own miss cycles where it has them, else the mean
  * sampled miss (sig_db_imiss_cycles; l2.latency when no sample had one);
  * DD (and the PD edge into the instruction after a misprediction) carry no

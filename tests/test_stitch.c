@@ -421,3 +421,66 @@ Test(stitch, fetch_breaks_hide_behind_a_full_window) {
   cr_assert_lt(breaks_miss, breaks_hit);
   sig_db_destroy(db);
 }
+
+static void add_detail(sig_db *db, uint64_t pc, uint8_t op, uint64_t sig, const ic_edge *items,
+                       int n) {
+  sig_detail d;
+  memset(&d, 0, sizeof d);
+  d.pc = pc;
+  d.opclass = op;
+  d.sig = sig;
+  d.nitems = (uint8_t)n;
+  for (int k = 0; k < n; k++) d.item[k] = items[k];
+  ic_err err;
+  sig_out o = sig_db_out(db);
+  cr_assert_eq(o.detail(o.ctx, &d, &err), IC_OK);
+}
+
+/* At a first fetch, bit 2 of a load is its own miss where a sample of the
+ * load shows one (the line was fetched before the fragment), and no bit 2
+ * is an I-cache miss but another instruction's when no sample of the
+ * program had an I-cache miss. */
+Test(stitch, first_fetch_bit2_is_own_event_where_samples_show_it) {
+  sig_machine m = machine();
+  m.l1i_line = 4;
+  ic_err err;
+  ic_edge ep;
+  memset(&ep, 0, sizeof ep);
+  ep.kind = IC_EDGE_EP;
+  ep.nparts = 2;
+  ep.part[0].cat = IC_CAT_DL1;
+  ep.part[0].cycles = 2;
+  ep.part[1].cat = IC_CAT_DMISS;
+  ep.part[1].cycles = 12;
+  ic_edge dd;
+  memset(&dd, 0, sizeof dd);
+  dd.kind = IC_EDGE_DD;
+  dd.dist = 1;
+  dd.nparts = 1;
+  dd.part[0].cat = IC_CAT_IMISS;
+  dd.part[0].cycles = 100;
+  /* the load at 0x1004 missed in its sample (centre bits 1 and 2) */
+  uint64_t own = (uint64_t)(SIG_B1 | SIG_B2) << (2 * SIG_HALF);
+  const uint8_t bits[] = {0, B1 | B2, 0, B1 | B2, 0};
+  sig_skeleton sk = skel(0x1000, bits, sizeof bits);
+  ic_graph_rec recs[sizeof bits];
+  size_t built;
+  ic_stitch_stats st = {0};
+  for (int with_imiss = 0; with_imiss < 2; with_imiss++) {
+    sig_db *db;
+    cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+    add_detail(db, 0x1004, IC_OP_LOAD, own, &ep, 1);
+    if (with_imiss) add_detail(db, 0x3000, IC_OP_INT_DIV, 0, &dd, 1);
+    cr_assert_eq(sig_db_build(db, &err), IC_OK);
+    cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+    cr_assert_eq(built, sizeof bits);
+    /* the load: its own L2 hit, no I-cache miss either way */
+    cr_assert_eq(dd_imiss(&recs[1]), 0);
+    cr_assert_eq(ic_edge_latency(find(&recs[1], IC_EDGE_EP, 0), 0), 2 + 12);
+    /* the branch (no sample): a misprediction without sampled I-cache
+       misses, the I-cache miss with them */
+    cr_assert_eq(dd_imiss(&recs[3]), with_imiss ? 100 : 0, "with_imiss %d", with_imiss);
+    cr_assert_eq(find(&recs[4], IC_EDGE_PD, 0) != NULL, !with_imiss, "with_imiss %d", with_imiss);
+    sig_db_destroy(db);
+  }
+}
