@@ -37,6 +37,18 @@ struct ic_stitch_sites {
   size_t n, cap;
 };
 
+static int push(uint64_t **a, size_t *n, size_t *cap, uint64_t v) {
+  if (*n == *cap) {
+    size_t c = *cap ? 2 * *cap : 1024;
+    uint64_t *p = realloc(*a, c * sizeof *p);
+    if (!p) return -1;
+    *a = p;
+    *cap = c;
+  }
+  (*a)[(*n)++] = v;
+  return 0;
+}
+
 #define SITES_MARGIN (UINT64_C(256) << 10)
 
 ic_status ic_stitch_sites_create(ic_stitch_sites **out, const sig_db *db,
@@ -57,19 +69,10 @@ ic_status ic_stitch_sites_create(ic_stitch_sites **out, const sig_db *db,
       pc += 2;
       continue;
     }
-    if (si.opclass == IC_OP_CALL) {
-      if (s->n == s->cap) {
-        size_t c = s->cap ? 2 * s->cap : 1024;
-        uint64_t *p = realloc(s->pc, c * sizeof *p);
-        if (!p) {
-          ic_stitch_sites_destroy(s);
-          *out = NULL;
-          return ic_fail(err, IC_ERUN, "stitcher: out of memory");
-        }
-        s->pc = p;
-        s->cap = c;
-      }
-      s->pc[s->n++] = pc + si.size;
+    if (si.opclass == IC_OP_CALL && push(&s->pc, &s->n, &s->cap, pc + si.size)) {
+      ic_stitch_sites_destroy(s);
+      *out = NULL;
+      return ic_fail(err, IC_ERUN, "stitcher: out of memory");
     }
     pc += si.size;
   }
@@ -366,23 +369,28 @@ static uint64_t indirect_target(const sig_db *db, const ic_program_image *img,
 /* A return site for a return at position k whose target is unknown: the
  * site the bits fit furthest from, if no other fits as far; 0 otherwise.
  * Time: O(sites * instructions checked per site). */
-static uint64_t site_target(const ic_program_image *img, const ic_stitch_sites *sites,
-                            const sig_skeleton *sk, uint32_t k) {
-  if (!sites || !sites->n || k + 1 >= sk->n) return 0;
+static uint64_t furthest_fit(const ic_program_image *img, const uint64_t *cand, size_t n,
+                             const sig_skeleton *sk, uint32_t k) {
+  if (!n || k + 1 >= sk->n) return 0;
   uint64_t best = 0;
   uint32_t blen = 0;
   int ties = 0;
-  for (size_t i = 0; i < sites->n; i++) {
-    uint32_t len = path_fit_len(img, sk, k + 1, sites->pc[i]);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t len = path_fit_len(img, sk, k + 1, cand[i]);
     if (len > blen) {
       blen = len;
-      best = sites->pc[i];
+      best = cand[i];
       ties = 0;
     } else if (len && len == blen) {
       ties = 1;
     }
   }
   return ties ? 0 : best;
+}
+
+static uint64_t site_target(const ic_program_image *img, const ic_stitch_sites *sites,
+                            const sig_skeleton *sk, uint32_t k) {
+  return sites ? furthest_fit(img, sites->pc, sites->n, sk, k) : 0;
 }
 
 /* The node times of record k with nothing idealized, from its edges and
@@ -477,6 +485,10 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   uint64_t pc = sk->start_pc;
   uint64_t maxdist = (uint64_t)IC_WIN_FACTOR * m->rob;
   uint64_t exact = 0, approx = 0, inferred = 0, patched = 0, redirected = 0, site_returns = 0;
+  struct {
+    int64_t at; /* the latest position whose next pc was guessed, -1: none */
+    uint64_t exact, approx, inferred, patched, redirected, site_returns;
+  } guess = {-1, 0, 0, 0, 0, 0, 0};
   uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
   int prev_wbound = 0;            /* the previous position waited for the window */
   uint32_t n = sk->n;
@@ -484,7 +496,22 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   for (uint32_t k = 0; k < n; k++) {
     ic_static_inst si;
     memset(&si, 0, sizeof si);
-    if (!img->lookup(img->ctx, pc, &si) || !si.valid || si.opclass >= IC_OP_COUNT) ABORT(PC);
+    int bad_pc = !img->lookup(img->ctx, pc, &si) || !si.valid || si.opclass >= IC_OP_COUNT;
+    if ((bad_pc || bits_impossible(si.opclass, sk->bits[k])) && guess.at >= 0 &&
+        (uint32_t)guess.at + 1 >= min_keep) {
+      /* past a guessed return site the path went wrong: keep what was
+         known before the latest guess */
+      n = (uint32_t)guess.at + 1;
+      exact = guess.exact;
+      approx = guess.approx;
+      inferred = guess.inferred;
+      patched = guess.patched;
+      redirected = guess.redirected;
+      site_returns = guess.site_returns;
+      st->truncated++;
+      break;
+    }
+    if (bad_pc) ABORT(PC);
     unsigned b = sk->bits[k];
     if (bits_impossible(si.opclass, b)) ABORT(BITS);
     /* bit 2 and the I-cache: a miss can only be at the first fetch from a
@@ -702,7 +729,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     if (si.dst[0] != IC_REG_NONE && si.dst[0] != IC_REG_X0 && si.dst[0] < IC_REG_COUNT)
       last_writer[si.dst[0]] = k;
     if (k + 1 == n) break; /* no next pc needed */
-    int redir = 0;
+    int redir = 0, guessed = 0;
     /* next pc */
     uint64_t fall = pc + si.size;
     switch (si.opclass) {
@@ -730,12 +757,26 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
         pc = stack[sp];
       } else {
         pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir);
-        if (!pc && (pc = site_target(img, sites, sk, k)) != 0) site_returns++;
+        if (!pc && (pc = site_target(img, sites, sk, k)) != 0) {
+          site_returns++;
+          guessed = 1;
+        }
       }
       break;
     default: pc = fall; break;
     }
     redirected += (uint64_t)redir;
+    if (guessed) {
+      /* the counts of the positions up to the latest guess (its own guess
+         not counted: cut there, the guess is not used) */
+      guess.at = k;
+      guess.site_returns = site_returns - 1;
+      guess.exact = exact;
+      guess.approx = approx;
+      guess.inferred = inferred;
+      guess.patched = patched;
+      guess.redirected = redirected;
+    }
     if (!pc) { /* the path is unknown from here: keep the prefix or abort */
       if (k + 1 < min_keep) ABORT(TARGET);
       n = k + 1;

@@ -142,7 +142,11 @@ typedef struct ic_stitch_stats {
  * sample gives (code run once: start-up, the first call of a routine,
  * where the cold-start I-cache misses are) returns to one of them: the
  * stitcher takes the site the skeleton's bits fit furthest from, when no
- * other fits as far (else the target stays unknown). */
+ * other fits as far (else the target stays unknown). The fit is checked up
+ * to the next unknown target; where the path turns out impossible later
+ * (a pc outside the code, bits impossible for the opcode), the fragment is
+ * kept up to the latest such return (counted as truncated) rather than
+ * aborted. */
 typedef struct ic_stitch_sites ic_stitch_sites;
 ic_status ic_stitch_sites_create(ic_stitch_sites **out, const sig_db *db,
                                  const ic_program_image *img, ic_err *err);
