@@ -114,7 +114,7 @@ static double method_mean_error(const char *yaml, const char *method) {
 }
 
 Test(validate_cli, branch_yaml_report) {
-  char *prog = compile("branch", t_guest_random_branch);
+  char *prog = compile("branch_yaml", t_guest_random_branch);
   char args[1024];
   snprintf(args, sizeof args,
            "--categories bmisp,shalu,dl1 --methods graph,graphfrag --fragments 20 "
@@ -137,7 +137,7 @@ Test(validate_cli, branch_yaml_report) {
 /* validate's graphfrag column is `icost --method graphfrag` with the same
    options, warm-up included (default 4 ROBs, or --frag-warmup). */
 Test(validate_cli, graphfrag_column_matches_icost) {
-  char *prog = compile("branch", t_guest_random_branch);
+  char *prog = compile("branch_gf", t_guest_random_branch);
   const char *opts[] = {"", "--frag-warmup 0", "--frag-warmup 300"};
   for (int k = 0; k < 3; k++) {
     char args[1400], cmd[4096], path[600];
@@ -169,7 +169,7 @@ Test(validate_cli, graphfrag_column_matches_icost) {
 }
 
 Test(validate_cli, suite_manifest_text) {
-  char *prog = compile("branch", t_guest_random_branch);
+  char *prog = compile("branch_suite", t_guest_random_branch);
   char manifest[600], args[1400];
   snprintf(manifest, sizeof manifest, "%s/h6_manifest", ICOST_BUILD_DIR);
   FILE *f = fopen(manifest, "w");
