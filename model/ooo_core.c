@@ -131,7 +131,9 @@ struct ooo_core {
   uint64_t *mshr_hold; /* per MSHR: the miss that last held it, or NONE */
   uint64_t *mshr_ring; /* the last nmshr misses in allocation order (MSHR edges) */
   uint64_t *mshr_src;  /* per instruction: source of its MSHR edge, or NONE */
-  uint32_t nmshr, mshr_pos;
+  uint64_t *mtag;      /* per instruction: the youngest L1D miss among it and its ancestors */
+  uint64_t *mroot_ring; /* the last nmshr root misses in allocation order (capacity edges) */
+  uint32_t nmshr, mshr_pos, mroot_pos;
 
   /* issue-blocked list of the last scanned cycle (for skip accounting) */
   uint64_t *blk_list;
@@ -440,7 +442,10 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->mshr_ring, c->nmshr);
   memset(c->mshr_hold, 0xff, c->nmshr * sizeof *c->mshr_hold);
   memset(c->mshr_ring, 0xff, c->nmshr * sizeof *c->mshr_ring);
+  ALLOC(c->mroot_ring, c->nmshr);
+  memset(c->mroot_ring, 0xff, c->nmshr * sizeof *c->mroot_ring);
   ALLOC(c->mshr_src, n);
+  ALLOC(c->mtag, n);
 
   if (cache_init(&c->l1i, (uint64_t)v[OOO_L1I_SIZE], (uint32_t)v[OOO_L1I_WAYS], (uint32_t)v[OOO_L1I_LINE]) ||
       cache_init(&c->l1d, (uint64_t)v[OOO_L1D_SIZE], (uint32_t)v[OOO_L1D_WAYS], (uint32_t)v[OOO_L1D_LINE]) ||
@@ -470,7 +475,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_none);
   free(c->dwin); free(c->re_mshr); free(c->re_lg); free(c->sb_blk); free(c->blk_why);
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
-  free(c->wheel_head); free(c->mshr_free); free(c->mshr_hold); free(c->mshr_ring);
+  free(c->wheel_head); free(c->mshr_free); free(c->mshr_hold); free(c->mshr_ring); free(c->mroot_ring); free(c->mtag);
   free(c->mshr_src); free(c->batch);
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
   for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]), free(c->fu_hold[f]);
@@ -802,21 +807,40 @@ static inline void op_timing(const ooo_core *c, uint8_t op, int *pool, uint32_t 
   }
 }
 
+/* The youngest L1D miss among the ancestors of instruction i (through its
+ * register and memory producers), or NONE: a miss i must wait for. */
+static uint64_t miss_ancestor(const ooo_core *c, uint64_t i) {
+  uint64_t best = NONE_SEQ;
+  const uint64_t *pr = &c->prod[(i & c->mask) * 4];
+  for (int k = 0; k < 4; k++) {
+    uint64_t p = pr[k];
+    if (p == NONE_SEQ || p + c->cap <= c->tail) continue; /* p's slot no longer holds p */
+    uint64_t m = c->mtag[p & c->mask];
+    if (m != NONE_SEQ && (best == NONE_SEQ || m > best)) best = m;
+  }
+  return best;
+}
+
 /* The source of the MSHR edge of load i, which misses at cycle t and gets
  * MSHR mi: an earlier miss completed by t. If i waited for a free MSHR, the
- * one whose completion freed mi (it binds). Otherwise the capacity bound:
- * the oldest of the last nmshr misses (in allocation order) that is an
- * earlier instruction and had completed by t -- with misses completing in
- * order, the one whose MSHR a full file would free first. NONE when this
- * run has had fewer than nmshr misses (no bound) or no candidate fits. */
-static uint64_t mshr_source(const ooo_core *c, uint64_t i, uint64_t t, uint32_t mi) {
+ * one whose completion freed mi (it binds). Otherwise the capacity bound,
+ * for a root miss only (one that depends on none of the last nmshr misses:
+ * a miss that waits for another cannot be outstanding with it, so a chain
+ * of dependent misses never fills the file, however far a larger window
+ * lets the chain's neighbours run ahead): the oldest of the last nmshr root
+ * misses (in allocation order) that is an earlier instruction and had
+ * completed by t -- with misses completing in order, the one whose MSHR a
+ * file full of independent misses would free first. NONE when this run has
+ * had fewer than nmshr root misses (no bound) or no candidate fits. */
+static uint64_t mshr_source(const ooo_core *c, uint64_t i, uint64_t t, uint32_t mi, int root) {
   uint64_t first = c->run_first;
   if (c->re_mshr[i & c->mask]) {
     uint64_t j = c->mshr_hold[mi];
     return j != NONE_SEQ && j >= first && j < i && i - j <= c->maxdist ? j : NONE_SEQ;
   }
-  for (uint32_t k = 0, at = c->mshr_pos; k < c->nmshr; k++) {
-    uint64_t j = c->mshr_ring[at];
+  if (!root) return NONE_SEQ;
+  for (uint32_t k = 0, at = c->mroot_pos; k < c->nmshr; k++) {
+    uint64_t j = c->mroot_ring[at];
     if (j == NONE_SEQ || j < first) return NONE_SEQ; /* older ones are older still */
     if (j < i && i - j <= c->maxdist && c->Phist[j & c->hmask] <= t) return j;
     if (++at == c->nmshr) at = 0;
@@ -886,6 +910,7 @@ static void issue(ooo_core *c, uint64_t t) {
     uint8_t f = c->fl[x];
     uint64_t p;
     uint64_t pp_src = NONE_SEQ, msrc = NONE_SEQ;
+    int missed = 0;
     uint64_t part_dl1 = 0, part_dmiss = 0;
     if ((f & FL_LOAD) && !(f & FL_FWD) && !c->i_dmiss) {
       uint64_t a = in->mem_addr;
@@ -940,7 +965,17 @@ static void issue(ooo_core *c, uint64_t t) {
         uint64_t line = cache_fill(&c->l1d, a);
         c->l1d.ready[line] = p;
         c->l1d.fill_seq[line] = seq;
-        if (c->have_sink) msrc = mshr_source(c, seq, t, (uint32_t)mi);
+        if (c->have_sink) {
+          uint64_t ma = miss_ancestor(c, seq);
+          int root = 1;
+          for (uint32_t k = 0; k < c->nmshr && ma != NONE_SEQ; k++) root &= c->mshr_ring[k] != ma;
+          msrc = mshr_source(c, seq, t, (uint32_t)mi, root);
+          if (root) {
+            c->mroot_ring[c->mroot_pos] = seq;
+            if (++c->mroot_pos == c->nmshr) c->mroot_pos = 0;
+          }
+          missed = 1;
+        }
         c->mshr_free[mi] = p;
         c->mshr_hold[mi] = seq;
         c->mshr_ring[c->mshr_pos] = seq;
@@ -969,6 +1004,7 @@ static void issue(ooo_core *c, uint64_t t) {
     c->P[x] = p;
     c->Phist[seq & c->hmask] = p;
     c->fl[x] = f | FL_ISSUED;
+    if (c->have_sink) c->mtag[x] = missed ? seq : miss_ancestor(c, seq);
     c->ready_bits[x >> 6] &= ~(1ull << (x & 63));
     c->iq_count--;
     issued++;
