@@ -810,15 +810,15 @@ static inline void op_timing(const ooo_core *c, uint8_t op, int *pool, uint32_t 
 /* The youngest L1D miss among the ancestors of instruction i (through its
  * register and memory producers), or NONE: a miss i must wait for. */
 static uint64_t miss_ancestor(const ooo_core *c, uint64_t i) {
-  uint64_t best = NONE_SEQ;
-  const uint64_t *pr = &c->prod[(i & c->mask) * 4];
-  for (int k = 0; k < 4; k++) {
-    uint64_t p = pr[k];
-    if (p == NONE_SEQ || p + c->cap <= c->tail) continue; /* p's slot no longer holds p */
-    uint64_t m = c->mtag[p & c->mask];
-    if (m != NONE_SEQ && (best == NONE_SEQ || m > best)) best = m;
+  uint64_t x = i & c->mask, best1 = 0; /* seq + 1; 0: none (NONE_SEQ + 1 wraps to 0) */
+  const uint64_t *pr = &c->prod[x * 4];
+  for (unsigned m = c->pmask[x]; m; m &= m - 1) {
+    uint64_t p = pr[__builtin_ctz(m)];
+    if (p + c->cap <= c->tail) continue; /* p's slot no longer holds p */
+    uint64_t t1 = c->mtag[p & c->mask] + 1;
+    if (t1 > best1) best1 = t1;
   }
-  return best;
+  return best1 - 1;
 }
 
 /* The source of the MSHR edge of load i, which misses at cycle t and gets
