@@ -24,27 +24,23 @@
 #include "sig_db.h"
 #include "solver.h"
 #include "stitch.h"
+#include "test_sig_util.h"
 
+/* A small machine: the baseline's latencies, a narrower and shallower core. */
 static sig_machine machine(void) {
-  sig_machine m = {0};
+  sig_machine m = t_sig_machine_baseline();
   m.fetch_width = 4;
   m.commit_width = 4;
   m.rob = 32;
   m.dispatch_ready = 1;
-  m.wakeup = 1;
   m.recovery = 2;
   m.frontend_depth = 5;
-  m.lat_int_alu = 1;
-  m.lat_int_mul = 3;
-  m.lat_int_div = 20;
-  m.lat_fp_add = 2;
-  m.lat_fp_mul = 4;
-  m.lat_fp_div = 12;
-  m.l1d_latency = 2;
   m.l2_latency = 10;
   m.mem_latency = 80;
   m.tlb_miss = 20;
   m.issue_width = 2; /* IBW: the ancestor 3 steps up a chain */
+  m.fetch_taken = 0;
+  m.l1i_line = 0;
   return m;
 }
 

@@ -10,31 +10,9 @@
 #include "sig.h"
 #include "sig_db.h"
 #include "sig_file.h"
+#include "test_sig_util.h"
 
-static sig_machine baseline_machine(void) {
-  sig_machine m = {0};
-  m.fetch_width = 6;
-  m.commit_width = 6;
-  m.rob = 64;
-  m.dispatch_ready = 2;
-  m.wakeup = 1;
-  m.recovery = 3;
-  m.frontend_depth = 9;
-  m.lat_int_alu = 1;
-  m.lat_int_mul = 3;
-  m.lat_int_div = 20;
-  m.lat_fp_add = 2;
-  m.lat_fp_mul = 4;
-  m.lat_fp_div = 12;
-  m.l1d_latency = 2;
-  m.l2_latency = 12;
-  m.mem_latency = 100;
-  m.tlb_miss = 30;
-  m.issue_width = 6;
-  m.fetch_taken = 2;
-  m.l1i_line = 64;
-  return m;
-}
+static sig_machine baseline_machine(void) { return t_sig_machine_baseline(); }
 
 static ic_edge *add_edge(ic_graph_rec *r, uint8_t kind, uint32_t dist) {
   ic_edge *e = &r->edge[r->nedges++];

@@ -16,26 +16,16 @@
 #include "sig_db.h"
 #include "solver.h"
 #include "stitch.h"
+#include "test_sig_util.h"
 
+/* The baseline machine without the parameters these hand-made records
+   predate: no IBW rebuilding (issue width 0), no fetch-group breaks, no
+   I-cache line tracking. */
 static sig_machine machine(void) {
-  sig_machine m = {0};
-  m.fetch_width = 6;
-  m.commit_width = 6;
-  m.rob = 64;
-  m.dispatch_ready = 2;
-  m.wakeup = 1;
-  m.recovery = 3;
-  m.frontend_depth = 9;
-  m.lat_int_alu = 1;
-  m.lat_int_mul = 3;
-  m.lat_int_div = 20;
-  m.lat_fp_add = 2;
-  m.lat_fp_mul = 4;
-  m.lat_fp_div = 12;
-  m.l1d_latency = 2;
-  m.l2_latency = 12;
-  m.mem_latency = 100;
-  m.tlb_miss = 30;
+  sig_machine m = t_sig_machine_baseline();
+  m.issue_width = 0;
+  m.fetch_taken = 0;
+  m.l1i_line = 0;
   return m;
 }
 
