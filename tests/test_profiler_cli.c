@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_util.h"
+
 static const char loop_src[] =
     "#include <stdlib.h>\n"
     "static long a[1 << 16];\n"
@@ -50,22 +52,9 @@ static int icost(const char *args, char *out, char *err) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  size_t got = fread(b, 1, (size_t)n, f);
-  b[got] = 0;
-  fclose(f);
-  if (len) *len = got;
-  return b;
-}
 
 static int one_line(const char *path) {
-  char *s = slurp(path, NULL);
+  char *s = t_slurp(path, NULL);
   int ok = s && strncmp(s, "icost: ", 7) == 0 && strchr(s, '\n') == s + strlen(s) - 1;
   free(s);
   return ok;
@@ -79,20 +68,20 @@ Test(profiler_cli, profile_then_analyze, .timeout = 600) {
   snprintf(f1, sizeof f1, "%s/h7_cli_a.samples", ICOST_BUILD_DIR);
   snprintf(f2, sizeof f2, "%s/h7_cli_b.samples", ICOST_BUILD_DIR);
   snprintf(args, sizeof args, "profile -o %s " RUN_OPTS " --seed 4 -- %s 10000000", f1, exe);
-  cr_assert_eq(icost(args, out, err), 0, "profile failed: %s", slurp(err, NULL));
-  char *e = slurp(err, NULL);
+  cr_assert_eq(icost(args, out, err), 0, "profile failed: %s", t_slurp(err, NULL));
+  char *e = t_slurp(err, NULL);
   cr_assert(strstr(e, "detailed") && strstr(e, "samples/s"), "stderr: %s", e);
   free(e);
   snprintf(args, sizeof args, "profile -o %s " RUN_OPTS " --seed 4 -- %s 10000000", f2, exe);
   cr_assert_eq(icost(args, out, err), 0);
   size_t l1 = 0, l2 = 0;
-  char *a = slurp(f1, &l1), *b = slurp(f2, &l2);
+  char *a = t_slurp(f1, &l1), *b = t_slurp(f2, &l2);
   cr_assert(l1 == l2 && memcmp(a, b, l1) == 0, "two profiles with one seed differ");
   free(b);
   /* analyze, text */
   snprintf(args, sizeof args, "analyze %s --categories dmiss,bmisp,win", f1);
-  cr_assert_eq(icost(args, out, err), 0, "analyze failed: %s", slurp(err, NULL));
-  char *t = slurp(out, NULL);
+  cr_assert_eq(icost(args, out, err), 0, "analyze failed: %s", t_slurp(err, NULL));
+  char *t = t_slurp(out, NULL);
   cr_assert(strstr(t, "stitched insts") && strstr(t, "95% CI") && strstr(t, "dmiss+bmisp") &&
                 strstr(t, "\ntotal ") && strstr(t, "100.0\n"),
             "%s", t);
@@ -101,12 +90,12 @@ Test(profiler_cli, profile_then_analyze, .timeout = 600) {
   snprintf(args, sizeof args, "analyze %s --categories dmiss,bmisp --format yaml --fragments 5",
            f1);
   cr_assert_eq(icost(args, out, err), 0);
-  t = slurp(out, NULL);
+  t = t_slurp(out, NULL);
   cr_assert(strstr(t, "stitching:\n  fragments: 5\n") && strstr(t, "lo:"), "%s", t);
   free(t);
   snprintf(args, sizeof args, "analyze %s --categories dmiss --format csv", f1);
   cr_assert_eq(icost(args, out, err), 0);
-  t = slurp(out, NULL);
+  t = t_slurp(out, NULL);
   cr_assert(strncmp(t, "set,cycles,percent,lo,hi\n", 25) == 0, "%s", t);
   free(t);
   /* a truncated copy is rejected naming the file */
@@ -118,7 +107,7 @@ Test(profiler_cli, profile_then_analyze, .timeout = 600) {
   snprintf(args, sizeof args, "analyze %s", tr);
   cr_assert_eq(icost(args, out, err), 2);
   cr_assert(one_line(err));
-  e = slurp(err, NULL);
+  e = t_slurp(err, NULL);
   cr_assert(strstr(e, tr) != NULL, "%s", e);
   free(e);
   free(a);
@@ -129,7 +118,7 @@ Test(profiler_cli, profile_then_analyze, .timeout = 600) {
   snprintf(args, sizeof args, "analyze %s --program %s", f1, other);
   cr_assert_eq(icost(args, out, err), 2);
   cr_assert(one_line(err));
-  e = slurp(err, NULL);
+  e = t_slurp(err, NULL);
   cr_assert(strstr(e, "not the program") != NULL, "%s", e);
   free(e);
 }
@@ -146,7 +135,7 @@ Test(profiler_cli, usage_errors) {
   cr_assert(one_line(err));
   cr_assert_eq(icost("analyze " ICOST_SOURCE_DIR "/CMakeLists.txt", out, err), 2);
   cr_assert(one_line(err));
-  char *e = slurp(err, NULL);
+  char *e = t_slurp(err, NULL);
   cr_assert(strstr(e, "not a sample file") != NULL, "%s", e);
   free(e);
   cr_assert_eq(icost("analyze x y", out, err), 2);
@@ -177,19 +166,19 @@ Test(profiler_cli, method_profiler_and_validate_column, .timeout = 600) {
            "--method profiler --categories bmisp,dmiss --format yaml --skip 100k --warm 50k "
            "--max 300k --fragments 40 --frag-length 1000 -- %s 10000000",
            exe);
-  cr_assert_eq(icost(args, out, err), 0, "failed: %s", slurp(err, NULL));
-  char *t = slurp(out, NULL);
+  cr_assert_eq(icost(args, out, err), 0, "failed: %s", t_slurp(err, NULL));
+  char *t = t_slurp(out, NULL);
   cr_assert(strstr(t, "method: profiler") && strstr(t, "name: base") && strstr(t, "lo:"), "%s", t);
   free(t);
-  char *e = slurp(err, NULL);
+  char *e = t_slurp(err, NULL);
   cr_assert(strstr(e, "fragments stitched"), "stderr: %s", e);
   free(e);
   snprintf(args, sizeof args,
            "validate --methods graph,profiler --categories bmisp,dmiss --format yaml --skip 100k "
            "--warm 50k --max 300k --fragments 40 --frag-length 1000 -j 2 -- %s 10000000",
            exe);
-  cr_assert_eq(icost(args, out, err), 0, "failed: %s", slurp(err, NULL));
-  t = slurp(out, NULL);
+  cr_assert_eq(icost(args, out, err), 0, "failed: %s", t_slurp(err, NULL));
+  t = t_slurp(out, NULL);
   cr_assert(strstr(t, "profiler") != NULL, "%s", t);
   free(t);
   /* the text report: the profiler's bmisp row is within 5 points of multisim */
@@ -197,8 +186,8 @@ Test(profiler_cli, method_profiler_and_validate_column, .timeout = 600) {
            "validate --methods profiler --categories bmisp,dmiss --skip 100k --warm 50k "
            "--max 300k --fragments 40 --frag-length 1000 -j 2 -- %s 10000000",
            exe);
-  cr_assert_eq(icost(args, out, err), 0, "failed: %s", slurp(err, NULL));
-  t = slurp(out, NULL);
+  cr_assert_eq(icost(args, out, err), 0, "failed: %s", t_slurp(err, NULL));
+  t = t_slurp(out, NULL);
   char *row = strstr(t, "\nbmisp ");
   cr_assert_not_null(row, "%s", t);
   double ms = 0, pr = 0, lo = 0, hi = 0, er = 0;

@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include "test_guests.h"
+#include "test_util.h"
 
 /* Runs one instruction loop, then an illegal instruction (the all-zero
    word is defined illegal in RISC-V). */
@@ -53,17 +54,10 @@ typedef struct result {
   char *out, *err;
 } result;
 
+/* The file's text; "" if it is missing. */
 static char *slurp(const char *path) {
-  FILE *f = fopen(path, "r");
-  if (!f) return strdup("");
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  size_t got = fread(b, 1, (size_t)n, f);
-  b[got] = 0;
-  fclose(f);
-  return b;
+  char *b = t_slurp(path, NULL);
+  return b ? b : strdup("");
 }
 
 static result run_icost(const char *args) {
