@@ -23,7 +23,7 @@ ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
                      "or to an earlier node",
                      (unsigned long long)r->seq, name);
     if (e->dist != 0 && (ic_edge_src_node[e->kind] == IC_NODE_R ||
-                         ic_edge_src_node[e->kind] == IC_NODE_E))
+                         (ic_edge_src_node[e->kind] == IC_NODE_E && e->kind != IC_EDGE_IW)))
       return ic_fail(err, IC_EINPUT,
                      "graph record %llu: %s edge must join nodes of the same instruction "
                      "(distance %u)",

@@ -4,7 +4,7 @@
  * for a set S of categories (a mask over ic_category ids),
  *   - every latency part tagged with a category of S is zeroed;
  *   - bw in S drops FBW, CBW, FU and IBW edges, bmisp drops PD, dmiss drops PP
- *     and MSHR;
+ *     and MSHR; any of bw, win, bmisp, dmiss and imiss drops IW;
  *   - win in S moves a CD edge's source from i-w to i-IC_WIN_FACTOR*w;
  *   - a source before the first record has time 0.
  * The streaming solver (solver.h) applies the same rules to all subsets at
@@ -26,25 +26,29 @@
  * solver forms inside its 32-bit relative times (solver.c). */
 #define IC_GRAPH_MAX_EDGE_LAT (1u << 20)
 
-/* The category whose idealization removes an edge of this kind, or
- * IC_CAT_NONE when no idealization removes it. */
-static inline uint8_t dg_edge_drop_cat(uint8_t kind) {
+/* The categories whose idealization removes an edge of this kind (0: none
+ * does). Every kind has at most one, except IW: its baseline issue order
+ * holds only under idealizations that shorten few-cycle execution latencies
+ * (graph_rec.h), so every other category that can move it drops it. */
+static inline ic_catmask dg_edge_drop_mask(uint8_t kind) {
   switch (kind) {
   case IC_EDGE_FBW:
   case IC_EDGE_CBW:
   case IC_EDGE_FU:
-  case IC_EDGE_IBW: return IC_CAT_BW;
-  case IC_EDGE_PD: return IC_CAT_BMISP;
+  case IC_EDGE_IBW: return IC_CATBIT(IC_CAT_BW);
+  case IC_EDGE_PD: return IC_CATBIT(IC_CAT_BMISP);
   case IC_EDGE_PP:
-  case IC_EDGE_MSHR: return IC_CAT_DMISS;
-  default: return IC_CAT_NONE;
+  case IC_EDGE_MSHR: return IC_CATBIT(IC_CAT_DMISS);
+  case IC_EDGE_IW:
+    return IC_CATBIT(IC_CAT_BW) | IC_CATBIT(IC_CAT_WIN) | IC_CATBIT(IC_CAT_BMISP) |
+           IC_CATBIT(IC_CAT_DMISS) | IC_CATBIT(IC_CAT_IMISS);
+  default: return 0;
   }
 }
 
 /* Does idealizing `ideal` remove edge e? */
 static inline int dg_edge_dropped(const ic_edge *e, ic_catmask ideal) {
-  uint8_t c = dg_edge_drop_cat(e->kind);
-  return c != IC_CAT_NONE && (ideal & IC_CATBIT(c));
+  return (dg_edge_drop_mask(e->kind) & ideal) != 0;
 }
 
 /* Source distance of edge e under idealization `ideal` (the win rule). */
@@ -57,7 +61,8 @@ static inline uint64_t dg_edge_dist(const ic_edge *e, ic_catmask ideal) {
 /* Checks one record against the contract: known edge kinds and categories,
  * at most IC_MAX_EDGES edges and IC_MAX_PARTS parts, an edge with dist 0
  * joins an earlier node of the same instruction to a later one, latencies at
- * most IC_GRAPH_MAX_EDGE_LAT. Returns IC_EINPUT with a message naming the
+ * most IC_GRAPH_MAX_EDGE_LAT, an R node is never the source of an edge from
+ * another instruction and an E node only of IW. Returns IC_EINPUT with a message naming the
  * record's seq and the edge on failure. Time complexity: O(edges). */
 ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err);
 

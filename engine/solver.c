@@ -836,7 +836,10 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
     s->catpos[c] = c == IC_CAT_NONE ? 0 : c >= IC_CAT_COUNT ? CP_BAD : (uint8_t)(s->pos[c] + 1);
   for (int k = 0; k < IC_EDGE_KIND_COUNT; k++) {
     struct kind_info *ki = &s->kinfo[k];
-    uint8_t dc = dg_edge_drop_cat((uint8_t)k);
+    /* one dropping category per kind; IW (several) has an E source from an
+     * earlier instruction, which badfar rejects below */
+    ic_catmask dm = dg_edge_drop_mask((uint8_t)k);
+    uint8_t dc = dm ? (uint8_t)__builtin_ctz(dm) : IC_CAT_NONE;
     ki->node = ic_edge_dst_node[k];
     ki->srcnode = ic_edge_src_node[k];
     ki->ring = node_ring[ki->srcnode];

@@ -46,6 +46,19 @@
  *                        dropped, nothing misses). Like CD for the ROB, it
  *                        keeps a larger window from overlapping more misses
  *                        than there are MSHRs
+ *   IW  E(k) -> E(i)     issue slots: at most n instructions issue per cycle,
+ *                        oldest first; k is the n-th most recent instruction
+ *                        older than i to issue before i (n: the issue width,
+ *                        or for a second edge the units of i's pool where
+ *                        they are fewer); latency 1 (bw, win, bmisp, dmiss,
+ *                        imiss: dropped). It keeps the baseline's issue order
+ *                        n slots deep, which is exact where an idealization
+ *                        only shortens few-cycle execution latencies (dl1,
+ *                        shalu, lgalu: collapsed, they make more instructions
+ *                        ready at once and the slots bind, which RE's
+ *                        measured waits cannot express) and wrong where one
+ *                        moves dispatch or removes long waits, so those drop
+ *                        it
  *
  * Graph semantics: a node's time is the maximum over its incoming edges of
  * source time plus the sum of the edge's parts; an edge whose source lies
@@ -86,7 +99,8 @@ enum { IC_NODE_D, IC_NODE_R, IC_NODE_E, IC_NODE_P, IC_NODE_C, IC_NODE_COUNT };
   X(CBW, IC_NODE_C, IC_NODE_C) \
   X(FU, IC_NODE_P, IC_NODE_E) \
   X(IBW, IC_NODE_P, IC_NODE_E) \
-  X(MSHR, IC_NODE_P, IC_NODE_E)
+  X(MSHR, IC_NODE_P, IC_NODE_E) \
+  X(IW, IC_NODE_E, IC_NODE_E)
 
 typedef enum ic_edge_kind {
 #define IC_X(e, s, d) IC_EDGE_##e,
