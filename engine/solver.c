@@ -3,16 +3,27 @@
  * Representation. Node times are int32 offsets from a per-subset int64 base:
  * time(node, S) = base[S] + off(node, S). A vector holds NP >= 2^ncat int32,
  * one lane per subset; lane bit k stands for a category, in an order where
- * win, bw, bmisp and dmiss take the highest bits (lane_of maps the caller's
- * subset masks to lanes), so the subsets without one half of a CD edge or
- * without a dropped edge form whole blocks of lanes the kernels skip
+ * win, bw, bmisp, dmiss and imiss take the highest bits (lane_of maps the
+ * caller's subset masks to lanes), so the subsets without one half of a CD
+ * edge or without a dropped edge form whole blocks of lanes the kernels skip
  * (padded to a multiple of 8 so the kernels' inner loops have a fixed trip
  * count and vectorize at -O2; padding lanes compute harmless garbage that is
  * never reported). The D, P and C vectors of recent instructions live in
- * three ring buffers indexed by seq & (W-1), each with its own window W (D
- * only feeds short in-order edges, so its ring stays small; P and C grow with
- * the distances seen); R and E are only ever sources inside their own
- * instruction, so they live in scratch vectors.
+ * ring buffers indexed by seq & (W-1), each with its own window W (D only
+ * feeds short in-order edges, so its ring stays small; P and C grow with the
+ * distances seen); R is only ever a source inside its own instruction (a
+ * scratch vector).
+ *
+ * E and IW. E(k) of an earlier instruction is the source of IW edges only
+ * (issue slots), and IW is dropped by every one of the high-bit categories
+ * above unless the edge keeps some (ic_edge.keep; dg_edge_dropped says): an
+ * edge lives only in the lanes with none of its dropping bits set, all
+ * below hi = 2^(the highest lane bit that does not drop it, + 1): [0, 8) of
+ * 256 with the 8 standard categories and nothing kept. E vectors live in a
+ * fourth ring (whole: which lanes a later edge keeps is not known ahead),
+ * but IW edges are "block" entries evaluated after E's other edges over
+ * lanes [0, hi) alone (k_block), with one latency where every lane there
+ * keeps them, else a latency vector that is NEG in the lanes dropping them.
  *
  * Range argument (why int32 is safe). Every stored offset is at most
  * `ubound`: time 0 has offset <= 0, and an instruction raises the largest
@@ -83,6 +94,7 @@
 #define REBASE_AT (INT64_C(1) << 28)
 #define REBASE_TO (INT32_C(1) << 27)
 #define MIN_WINDOW 64u
+#define E_WINDOW 512u
 #define INIT_WINDOW_BYTES ((size_t)16 << 20)
 #define LANES 8
 /* Latency-vector store: at most this many bytes of vectors, and between
@@ -104,7 +116,7 @@
 #define SPIN_PAUSE 500
 #define SPIN (SPIN_PAUSE + 200)
 
-enum { RING_D, RING_P, RING_C, RING_COUNT };
+enum { RING_D, RING_P, RING_C, RING_E, RING_COUNT };
 
 /* What an edge's latency vector depends on: its total, the cycles of its
  * parts in chosen categories (by position), the position whose subsets drop
@@ -113,7 +125,8 @@ enum { RING_D, RING_P, RING_C, RING_COUNT };
  * kept in a store by shape instead of rebuilt per edge. The key is three
  * words built in registers (byte-wise building then word-wise comparing
  * stalls on store forwarding):
- *   a = total | (drop + 1) << 24 | half << 29 | nvp << 32 | used << 40
+ *   a = total | (drop + 1) << 24 | half << 29 | nvp << 32 | used << 40 | dmask << 44
+ *   (dmask: lane bits dropping a kind several chosen categories drop, IW)
  *   b, c = two parts each: cycles | position << 24, part 2k in the low half */
 struct lat_key {
   uint64_t a, b, c;
@@ -130,7 +143,7 @@ struct lslot {
   uint32_t pad;
 };
 
-static const int8_t node_ring[IC_NODE_COUNT] = {RING_D, -1, -1, RING_P, RING_C};
+static const int8_t node_ring[IC_NODE_COUNT] = {RING_D, -1, RING_E, RING_P, RING_C};
 
 /* Per edge kind, what plan_one needs (graph_rec.h, graph.h), with the
  * positions of this solver's categories. */
@@ -138,9 +151,14 @@ struct kind_info {
   uint8_t node, srcnode;
   int8_t ring;    /* ring of the source node (-1: R, E) */
   uint8_t bad0;   /* dist 0 is malformed: the source node is not before the destination */
-  uint8_t badfar; /* dist > 0 is malformed: R and E are not read across instructions */
+  uint8_t badfar; /* dist > 0 is malformed: R is never read across instructions, E
+                     only by IW */
   uint8_t two;    /* CD with win chosen: two half-edges */
-  int8_t drop;    /* lane bit whose subsets drop the edge, or -1 */
+  uint8_t eblock; /* an E source (IW): a block entry (struct plan) */
+  int8_t drop;    /* the one lane bit whose subsets drop the edge, or -1 */
+  uint32_t dmask; /* lane bits whose subsets drop the edge (several for IW) */
+  uint8_t ndc;    /* chosen categories dropping the kind: ids and lane bits */
+  uint8_t dcat[IC_CAT_COUNT], dbit[IC_CAT_COUNT];
   uint32_t skipm; /* 1 << the bit of drop (or of win for two) if >= 4 * LANES, else 0 */
 };
 
@@ -167,17 +185,23 @@ struct pe {
  * and no decision left (the planning thread resolved every source and
  * latency). Per node, its entries start at e[off[node]]: nv vector-latency
  * edges (lat valid), then ns scalar edges (the same latency everywhere),
- * then nc conditional scalar edges (the same latency wherever not skipped);
- * cskipmin is the smallest skipm of the conditional ones. A node with a
- * scalar edge starts from it instead of from time 0. */
+ * then nc conditional scalar edges (the same latency wherever not skipped),
+ * then ni block edges (E sources, IW: only the node E has them), evaluated
+ * after the others over the lanes [0, hi) where they can be alive (hi in
+ * skipm, a multiple of 8; bhi the largest), with a latency vector (NEG in
+ * the lanes that drop them) or one latency; cskipmin is the smallest skipm
+ * of the conditional ones. A node with a scalar edge starts from it instead
+ * of from time 0. */
 struct plan {
   uint64_t seq;
   uint64_t t[IC_NODE_COUNT]; /* the record's stamps, for the baseline check */
   int32_t *out[IC_NODE_COUNT];
+  uint32_t bhi;
   const char *pf[3];         /* ring slots to fetch ahead (P, C, far C) or NULL */
   uint32_t pf_from;          /* bytes of pf[2] not needed (lanes without win) */
   uint32_t cskipmin[IC_NODE_COUNT];
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
+  uint8_t ni[IC_NODE_COUNT];
   struct pe e[2 * IC_MAX_EDGES];
 };
 
@@ -203,6 +227,8 @@ struct memo {
   int64_t grow;   /* sum of its edges' latencies */
   uint8_t nedges, nent;
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
+  uint8_t ni[IC_NODE_COUNT];
+  uint32_t bhi;
   uint32_t cskipmin[IC_NODE_COUNT];
   ic_edge edge[IC_MAX_EDGES];
   struct pe e[2 * IC_MAX_EDGES];
@@ -426,6 +452,23 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
 
 /* ---- evaluating plans ------------------------------------------------- */
 
+/* The block edges of node E (E sources, IW) over lanes [lo, hi) (hi <=
+ * bhi): acc[s] = max(acc[s], src[e][s] + lat[e][s] or l[e]) for the edges
+ * with s < their skipm (their block). Few lanes (8 with the standard
+ * categories): the portable vectors are as good as AVX2. */
+static void k_block(int32_t *acc, const struct plan *pl, uint32_t lo, uint32_t hi) {
+  const struct pe *b = pl->e + pl->off[IC_NODE_E] + pl->nv[IC_NODE_E] + pl->ns[IC_NODE_E] +
+                       pl->nc[IC_NODE_E];
+  const int ni = pl->ni[IC_NODE_E];
+  for (uint32_t s = lo; s < hi; s += LANES) {
+    v8si x = LD(acc + s);
+    for (int e = 0; e < ni; e++)
+      if (s < b[e].skipm)
+        x = VMAX(x, LD(b[e].src + s) + (b[e].lat ? LD(b[e].lat + s) : SPLAT(b[e].l)));
+    ST(acc + s, x);
+  }
+}
+
 /* Computes lanes [lo, hi) of the five vectors of a planned instruction
  * and, with lane 0, compares subset {} with the record's stamps. In
  * two-thread mode the worker runs it for lanes [0, split) and the planning
@@ -434,14 +477,16 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
  * planner changes only while the pipeline is drained (base, zero, the
  * rings' places) is only read. */
 static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
+  const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
+  for (int node = 0; node < IC_NODE_COUNT; node++) {
 #ifdef HAVE_AVX2_KERNEL
-  if (x->avx2) {
-    for (int node = 0; node < IC_NODE_COUNT; node++)
+    if (x->avx2)
       k_node_avx2(pl->out[node], x->zero, pl, node, lo, hi);
-  } else
+    else
 #endif
-    for (int node = 0; node < IC_NODE_COUNT; node++)
       k_node_generic(pl->out[node], x->zero, pl, node, lo, hi);
+    if (node == IC_NODE_E && lo < bhi) k_block(pl->out[IC_NODE_E], pl, lo, bhi);
+  }
 
   /* Baseline invariant: subset 0 idealizes nothing. */
   if (lo == 0 && hi > 0)
@@ -780,10 +825,18 @@ static void *vec_alloc(size_t count, size_t size) {
  * (valid_lo and the window bound every source), so untouched pages of a
  * large window cost no resident memory. */
 static int rings_alloc(int32_t *r[RING_COUNT], const uint64_t *w, uint32_t np) {
-  for (int k = 0; k < RING_COUNT; k++) r[k] = vec_alloc_raw(w[k] * np, sizeof(int32_t));
-  if (r[0] && r[1] && r[2]) return 1;
+  int ok = 1;
+  for (int k = 0; k < RING_COUNT; k++) ok = (r[k] = vec_alloc_raw(w[k] * np, sizeof(int32_t))) && ok;
+  if (ok) return 1;
   for (int k = 0; k < RING_COUNT; k++) free(r[k]);
   return 0;
+}
+
+/* Bytes of one instruction's slots in all rings. */
+static size_t ring_bytes(const ic_solver *s) {
+  size_t b = 0;
+  for (int k = 0; k < RING_COUNT; k++) b += (size_t)s->np * sizeof(int32_t);
+  return b;
 }
 
 static uint64_t max_window(const ic_solver *s) {
@@ -817,54 +870,79 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   }
   /* Lanes: bit k of a lane stands for a category, not necessarily cats[k].
    * The categories whose idealization removes an edge in some subsets (win
-   * for either half of CD, bw, bmisp, dmiss) take the highest bits, so the
-   * subsets where such an edge is gone form whole blocks of lanes that the
-   * kernels skip; the others keep the caller's order in the low bits. */
+   * for either half of CD, bw, bmisp, dmiss, then any other category of an
+   * edge kind's drop mask: imiss, which drops IW) take the highest bits, in
+   * that order, so the subsets where such an edge is gone form whole blocks
+   * of lanes that the kernels skip; the others keep the caller's order in
+   * the low bits. IW is dropped by all of those: it lives only in the
+   * lowest block of lanes, [0, 2^(categories chosen outside its mask)). */
   {
-    static const uint8_t top[] = {IC_CAT_WIN, IC_CAT_BW, IC_CAT_BMISP, IC_CAT_DMISS};
+    uint8_t top[IC_CAT_COUNT];
+    size_t ntop = 0;
+    static const uint8_t first[] = {IC_CAT_WIN, IC_CAT_BW, IC_CAT_BMISP, IC_CAT_DMISS};
+    ic_catmask seen = 0, drops = 0;
+    for (size_t t = 0; t < sizeof first; t++) {
+      top[ntop++] = first[t];
+      seen |= IC_CATBIT(first[t]);
+    }
+    for (int k = 0; k < IC_EDGE_KIND_COUNT; k++) drops |= dg_edge_drop_mask((uint8_t)k);
+    for (int c = 0; c < IC_CAT_COUNT; c++)
+      if ((drops & ~seen) & IC_CATBIT(c)) top[ntop++] = (uint8_t)c;
     int8_t bit[IC_SOLVER_MAX_CATS];
     int hi = ncat, lo = 0;
     for (int k = 0; k < ncat; k++) bit[k] = -1;
-    for (size_t t = 0; t < sizeof top; t++)
+    for (size_t t = 0; t < ntop; t++)
       if (s->pos[top[t]] >= 0) bit[s->pos[top[t]]] = (int8_t)--hi;
     for (int k = 0; k < ncat; k++)
       if (bit[k] < 0) bit[k] = (int8_t)lo++;
     for (int k = 0; k < ncat; k++) s->pos[cats[k]] = bit[k];
     s->win_pos = s->pos[IC_CAT_WIN];
   }
+  s->n = 1u << ncat;
+  s->np = (s->n + LANES - 1) / LANES * LANES;
   for (int c = 0; c < 256; c++)
     s->catpos[c] = c == IC_CAT_NONE ? 0 : c >= IC_CAT_COUNT ? CP_BAD : (uint8_t)(s->pos[c] + 1);
   for (int k = 0; k < IC_EDGE_KIND_COUNT; k++) {
     struct kind_info *ki = &s->kinfo[k];
-    /* one dropping category per kind; IW (several) has an E source from an
-     * earlier instruction, which badfar rejects below */
+    /* the lane bits of the chosen categories that drop this kind */
     ic_catmask dm = dg_edge_drop_mask((uint8_t)k);
-    uint8_t dc = dm ? (uint8_t)__builtin_ctz(dm) : IC_CAT_NONE;
+    ki->dmask = 0;
+    ki->ndc = 0;
+    for (int c = 0; c < IC_CAT_COUNT; c++)
+      if ((dm & IC_CATBIT(c)) && s->pos[c] >= 0) {
+        ki->dmask |= 1u << s->pos[c];
+        ki->dcat[ki->ndc] = (uint8_t)c;
+        ki->dbit[ki->ndc++] = (uint8_t)s->pos[c];
+      }
     ki->node = ic_edge_dst_node[k];
     ki->srcnode = ic_edge_src_node[k];
     ki->ring = node_ring[ki->srcnode];
     ki->bad0 = ki->srcnode >= ki->node;
-    ki->badfar = ki->ring < 0;
+    ki->badfar = ki->ring < 0 || (ki->srcnode == IC_NODE_E && k != IC_EDGE_IW);
+    ki->eblock = k == IC_EDGE_IW; /* the E source of an earlier instruction */
     ki->two = k == IC_EDGE_CD && s->win_pos >= 0;
-    ki->drop = dc != IC_CAT_NONE ? s->pos[dc] : -1;
+    /* one dropping lane bit: the kernels skip its blocks; several (IW, or a
+     * kind not seen before): NEG in the latency vector where any is set */
+    ki->drop = ki->dmask && !(ki->dmask & (ki->dmask - 1)) ? (int8_t)__builtin_ctz(ki->dmask) : -1;
     int kb = ki->two ? s->win_pos : ki->drop;
     ki->skipm = kb >= 0 && (1u << kb) >= 4 * LANES ? 1u << kb : 0;
   }
-  s->n = 1u << ncat;
 #ifdef HAVE_AVX2_KERNEL
   __builtin_cpu_init();
   s->avx2 = __builtin_cpu_supports("avx2");
 #endif
-  s->np = (s->n + LANES - 1) / LANES * LANES;
-  size_t per_inst = (size_t)RING_COUNT * s->np * sizeof(int32_t);
+  size_t per_inst = ring_bytes(s);
   s->wmax = 1024;
   while ((s->wmax * 2) * per_inst <= IC_SOLVER_MAX_WINDOW_BYTES) s->wmax *= 2;
-  /* D is a source only for short in-order edges (DD, FBW): a small ring. */
+  /* D is a source only for short in-order edges (DD, FBW): a small ring.
+   * E only for IW, up to a ROB back: E_WINDOW (an edge reaching farther
+   * grows it, but finds its own source lost). */
   uint64_t w = 1024;
   while (w * 2 * per_inst <= INIT_WINDOW_BYTES) w *= 2;
   if (w > s->wmax) w = s->wmax;
   s->w[RING_D] = MIN_WINDOW;
   s->w[RING_P] = s->w[RING_C] = w;
+  s->w[RING_E] = E_WINDOW < w ? E_WINDOW : w;
   s->lane_of = malloc(s->n * sizeof *s->lane_of);
   if (s->lane_of)
     for (uint32_t x = 0; x < s->n; x++) {
@@ -942,14 +1020,14 @@ static ic_status grow_window(ic_solver *s, int k, uint64_t need, ic_err *err) {
   uint64_t w = s->w[k], old = s->w[k];
   while (w <= need && w < s->wmax) w *= 2;
   if (w == old) return IC_OK;
-  int32_t *r = vec_alloc_raw(w * s->np, sizeof(int32_t));
+  const uint32_t rw = s->np;
+  int32_t *r = vec_alloc_raw(w * rw, sizeof(int32_t));
   if (!r)
     return ic_fail(err, IC_ERUN, "solver: out of memory growing the window to %llu instructions",
                    (unsigned long long)w);
   uint64_t lo = s->next - s->valid_lo[k] < old ? s->valid_lo[k] : s->next - old;
   for (uint64_t q = lo; q < s->next; q++)
-    memcpy(r + (q & (w - 1)) * s->np, s->ring[k] + (q & (old - 1)) * s->np,
-           s->np * sizeof(int32_t));
+    memcpy(r + (q & (w - 1)) * rw, s->ring[k] + (q & (old - 1)) * rw, rw * sizeof(int32_t));
   free(s->ring[k]);
   s->ring[k] = r;
   s->w[k] = w;
@@ -1036,6 +1114,8 @@ static const int32_t *lat_vector(ic_solver *s, const struct lat_key *k) {
     k_sub_masked(v, s->bitm + (size_t)(w >> 24) * s->np, (int32_t)(w & 0xffffff), s->np);
   }
   if (drop >= 0) k_neg_masked(v, s->bitm + (size_t)drop * s->np, 0, s->np);
+  for (uint32_t dm = (uint32_t)(k->a >> 44) & 0xfff; dm; dm &= dm - 1)
+    k_neg_masked(v, s->bitm + (size_t)__builtin_ctz(dm) * s->np, 0, s->np);
   if (half) k_neg_masked(v, s->bitm + (size_t)s->win_pos * s->np, half == 1 ? 0 : -1, s->np);
   return v;
 }
@@ -1048,7 +1128,7 @@ static ic_status malformed(const ic_graph_rec *r, ic_err *err) {
 }
 
 /* Entry classes of a node in a plan (struct plan). */
-enum { PE_VEC, PE_SCALAR, PE_COND, PE_CLASSES };
+enum { PE_VEC, PE_SCALAR, PE_COND, PE_BLOCK, PE_CLASSES };
 
 /* The source vector of an entry: this instruction's node, the ring slot, or
  * the time-0 vector for a source before the first record or one that left
@@ -1075,7 +1155,7 @@ static inline struct memo *memo_slot(const ic_solver *s, uint64_t pc) {
 static inline void plan_outputs(const ic_solver *s, struct plan *pl, uint64_t seq) {
   pl->out[IC_NODE_D] = s->ring[RING_D] + (seq & (s->w[RING_D] - 1)) * s->np;
   pl->out[IC_NODE_R] = s->scratch[0];
-  pl->out[IC_NODE_E] = s->scratch[1];
+  pl->out[IC_NODE_E] = s->ring[RING_E] + (seq & (s->w[RING_E] - 1)) * s->np;
   pl->out[IC_NODE_P] = s->ring[RING_P] + (seq & (s->w[RING_P] - 1)) * s->np;
   pl->out[IC_NODE_C] = s->ring[RING_C] + (seq & (s->w[RING_C] - 1)) * s->np;
 }
@@ -1110,6 +1190,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     memcpy(pl->nv, m->nv, sizeof pl->nv);
     memcpy(pl->ns, m->ns, sizeof pl->ns);
     memcpy(pl->nc, m->nc, sizeof pl->nc);
+    memcpy(pl->ni, m->ni, sizeof pl->ni);
+    pl->bhi = m->bhi;
     memcpy(pl->cskipmin, m->cskipmin, sizeof pl->cskipmin);
     for (int k = 0; k < m->nent; k++) {
       pl->e[k] = m->e[k];
@@ -1135,6 +1217,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   struct msrc tsrc[IC_NODE_COUNT][PE_CLASSES][2 * IC_MAX_EDGES];
   uint8_t cnt[IC_NODE_COUNT][PE_CLASSES];
   uint64_t far_c;
+  uint32_t bhi;
 #define ADD_ENTRY(node, cls, pe_, d_, ki_)                                         \
   do {                                                                             \
     int n_ = cnt[node][cls]++;                                                     \
@@ -1146,6 +1229,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     int full = 0;
     grow = 0;
     far_c = 0;
+    bhi = 0;
     memset(cnt, 0, sizeof cnt);
     for (int k = 0; k < IC_NODE_COUNT; k++) pl->cskipmin[k] = UINT32_MAX;
     for (int k = 0; k < nedges; k++) {
@@ -1176,7 +1260,38 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
         far_c = far;
         if (far > need[ki->ring]) need[ki->ring] = far;
       }
-      if (!nvp && ki->drop < 0 && !ki->two) { /* the same in every subset */
+      /* The lane bits whose subsets drop this edge: its kind's, less those
+       * of categories the edge keeps (ic_edge.keep, IW only). */
+      uint32_t dmask = ki->dmask, skipm = ki->skipm;
+      int drop = ki->drop;
+      for (int c = 0; c < ki->ndc; c++)
+        if (!dg_edge_dropped(e, IC_CATBIT(ki->dcat[c]))) dmask &= ~(1u << ki->dbit[c]);
+      if (dmask != ki->dmask) { /* kept somewhere: NEG where the rest is set */
+        drop = -1;
+        skipm = 0;
+      }
+      if (ki->eblock) {
+        /* An E source (IW): computed only in the lanes [0, hi) above which
+         * every lane bit drops it (a multiple of LANES). One latency there
+         * when its parts in chosen categories are all of dropping ones
+         * (counted wherever it lives) and no lane below hi drops it; else a
+         * vector, NEG in the lanes that drop it. */
+        uint32_t hi = s->n;
+        while (hi > 1 && (dmask & (hi >> 1))) hi >>= 1;
+        if (hi < LANES) hi = LANES;
+        if (hi > bhi) bhi = hi;
+        if (!(pbits & ~dmask) && !(dmask & (hi - 1))) {
+          ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, NULL, (int32_t)total, hi, 0}), dist, ki);
+        } else {
+          struct lat_key kb = {total | (uint64_t)nvp << 32 | 1ull << 40 | (uint64_t)dmask << 44,
+                               parts[0] | parts[1] << 32, parts[2] | parts[3] << 32};
+          const int32_t *lb = lat_vector(s, &kb);
+          full |= !lb;
+          ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, lb, 0, hi, 0}), dist, ki);
+        }
+        continue;
+      }
+      if (!nvp && !dmask && !ki->two) { /* the same in every subset */
         ADD_ENTRY(node, PE_SCALAR, ((struct pe){NULL, NULL, (int32_t)total, 0, 1}), dist, ki);
         continue;
       }
@@ -1184,18 +1299,19 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
        * dropping one has its total in every subset that keeps it; so has
        * either half of an untagged CD edge: where the kernels skip the
        * subsets without it (skipm), it is a scalar edge. */
-      if (ki->skipm && (ki->two ? !pbits : !(pbits & ~(1u << ki->drop)))) {
+      if (skipm && (ki->two ? !pbits : !(pbits & ~(1u << drop)))) {
         if (far)
-          ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, ki->skipm, 0}), far,
-                    ki);
-        ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, ki->skipm, ki->skipm}),
-                  dist, ki);
-        if (ki->skipm < pl->cskipmin[node]) pl->cskipmin[node] = ki->skipm;
+          ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, skipm, 0}), far, ki);
+        ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, skipm, skipm}), dist,
+                  ki);
+        if (skipm < pl->cskipmin[node]) pl->cskipmin[node] = skipm;
         continue;
       }
-      struct lat_key key = {total | (uint64_t)(ki->drop + 1) << 24 | (uint64_t)nvp << 32 | 1ull << 40,
+      /* dropped by several chosen categories: NEG where any is set */
+      const uint64_t multi = drop < 0 ? (uint64_t)dmask << 44 : 0;
+      struct lat_key key = {total | (uint64_t)(drop + 1) << 24 | (uint64_t)nvp << 32 |
+                                1ull << 40 | multi,
                             parts[0] | parts[1] << 32, parts[2] | parts[3] << 32};
-      const uint32_t skipm = ki->skipm;
       if (far) { /* the win rule: C(i-w) without win, C(i-20w) with it */
         struct lat_key kw = key;
         kw.a |= (uint64_t)2 << 29;
@@ -1233,6 +1349,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   m->far_c = far_c;
   m->grow = grow;
   m->nedges = (uint8_t)nedges;
+  pl->bhi = m->bhi = bhi;
   memcpy(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge));
   uint8_t off = 0;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
@@ -1240,6 +1357,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     pl->nv[node] = m->nv[node] = cnt[node][PE_VEC];
     pl->ns[node] = m->ns[node] = cnt[node][PE_SCALAR];
     pl->nc[node] = m->nc[node] = cnt[node][PE_COND];
+    pl->ni[node] = m->ni[node] = cnt[node][PE_BLOCK];
     m->cskipmin[node] = pl->cskipmin[node];
     for (int c = 0; c < PE_CLASSES; c++)
       for (int k = 0; k < cnt[node][c]; k++, off++) {
@@ -1340,7 +1458,7 @@ void ic_solver_get_stats(const ic_solver *s, ic_solver_stats *out) {
 
 void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions) {
   pipe_drain(s);
-  uint64_t w = MIN_WINDOW, per_inst = (uint64_t)RING_COUNT * s->np * sizeof(int32_t);
+  uint64_t w = MIN_WINDOW, per_inst = ring_bytes(s);
   while (w * 2 <= max_instructions && w * 2 * per_inst <= IC_SOLVER_MAX_WINDOW_BYTES) w *= 2;
   s->wmax = w;
   s->mgen++;

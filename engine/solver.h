@@ -8,7 +8,8 @@
  *
  * Memory is bounded by the live window, never by run length: node vectors
  * live in ring buffers indexed by sequence number (one ring per node kind
- * that later instructions read: D, P, C). A ring grows on the first sight of
+ * that later instructions read: D, P, C, and E for IW edges, kept only over
+ * the subsets that keep IW). A ring grows on the first sight of
  * a longer distance to its node kind (a win-idealized CD edge reaches
  * IC_WIN_FACTOR times the ROB back; it is seen at the first instruction),
  * up to IC_SOLVER_MAX_WINDOW_BYTES of ring memory; an edge whose source is

@@ -713,3 +713,221 @@ Test(solver_threads, adaptive_split_changes_exact) {
   ic_solver_destroy(s);
   tg_free(&g);
 }
+
+/* ---- IW: E(k) -> E(i), the first edge from an earlier E node ----------- */
+
+/* Three independent loads issuing one per cycle: IW E(i-1) -> E(i), 1
+ * cycle tagged bw; EP 2 cycles of dl1; dispatch all at 0. Baseline E = 0,
+ * 1, 2, P = C = 2, 3, 4. dl1 keeps the issue order (E = 0, 1, 2, P = E);
+ * bw, win, bmisp, dmiss and imiss each drop IW (all issue at 0). */
+static void iw_loads(tg *g) {
+  for (int i = 0; i < 3; i++) {
+    ic_graph_rec *r = tg_inst(g);
+    E0(r, IC_EDGE_DD, 1);
+    E0(r, IC_EDGE_DR, 0);
+    E0(r, IC_EDGE_RE, 0);
+    if (i) E1(r, IC_EDGE_IW, 1, 1, IC_CAT_BW);
+    E1(r, IC_EDGE_EP, 0, 2, IC_CAT_DL1);
+    E0(r, IC_EDGE_PC, 0);
+    E0(r, IC_EDGE_CC, 1);
+  }
+}
+
+Test(solver_iw, issue_slots_kept_by_dl1_dropped_by_the_others) {
+  tg g = {0};
+  iw_loads(&g);
+  cr_assert_eq(tg_stamp(&g), 4);
+  static const uint8_t drops[] = {IC_CAT_BW, IC_CAT_WIN, IC_CAT_BMISP, IC_CAT_DMISS,
+                                  IC_CAT_IMISS};
+  for (size_t k = 0; k < sizeof drops; k++) {
+    uint8_t cats[] = {IC_CAT_DL1, drops[k], SH};
+    uint64_t t[8];
+    ic_solver_stats st;
+    tg_solve(&g, cats, 3, t, &st);
+    cr_assert_eq(st.violations, 0);
+    cr_assert_eq(t[0], 4);
+    cr_assert_eq(t[1], 2, "dl1: the loads still issue one per cycle, t %llu",
+                 (unsigned long long)t[1]);
+    cr_assert_eq(t[2], 2, "%s: IW dropped, t %llu", ic_category_names[drops[k]],
+                 (unsigned long long)t[2]);
+    cr_assert_eq(t[3], 0);
+    cr_assert_eq(t[4], 4); /* shalu: nothing of it here */
+    cr_assert_eq(t[5], 2);
+  }
+  /* no dropping category chosen */
+  uint8_t cats[] = {SH, IC_CAT_DL1};
+  uint64_t t[4];
+  tg_solve(&g, cats, 2, t, NULL);
+  cr_assert_eq(t[0], 4);
+  cr_assert_eq(t[2], 2);
+  tg_free(&g);
+}
+
+/* E sources: only IW reads an earlier instruction's E; an EP edge from
+ * E(i-1), an RE edge from R(i-1) and an IW edge of distance 0 are
+ * rejected. */
+Test(solver_iw, only_iw_reads_an_earlier_e) {
+  static const struct {
+    ic_edge_kind kind;
+    uint32_t dist;
+    const char *msg;
+  } bad[] = {{IC_EDGE_EP, 1, "same instruction"},
+             {IC_EDGE_RE, 1, "same instruction"},
+             {IC_EDGE_IW, 0, "distance 0"}};
+  uint8_t cats[] = {IC_CAT_DL1, IC_CAT_BW};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    for (int threads = 1; threads <= 2; threads++) {
+      tg g = {0};
+      iw_loads(&g);
+      ic_graph_rec *r = &g.r[2];
+      E1(r, bad[k].kind, bad[k].dist, 1, NONE);
+      ic_solver *s = NULL;
+      ic_err err = {{0}};
+      cr_assert_eq(ic_solver_create(&s, cats, 2, &err), IC_OK);
+      ic_solver_set_threads(s, threads);
+      cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT, "%s dist %u accepted",
+                   ic_edge_names[bad[k].kind], bad[k].dist);
+      cr_assert(strstr(err.msg, bad[k].msg), "%s", err.msg);
+      ic_solver_destroy(s);
+      tg_free(&g);
+    }
+  }
+}
+
+/* Adds to every record of a random graph (tg_random) 0 to 2 IW edges of
+ * distance 1..maxdist (some longer than the E ring's first window), and
+ * now and then an FU, IBW or MSHR edge (P(j) -> E(i)). Most IW edges are
+ * what the model emits (1 cycle of bw); a third have random parts over all
+ * categories (a latency vector over the block, with parts of categories
+ * that do not drop IW), one in 20 reaches farther (up to 300 back). The
+ * first record reaches 300 back (before the first record: time 0), so that
+ * a solver started from the smallest window (check_mode) grows its rings to
+ * hold the farthest IW sources before they are needed, as a model's run
+ * shows its longest distances early (window_grows_on_first_long_distance). */
+static void tg_add_iw(tg *g, uint64_t seed, uint32_t maxdist, uint32_t maxlat) {
+  uint64_t x = seed * 0xD1B54A32D192ED03ull + 5;
+  cr_assert(g->n && g->r[0].nedges < IC_MAX_EDGES);
+  E1(&g->r[0], IC_EDGE_IW, 300, 1, IC_CAT_BW);
+  for (size_t i = 0; i < g->n; i++) {
+    ic_graph_rec *r = &g->r[i];
+    int niw = (int)(tg_rand(&x) % 3);
+    for (int k = 0; k < niw && r->nedges < IC_MAX_EDGES; k++) {
+      uint32_t d = 1 + tg_rand(&x) % maxdist;
+      if (tg_rand(&x) % 20 == 0) d = 1 + tg_rand(&x) % 300;
+      ic_edge *e = E1(r, IC_EDGE_IW, d, 1, IC_CAT_BW);
+      if (tg_rand(&x) % 3 == 0) tg_rparts(e, &x, maxlat);
+    }
+    if (tg_rand(&x) % 4 == 0 && r->nedges < IC_MAX_EDGES) {
+      static const ic_edge_kind pe[] = {IC_EDGE_FU, IC_EDGE_IBW, IC_EDGE_MSHR};
+      ic_edge *e = E0(r, pe[tg_rand(&x) % 3], 1 + tg_rand(&x) % 20);
+      tg_rparts(e, &x, maxlat);
+    }
+  }
+}
+
+/* Category lists for IW: every dropping category chosen (IW lives in the
+ * 8 lowest lanes, a copy of E kept for them), some (a block with dropped
+ * lanes in it: a latency vector), none (the whole vector), one, in orders
+ * unlike the internal one. */
+static const uint8_t iw_all8[] = {IC_CAT_IMISS, IC_CAT_DL1,   IC_CAT_WIN,   IC_CAT_BW,
+                                  IC_CAT_LGALU, IC_CAT_BMISP, IC_CAT_DMISS, IC_CAT_SHALU};
+static const uint8_t iw_none[] = {IC_CAT_LGALU, IC_CAT_DL1, IC_CAT_SHALU};
+static const uint8_t iw_some3[] = {IC_CAT_DL1, IC_CAT_BW, IC_CAT_SHALU};
+static const uint8_t iw_some5[] = {IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_IMISS, IC_CAT_DL1,
+                                   IC_CAT_LGALU};
+static const uint8_t iw_some6[] = {IC_CAT_BW, IC_CAT_DL1, IC_CAT_WIN, IC_CAT_SHALU,
+                                   IC_CAT_BMISP, IC_CAT_DMISS};
+static const uint8_t iw_seven[] = {IC_CAT_WIN,   IC_CAT_BMISP, IC_CAT_LGALU, IC_CAT_BW,
+                                   IC_CAT_DMISS, IC_CAT_DL1,   IC_CAT_SHALU};
+static const uint8_t iw_two[] = {IC_CAT_WIN, IC_CAT_DL1};
+static const uint8_t iw_one[] = {IC_CAT_IMISS};
+static const struct {
+  const uint8_t *cats;
+  int ncat;
+} iw_lists[] = {{iw_all8, 8},  {iw_none, 3},  {iw_some3, 3}, {iw_some5, 5},
+                {iw_some6, 6}, {iw_seven, 7}, {iw_two, 2},   {iw_one, 1}};
+
+static void iw_graph(tg *g, size_t n, uint64_t seed, uint32_t maxlat, uint32_t maxdist) {
+  tg_random(g, n, seed, maxlat, 8);
+  tg_add_iw(g, seed, maxdist, maxlat);
+  tg_stamp(g);
+}
+
+/* Every subset against the reference, both kernels, one thread. */
+Test(solver_iw, equals_reference_on_random_graphs) {
+  uint64_t seed = 900;
+  for (size_t l = 0; l < sizeof iw_lists / sizeof iw_lists[0]; l++)
+    for (int rep = 0; rep < 2; rep++, seed++) {
+      tg g = {0};
+      iw_graph(&g, 400, seed, 30, rep ? 12 : 3);
+      uint64_t *t = malloc(sizeof(uint64_t) << iw_lists[l].ncat);
+      ic_solver_stats st;
+      tg_solve_k(&g, iw_lists[l].cats, iw_lists[l].ncat, t, &st, rep);
+      cr_assert_eq(st.violations, 0);
+      cr_assert_eq(st.out_of_window, 0);
+      for (uint32_t sub = 0; sub < (1u << iw_lists[l].ncat); sub++) {
+        ic_catmask m = 0;
+        for (int k = 0; k < iw_lists[l].ncat; k++)
+          if (sub & (1u << k)) m |= IC_CATBIT(iw_lists[l].cats[k]);
+        uint64_t ref = tg_ref(&g, m);
+        cr_assert_eq(t[sub], ref, "list %zu seed %llu subset %u: solver %llu reference %llu", l,
+                     (unsigned long long)seed, sub, (unsigned long long)t[sub],
+                     (unsigned long long)ref);
+      }
+      free(t);
+      tg_free(&g);
+    }
+}
+
+/* Both thread modes with lane splits (the worker with none, some or all of
+ * the block), both kernels, batches, growth of the E ring from 64 while
+ * plans are in flight. */
+Test(solver_iw, equal_reference_in_both_modes) {
+  uint64_t seed = 950;
+  for (size_t l = 0; l < sizeof iw_lists / sizeof iw_lists[0]; l++) {
+    const int np = 1 << iw_lists[l].ncat;
+    const int modes[][2] = {{1, -1}, {2, 0}, {2, np / 2}, {2, -1}};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++, seed++) {
+      tg g = {0};
+      iw_graph(&g, 500, seed, 40, 1 + (uint32_t)(seed % 16));
+      check_mode(&g, seed, iw_lists[l].cats, iw_lists[l].ncat, modes[m][0], modes[m][1],
+                 (int)(seed & 1), 40);
+      tg_free(&g);
+    }
+  }
+}
+
+/* Huge latencies (rebases move the E ring with the others), repeated
+ * records (memo hits carry IW entries) and a full latency-vector store. */
+Test(solver_iw, rebase_memo_and_store_flush_exact) {
+  {
+    tg g = {0};
+    iw_graph(&g, 1200, 980, IC_GRAPH_MAX_EDGE_LAT / 4, 8);
+    for (int threads = 1; threads <= 2; threads++) {
+      ic_solver_stats st = check_mode(&g, 980, iw_all8, 8, threads, 128, threads & 1, 64);
+      cr_assert_gt(st.rebases, 3);
+      st = check_mode(&g, 981, iw_some6, 6, threads, -1, ~threads & 1, 64);
+      cr_assert_gt(st.rebases, 3);
+    }
+    tg_free(&g);
+  }
+  tg g = {0};
+  tg_loop(&g, 2500, 990, 1u << 18, 2, 1);
+  tg_add_iw(&g, 990, 6, 1u << 18);
+  tg_stamp(&g);
+  for (int threads = 1; threads <= 2; threads++) {
+    ic_solver_stats st = check_mode(&g, 990, iw_all8, 8, threads, 224, 1, 200);
+    cr_assert_gt(st.lat_flushes, 0);
+  }
+  tg_free(&g);
+  tg h = {0};
+  tg_loop(&h, 1000, 991, 50, 4, 0);
+  for (size_t i = 0; i < h.n; i++) /* the same IW edges per pc: memo hits */
+    if (h.r[i].nedges < IC_MAX_EDGES) E1(&h.r[i], IC_EDGE_IW, 1 + (uint32_t)(i % 7) % 3, 1, IC_CAT_BW);
+  tg_stamp(&h);
+  for (int threads = 1; threads <= 2; threads++) {
+    ic_solver_stats st = check_mode(&h, 991, iw_all8, 8, threads, -1, 0, 64);
+    cr_assert_gt(st.memo_hits, h.n / 2);
+  }
+  tg_free(&h);
+}
