@@ -28,6 +28,10 @@ ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
                      "graph record %llu: %s edge must join nodes of the same instruction "
                      "(distance %u)",
                      (unsigned long long)r->seq, name, e->dist);
+    if (e->keep & ~dg_edge_drop_mask(e->kind))
+      return ic_fail(err, IC_EINPUT,
+                     "graph record %llu: %s edge keeps categories 0x%x that do not drop it",
+                     (unsigned long long)r->seq, name, e->keep);
     uint64_t lat = 0;
     for (int p = 0; p < e->nparts; p++) {
       uint8_t c = e->part[p].cat;

@@ -4,7 +4,8 @@
  * for a set S of categories (a mask over ic_category ids),
  *   - every latency part tagged with a category of S is zeroed;
  *   - bw in S drops FBW, CBW, FU and IBW edges, bmisp drops PD, dmiss drops PP
- *     and MSHR; any of bw, win, bmisp, dmiss and imiss drops IW;
+ *     and MSHR; any of bw, win, bmisp, dmiss and imiss drops IW, except
+ *     those named in the edge's `keep`;
  *   - win in S moves a CD edge's source from i-w to i-IC_WIN_FACTOR*w;
  *   - a source before the first record has time 0.
  * The streaming solver (solver.h) applies the same rules to all subsets at
@@ -28,8 +29,9 @@
 
 /* The categories whose idealization removes an edge of this kind (0: none
  * does). Every kind has at most one, except IW: its baseline issue order
- * holds only under idealizations that shorten few-cycle execution latencies
- * (graph_rec.h), so every other category that can move it drops it. */
+ * holds under idealizations that shorten few-cycle execution latencies
+ * (graph_rec.h), so every other category that can move it drops it, unless
+ * the edge's `keep` says the model saw nothing it would move. */
 static inline ic_catmask dg_edge_drop_mask(uint8_t kind) {
   switch (kind) {
   case IC_EDGE_FBW:
@@ -48,7 +50,7 @@ static inline ic_catmask dg_edge_drop_mask(uint8_t kind) {
 
 /* Does idealizing `ideal` remove edge e? */
 static inline int dg_edge_dropped(const ic_edge *e, ic_catmask ideal) {
-  return (dg_edge_drop_mask(e->kind) & ideal) != 0;
+  return (dg_edge_drop_mask(e->kind) & ~(ic_catmask)e->keep & ideal) != 0;
 }
 
 /* Source distance of edge e under idealization `ideal` (the win rule). */
@@ -62,7 +64,8 @@ static inline uint64_t dg_edge_dist(const ic_edge *e, ic_catmask ideal) {
  * at most IC_MAX_EDGES edges and IC_MAX_PARTS parts, an edge with dist 0
  * joins an earlier node of the same instruction to a later one, latencies at
  * most IC_GRAPH_MAX_EDGE_LAT, an R node is never the source of an edge from
- * another instruction and an E node only of IW. Returns IC_EINPUT with a message naming the
+ * another instruction and an E node only of IW, and `keep` names only
+ * categories that drop the edge's kind. Returns IC_EINPUT with a message naming the
  * record's seq and the edge on failure. Time complexity: O(edges). */
 ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err);
 

@@ -50,21 +50,28 @@
  *                        oldest first; k is the n-th most recent instruction
  *                        older than i to issue before i (n: the issue width,
  *                        or for a second edge the units of i's pool where
- *                        they are fewer); latency 1 (bw, win, bmisp, dmiss,
- *                        imiss: dropped). It keeps the baseline's issue order
- *                        n slots deep, which is exact where an idealization
- *                        only shortens few-cycle execution latencies (dl1,
- *                        shalu, lgalu: collapsed, they make more instructions
- *                        ready at once and the slots bind, which RE's
- *                        measured waits cannot express) and wrong where one
- *                        moves dispatch or removes long waits, so those drop
- *                        it
+ *                        they are fewer); latency 1 (bw: dropped; win, bmisp,
+ *                        dmiss, imiss: dropped unless named in `keep`). It
+ *                        keeps the baseline's issue order n slots deep. That
+ *                        is exact where an idealization only shortens
+ *                        few-cycle execution latencies (dl1, shalu, lgalu:
+ *                        collapsed, they make more instructions ready at once
+ *                        and the slots bind, which RE's measured waits cannot
+ *                        express), and wrong where one moves i's dispatch or
+ *                        readiness apart from k's: the model keeps the edge
+ *                        under win, bmisp, imiss only where no instruction of
+ *                        the window before i was dispatched after a full
+ *                        window, a misprediction or an I-cache stall, and
+ *                        under dmiss where besides i became ready before the
+ *                        youngest miss among its ancestors completed (or k
+ *                        shares that miss) and did not wait for an MSHR
  *
  * Graph semantics: a node's time is the maximum over its incoming edges of
  * source time plus the sum of the edge's parts; an edge whose source lies
  * before the first recorded instruction has source time 0. Idealizing a set
  * S zeroes every part tagged with a category of S and applies the edge rules
- * in parentheses above.
+ * in parentheses above; an edge whose `keep` names a category stays under
+ * it although its kind's rule would drop it.
  *
  * Invariant the model guarantees: evaluating the records with S = {} gives
  * back exactly the stamps t[], and the last record's t[C] is the simulated
@@ -127,6 +134,9 @@ typedef struct ic_edge {
   uint8_t kind;   /* ic_edge_kind: fixes the source and destination node */
   uint8_t nparts;
   uint8_t flags;  /* IC_EDGE_MEM */
+  uint8_t keep;   /* IC_CATBITs of categories that drop this kind of edge
+                     but keep this one (IW: its issue order does not move
+                     under them; 0 for every other kind) */
   uint32_t dist;  /* source instruction = seq - dist (0: this instruction) */
   ic_lat_part part[IC_MAX_PARTS];
 } ic_edge;

@@ -134,6 +134,17 @@ struct ooo_core {
   uint64_t *mtag;      /* per instruction: the youngest L1D miss among it and its ancestors */
   uint64_t *mroot_ring; /* the last nmshr root misses in allocation order (capacity edges) */
   uint32_t nmshr, mshr_pos, mroot_pos;
+  /* IW edges: the last issues in issue order, of all instructions and of
+   * each pool with fewer units than the issue width (0 entries: not tracked) */
+  uint64_t *ih[FU_COUNT + 1]; /* [FU_COUNT]: all issues */
+  uint64_t ihpos[FU_COUNT + 1], ihmask[FU_COUNT + 1];
+  uint32_t ihn[FU_COUNT + 1]; /* slots per cycle: the issue width, or the pool's units */
+  uint64_t *iw_src, *pw_src;  /* per instruction: sources of its IW edges, or NONE */
+  uint8_t *iw_dm;             /* per instruction: bit 0 (1) set if dmiss moves its
+                                 readiness but not that of iw_src (pw_src) */
+  /* the latest committed instruction (seq + 1, 0: none) fetched after a
+   * misprediction, after an I-cache stall, and dispatched after a full window */
+  uint64_t ev_misp, ev_imiss, ev_win;
 
   /* issue-blocked list of the last scanned cycle (for skip accounting) */
   uint64_t *blk_list;
@@ -446,6 +457,20 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   memset(c->mroot_ring, 0xff, c->nmshr * sizeof *c->mroot_ring);
   ALLOC(c->mshr_src, n);
   ALLOC(c->mtag, n);
+  /* IW: an instruction older than i that issued before it is in the window
+   * with i, so at most rob - 1 younger issues sit between i and the n-th
+   * older one; skipped for the wide bw-idealized machine, like IBW */
+  ALLOC(c->iw_src, n);
+  ALLOC(c->pw_src, n);
+  ALLOC(c->iw_dm, n);
+  for (int f = 0; f <= FU_COUNT; f++) {
+    uint32_t slots = f == FU_COUNT ? c->iw : c->fu_n[f];
+    if (c->iw > 32 || (f < FU_COUNT && slots >= c->iw)) continue;
+    c->ihn[f] = slots;
+    c->ihmask[f] = pow2_at_least((uint64_t)c->rob + slots + 1) - 1;
+    ALLOC(c->ih[f], c->ihmask[f] + 1);
+    memset(c->ih[f], 0xff, (c->ihmask[f] + 1) * sizeof *c->ih[f]);
+  }
 
   if (cache_init(&c->l1i, (uint64_t)v[OOO_L1I_SIZE], (uint32_t)v[OOO_L1I_WAYS], (uint32_t)v[OOO_L1I_LINE]) ||
       cache_init(&c->l1d, (uint64_t)v[OOO_L1D_SIZE], (uint32_t)v[OOO_L1D_WAYS], (uint32_t)v[OOO_L1D_LINE]) ||
@@ -481,6 +506,8 @@ void ooo_destroy(ooo_core *c) {
   for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]), free(c->fu_hold[f]);
   free(c->fu_src);
   free(c->anc);
+  for (int f = 0; f <= FU_COUNT; f++) free(c->ih[f]);
+  free(c->iw_src); free(c->pw_src); free(c->iw_dm);
   cache_free(&c->l1i); cache_free(&c->l1d); cache_free(&c->l2);
   cache_free(&c->dtlb); cache_free(&c->itlb);
   bp_free(&c->bp);
@@ -704,6 +731,32 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     edge1(&cur, IC_EDGE_MSHR, (uint32_t)(i - ms), IC_CAT_NONE, 0);
     if (c->Phist[ms & c->hmask] == c->E[x]) re->nparts = 0;
   }
+  /* IW: at most n issues per cycle, oldest first (graph_rec.h); the pool's
+   * edge where its source differs and the record has room */
+  if (c->g_imiss[x]) c->ev_imiss = i + 1;
+  if (c->dwin[x]) c->ev_win = i + 1;
+  if (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) c->ev_misp = i + 1;
+  uint64_t ks = c->iw_src[x], kp = c->pw_src[x];
+  ptrdiff_t room = IC_MAX_EDGES - 4 - (c->pp_src[x] != NONE_SEQ); /* EP, PP, CC, PC, CBW follow */
+  for (int w = 0; w < 2; w++) {
+    uint64_t k = w ? kp : ks;
+    if (k == NONE_SEQ || (w && kp == ks) || k < first || i - k > c->maxdist || cur - r->edge >= room)
+      continue;
+    ic_edge *iw = edge1(&cur, IC_EDGE_IW, (uint32_t)(i - k), IC_CAT_BW, 1);
+    /* the idealizations under which i keeps its place behind k: none moves
+     * i's dispatch (no instruction in the window before i was refetched
+     * after a misprediction or an I-cache stall, or dispatched after a full
+     * window), and dmiss does not move i's readiness apart from k's */
+    uint64_t lim = i + 1 > c->rob ? i + 1 - c->rob : 0;
+    uint8_t keep = 0;
+    if (c->ev_misp <= lim) keep |= IC_CATBIT(IC_CAT_BMISP);
+    if (c->ev_imiss <= lim) keep |= IC_CATBIT(IC_CAT_IMISS);
+    if (c->ev_win <= lim) {
+      keep |= IC_CATBIT(IC_CAT_WIN);
+      if (!(c->iw_dm[x] >> w & 1)) keep |= IC_CATBIT(IC_CAT_DMISS);
+    }
+    iw->keep = keep;
+  }
   /* P: EP, PP */
   ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);
   edge_add(ep, IC_CAT_DMISS, c->ep_b[x]);
@@ -846,6 +899,27 @@ static uint64_t mshr_source(const ooo_core *c, uint64_t i, uint64_t t, uint32_t 
     if (++at == c->nmshr) at = 0;
   }
   return NONE_SEQ;
+}
+
+/* The source of i's IW edge for slot history h (FU_COUNT: all issues, else
+ * pool h), and i's place in it: the n-th most recent instruction older than
+ * i among the issues before it, or NONE (not tracked, or not in the
+ * history). Time: the younger issues passed over, at most rob. */
+static uint64_t issue_slot(ooo_core *c, int h, uint64_t i) {
+  uint64_t *r = c->ih[h];
+  if (!r) return NONE_SEQ;
+  uint64_t pos = c->ihpos[h], mask = c->ihmask[h], j = NONE_SEQ;
+  uint32_t n = c->ihn[h];
+  for (uint64_t k = 1; k <= mask + 1 && k <= pos; k++) {
+    uint64_t s = r[(pos - k) & mask];
+    if (s < i && --n == 0) {
+      j = s;
+      break;
+    }
+  }
+  r[pos & mask] = i;
+  c->ihpos[h] = pos + 1;
+  return j;
 }
 
 static void issue(ooo_core *c, uint64_t t) {
@@ -1004,7 +1078,22 @@ static void issue(ooo_core *c, uint64_t t) {
     c->P[x] = p;
     c->Phist[seq & c->hmask] = p;
     c->fl[x] = f | FL_ISSUED;
-    if (c->have_sink) c->mtag[x] = missed ? seq : miss_ancestor(c, seq);
+    if (c->have_sink) {
+      uint64_t ma = miss_ancestor(c, seq); /* youngest miss among i's ancestors */
+      c->mtag[x] = missed ? seq : ma;
+      uint64_t ks = c->iw_src[x] = issue_slot(c, FU_COUNT, seq);
+      uint64_t kp = c->pw_src[x] = issue_slot(c, pool, seq);
+      /* dmiss moves i's issue where i waited for an MSHR or became ready
+       * only after a miss among its ancestors completed, unless that miss
+       * is also k's youngest */
+      uint8_t dm = 0;
+      if (c->re_mshr[x] || (ma != NONE_SEQ && c->Phist[ma & c->hmask] > c->D[x] + c->dr)) {
+        dm = 3;
+        if (ks != NONE_SEQ && c->mtag[ks & c->mask] == ma && !c->re_mshr[x]) dm &= 2;
+        if (kp != NONE_SEQ && c->mtag[kp & c->mask] == ma && !c->re_mshr[x]) dm &= 1;
+      }
+      c->iw_dm[x] = dm;
+    }
     c->ready_bits[x >> 6] &= ~(1ull << (x & 63));
     c->iq_count--;
     issued++;
