@@ -3,7 +3,7 @@
  * Representation. Node times are int32 offsets from a per-subset int64 base:
  * time(node, S) = base[S] + off(node, S). A vector holds NP >= 2^ncat int32,
  * one lane per subset; lane bit k stands for a category, in an order where
- * win, bw, bmisp, dmiss and imiss take the highest bits (lane_of maps the
+ * win, bw, dmiss, bmisp and imiss take the highest bits (lane_of maps the
  * caller's subset masks to lanes), so the subsets without one half of a CD
  * edge or without a dropped edge form whole blocks of lanes the kernels skip
  * (padded to a multiple of 8 so the kernels' inner loops have a fixed trip
@@ -211,6 +211,7 @@ struct msrc {
   uint64_t dist;
   uint8_t srcnode;
   int8_t ring;
+  uint8_t edge; /* the record's edge it comes from */
 };
 
 /* Plans of recent instructions by pc, to reuse when an instruction's edges
@@ -448,6 +449,18 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
     }
   }
 }
+
+/* k_block (below) with AVX2. */
+__attribute__((target("avx2"))) static void k_block_avx2(int32_t *acc, const struct pe *b,
+                                                         int ni, uint32_t lo, uint32_t hi) {
+  for (uint32_t s = lo; s < hi; s += LANES) {
+    __m256i x = AVX_LD(acc + s);
+    for (int e = 0; e < ni; e++)
+      if (s < b[e].skipm)
+        AVX_STEP(x, b[e].src + s, b[e].lat ? AVX_LD(b[e].lat + s) : _mm256_set1_epi32(b[e].l));
+    AVX_ST(acc + s, x);
+  }
+}
 #endif
 
 /* ---- evaluating plans ------------------------------------------------- */
@@ -456,10 +469,7 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
  * bhi): acc[s] = max(acc[s], src[e][s] + lat[e][s] or l[e]) for the edges
  * with s < their skipm (their block). Few lanes (8 with the standard
  * categories): the portable vectors are as good as AVX2. */
-static void k_block(int32_t *acc, const struct plan *pl, uint32_t lo, uint32_t hi) {
-  const struct pe *b = pl->e + pl->off[IC_NODE_E] + pl->nv[IC_NODE_E] + pl->ns[IC_NODE_E] +
-                       pl->nc[IC_NODE_E];
-  const int ni = pl->ni[IC_NODE_E];
+static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint32_t hi) {
   for (uint32_t s = lo; s < hi; s += LANES) {
     v8si x = LD(acc + s);
     for (int e = 0; e < ni; e++)
@@ -485,7 +495,15 @@ static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
     else
 #endif
       k_node_generic(pl->out[node], x->zero, pl, node, lo, hi);
-    if (node == IC_NODE_E && lo < bhi) k_block(pl->out[IC_NODE_E], pl, lo, bhi);
+    if (node == IC_NODE_E && lo < bhi) {
+      const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
+#ifdef HAVE_AVX2_KERNEL
+      if (x->avx2)
+        k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi);
+      else
+#endif
+        k_block(pl->out[node], b, pl->ni[node], lo, bhi);
+    }
   }
 
   /* Baseline invariant: subset 0 idealizes nothing. */
@@ -870,16 +888,19 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   }
   /* Lanes: bit k of a lane stands for a category, not necessarily cats[k].
    * The categories whose idealization removes an edge in some subsets (win
-   * for either half of CD, bw, bmisp, dmiss, then any other category of an
+   * for either half of CD, bw, dmiss, bmisp, then any other category of an
    * edge kind's drop mask: imiss, which drops IW) take the highest bits, in
    * that order, so the subsets where such an edge is gone form whole blocks
    * of lanes that the kernels skip; the others keep the caller's order in
    * the low bits. IW is dropped by all of those: it lives only in the
-   * lowest block of lanes, [0, 2^(categories chosen outside its mask)). */
+   * lowest block of lanes, [0, 2^(categories chosen outside its mask)), or
+   * where an edge keeps some (the model's mostly keep bmisp and imiss) in
+   * the lowest block below the lowest bit still dropping it: the order puts
+   * the ones kept most often lowest. */
   {
     uint8_t top[IC_CAT_COUNT];
     size_t ntop = 0;
-    static const uint8_t first[] = {IC_CAT_WIN, IC_CAT_BW, IC_CAT_BMISP, IC_CAT_DMISS};
+    static const uint8_t first[] = {IC_CAT_WIN, IC_CAT_BW, IC_CAT_DMISS, IC_CAT_BMISP};
     ic_catmask seen = 0, drops = 0;
     for (size_t t = 0; t < sizeof first; t++) {
       top[ntop++] = first[t];
@@ -1151,6 +1172,37 @@ static inline struct memo *memo_slot(const ic_solver *s, uint64_t pc) {
   return &s->memo[(uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 54) & (MEMO_SLOTS - 1)];
 }
 
+/* Do edges a and b (n each; a planned) mean the same but for the
+ * distances of IW edges, each of b's within the E ring's window (or its
+ * cap) and not 0? Compared field by field: the bytes of parts past nparts
+ * (and padding) are not part of a record's meaning, and the model need not
+ * clear them. Most IW distances change from one dynamic instance to the
+ * next (the issue order does); the plan's entries do not. */
+_Static_assert(offsetof(ic_edge, dist) == 4 && offsetof(ic_edge, part) == 8 &&
+                   sizeof(ic_lat_part) == 8 && offsetof(ic_lat_part, cat) == 4,
+               "same_edges reads an edge as words: kind, nparts, flags and the byte after "
+               "them, dist; each part: cycles and cat");
+static int same_edges(const ic_solver *s, const ic_edge *a, const ic_edge *b, int n) {
+  for (int k = 0; k < n; k++) {
+    const ic_edge *x = &a[k], *y = &b[k];
+    uint64_t hx, hy;
+    memcpy(&hx, x, 8);
+    memcpy(&hy, y, 8);
+    if (hx != hy && (memcmp(x, y, 4) || x->kind != IC_EDGE_IW || y->dist == 0 ||
+                     (y->dist >= s->w[RING_E] && s->w[RING_E] < s->wmax)))
+      return 0;
+    const int np = x->nparts < IC_MAX_PARTS ? x->nparts : IC_MAX_PARTS;
+    for (int p = 0; p < np; p++) {
+      uint64_t px, py;
+      memcpy(&px, &x->part[p], 8);
+      memcpy(&py, &y->part[p], 8);
+      if (px != py && (x->part[p].cycles != y->part[p].cycles || x->part[p].cat != y->part[p].cat))
+        return 0;
+    }
+  }
+  return 1;
+}
+
 /* The destination vectors of instruction seq. */
 static inline void plan_outputs(const ic_solver *s, struct plan *pl, uint64_t seq) {
   pl->out[IC_NODE_D] = s->ring[RING_D] + (seq & (s->w[RING_D] - 1)) * s->np;
@@ -1184,8 +1236,11 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   plan_outputs(s, pl, seq);
 
   if (m->gen == s->mgen && m->pc == r->pc && m->nedges == nedges &&
-      !memcmp(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge))) {
-    /* The same edges as a record already planned (and checked). */
+      (!memcmp(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge)) ||
+       same_edges(s, m->edge, r->edge, nedges))) {
+    /* The same edges as a record already planned (and checked), but for
+     * the distances of IW edges (the entries are the same; their sources
+     * are looked up by the record's distances). */
     memcpy(pl->off, m->off, sizeof pl->off);
     memcpy(pl->nv, m->nv, sizeof pl->nv);
     memcpy(pl->ns, m->ns, sizeof pl->ns);
@@ -1195,7 +1250,9 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     memcpy(pl->cskipmin, m->cskipmin, sizeof pl->cskipmin);
     for (int k = 0; k < m->nent; k++) {
       pl->e[k] = m->e[k];
-      pl->e[k].src = resolve_source(s, pl, &m->src[k], seq, idx, &oow);
+      struct msrc ms = m->src[k];
+      if (ms.ring == RING_E) ms.dist = r->edge[ms.edge].dist;
+      pl->e[k].src = resolve_source(s, pl, &ms, seq, idx, &oow);
     }
     grow = m->grow;
     if (m->far_c) s->far_c = m->far_c;
@@ -1222,7 +1279,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   do {                                                                             \
     int n_ = cnt[node][cls]++;                                                     \
     tmp[node][cls][n_] = (pe_);                                                    \
-    tsrc[node][cls][n_] = (struct msrc){(d_), (ki_)->srcnode, (ki_)->ring};        \
+    tsrc[node][cls][n_] = (struct msrc){(d_), (ki_)->srcnode, (ki_)->ring, (uint8_t)k}; \
   } while (0)
   for (;;) {
     uint64_t need[RING_COUNT] = {0};

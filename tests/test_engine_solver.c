@@ -931,3 +931,28 @@ Test(solver_iw, rebase_memo_and_store_flush_exact) {
   }
   tg_free(&h);
 }
+
+/* The memo takes a record for an earlier one of its pc when only IW
+ * distances differ (the issue order changes from instance to instance) and
+ * whatever lies in the parts past nparts (the model need not clear them);
+ * any other difference (a latency, a part's category, a kind) is a new
+ * plan. */
+Test(solver_iw, memo_ignores_iw_distances_and_unused_parts) {
+  tg g = {0};
+  tg_loop(&g, 1500, 1100, 40, 3, 0);
+  uint64_t x = 1100;
+  for (size_t i = 0; i < g.n; i++) {
+    ic_graph_rec *r = &g.r[i];
+    if (r->nedges < IC_MAX_EDGES) E1(r, IC_EDGE_IW, 1 + tg_rand(&x) % 6, 1, IC_CAT_BW);
+    for (int k = 0; k < r->nedges; k++)
+      for (int p = r->edge[k].nparts; p < IC_MAX_PARTS; p++)
+        r->edge[k].part[p] = (ic_lat_part){tg_rand(&x), (uint8_t)tg_rand(&x)};
+  }
+  tg_stamp(&g);
+  for (int threads = 1; threads <= 2; threads++) {
+    ic_solver_stats st = check_mode(&g, 1100, iw_all8, 8, threads, -1, threads & 1, 64);
+    cr_assert_gt(st.memo_hits, g.n / 2, "%llu memo hits", (unsigned long long)st.memo_hits);
+    cr_assert_lt(st.memo_hits, g.n - g.n / 6);
+  }
+  tg_free(&g);
+}
