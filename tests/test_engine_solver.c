@@ -932,6 +932,31 @@ Test(solver_iw, rebase_memo_and_store_flush_exact) {
   tg_free(&h);
 }
 
+/* IW edges that keep some of the categories dropping their kind
+ * (ic_edge.keep): alive in lanes above the lowest block (up to all of
+ * them), evaluated there with a latency vector. */
+Test(solver_iw, kept_categories_exact) {
+  static const uint8_t keeps[] = {IC_CATBIT(IC_CAT_DMISS), IC_CATBIT(IC_CAT_IMISS),
+                                  IC_CATBIT(IC_CAT_WIN),
+                                  IC_CATBIT(IC_CAT_BW) | IC_CATBIT(IC_CAT_BMISP), 0xff};
+  uint64_t seed = 1000;
+  for (size_t l = 0; l < sizeof iw_lists / sizeof iw_lists[0]; l++, seed++) {
+    tg g = {0};
+    tg_random(&g, 300, seed, 30, 8);
+    tg_add_iw(&g, seed, 8, 30);
+    uint64_t x = seed;
+    for (size_t i = 0; i < g.n; i++)
+      for (int k = 0; k < g.r[i].nedges; k++)
+        if (g.r[i].edge[k].kind == IC_EDGE_IW && tg_rand(&x) % 2)
+          g.r[i].edge[k].keep =
+              (uint8_t)(keeps[tg_rand(&x) % sizeof keeps] & dg_edge_drop_mask(IC_EDGE_IW));
+    tg_stamp(&g);
+    check_mode(&g, seed, iw_lists[l].cats, iw_lists[l].ncat, 1 + (int)(seed & 1), -1,
+               (int)(seed >> 1 & 1), 40);
+    tg_free(&g);
+  }
+}
+
 /* The memo takes a record for an earlier one of its pc when only IW
  * distances differ (the issue order changes from instance to instance) and
  * whatever lies in the parts past nparts (the model need not clear them);
