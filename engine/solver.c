@@ -231,10 +231,14 @@ struct memo {
   uint8_t ni[IC_NODE_COUNT];
   uint32_t bhi;
   uint32_t cskipmin[IC_NODE_COUNT];
+  uint8_t niw, iw[IC_MAX_EDGES]; /* which edges are IW */
   ic_edge edge[IC_MAX_EDGES];
+  /* the bytes of edge[] that a record must repeat (same_edges) */
+  uint8_t emask[IC_MAX_EDGES * sizeof(ic_edge)];
   struct pe e[2 * IC_MAX_EDGES];
   struct msrc src[2 * IC_MAX_EDGES];
 };
+_Static_assert(IC_MAX_EDGES * sizeof(ic_edge) % 32 == 0, "same_edges compares 32 bytes at a time");
 
 /* What evaluating a plan needs besides the plan (exec_plan), held where
  * the evaluating thread owns the cache line (the solver's own fields are
@@ -364,7 +368,7 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
 #define AVX_STEP(v, a, l) v = _mm256_max_epi32(v, _mm256_add_epi32(AVX_LD(a), l))
 #define AVX_INIT(s) (s0 ? _mm256_add_epi32(AVX_LD(c[0].src + (s)), l0) : AVX_LD(zero + (s)))
 #define AVX_ST(p, v) _mm256_store_si256((__m256i *)(void *)(p), v)
-__attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int32_t *zero,
+__attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(int32_t *acc, const int32_t *zero,
                                                         const struct plan *pl, int node,
                                                         uint32_t lo, uint32_t hi) {
   const struct pe *v = pl->e + pl->off[node], *c = v + pl->nv[node];
@@ -451,7 +455,7 @@ __attribute__((target("avx2"))) static void k_node_avx2(int32_t *acc, const int3
 }
 
 /* k_block (below) with AVX2. */
-__attribute__((target("avx2"))) static void k_block_avx2(int32_t *acc, const struct pe *b,
+__attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(int32_t *acc, const struct pe *b,
                                                          int ni, uint32_t lo, uint32_t hi) {
   for (uint32_t s = lo; s < hi; s += LANES) {
     __m256i x = AVX_LD(acc + s);
@@ -459,6 +463,19 @@ __attribute__((target("avx2"))) static void k_block_avx2(int32_t *acc, const str
       if (s < b[e].skipm)
         AVX_STEP(x, b[e].src + s, b[e].lat ? AVX_LD(b[e].lat + s) : _mm256_set1_epi32(b[e].l));
     AVX_ST(acc + s, x);
+  }
+}
+
+/* The five nodes of a plan over lanes [lo, hi) (one call: the kernels are
+ * inlined into it, so their setup is not paid five times). */
+__attribute__((target("avx2"))) static void k_nodes_avx2(const struct plan *pl, const int32_t *zero,
+                                                         uint32_t lo, uint32_t hi) {
+  const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
+  for (int node = 0; node < IC_NODE_COUNT; node++) {
+    k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
+    if (node == IC_NODE_E && lo < bhi)
+      k_block_avx2(pl->out[node], pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node],
+                   pl->ni[node], lo, bhi);
   }
 }
 #endif
@@ -487,22 +504,18 @@ static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint3
  * planner changes only while the pipeline is drained (base, zero, the
  * rings' places) is only read. */
 static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
-  const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
-  for (int node = 0; node < IC_NODE_COUNT; node++) {
 #ifdef HAVE_AVX2_KERNEL
-    if (x->avx2)
-      k_node_avx2(pl->out[node], x->zero, pl, node, lo, hi);
-    else
+  if (x->avx2)
+    k_nodes_avx2(pl, x->zero, lo, hi);
+  else
 #endif
+  {
+    const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
+    for (int node = 0; node < IC_NODE_COUNT; node++) {
       k_node_generic(pl->out[node], x->zero, pl, node, lo, hi);
-    if (node == IC_NODE_E && lo < bhi) {
-      const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
-#ifdef HAVE_AVX2_KERNEL
-      if (x->avx2)
-        k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi);
-      else
-#endif
-        k_block(pl->out[node], b, pl->ni[node], lo, bhi);
+      if (node == IC_NODE_E && lo < bhi)
+        k_block(pl->out[node], pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node],
+                pl->ni[node], lo, bhi);
     }
   }
 
@@ -1179,26 +1192,67 @@ static inline struct memo *memo_slot(const ic_solver *s, uint64_t pc) {
  * clear them. Most IW distances change from one dynamic instance to the
  * next (the issue order does); the plan's entries do not. */
 _Static_assert(offsetof(ic_edge, dist) == 4 && offsetof(ic_edge, part) == 8 &&
-                   sizeof(ic_lat_part) == 8 && offsetof(ic_lat_part, cat) == 4,
-               "same_edges reads an edge as words: kind, nparts, flags and the byte after "
-               "them, dist; each part: cycles and cat");
-static int same_edges(const ic_solver *s, const ic_edge *a, const ic_edge *b, int n) {
-  for (int k = 0; k < n; k++) {
-    const ic_edge *x = &a[k], *y = &b[k];
-    uint64_t hx, hy;
-    memcpy(&hx, x, 8);
-    memcpy(&hy, y, 8);
-    if (hx != hy && (memcmp(x, y, 4) || x->kind != IC_EDGE_IW || y->dist == 0 ||
-                     (y->dist >= s->w[RING_E] && s->w[RING_E] < s->wmax)))
-      return 0;
-    const int np = x->nparts < IC_MAX_PARTS ? x->nparts : IC_MAX_PARTS;
-    for (int p = 0; p < np; p++) {
-      uint64_t px, py;
-      memcpy(&px, &x->part[p], 8);
-      memcpy(&py, &y->part[p], 8);
-      if (px != py && (x->part[p].cycles != y->part[p].cycles || x->part[p].cat != y->part[p].cat))
-        return 0;
+                   sizeof(ic_lat_part) == 8 && offsetof(ic_lat_part, cat) == 4 &&
+                   offsetof(ic_lat_part, cycles) == 0,
+               "memo_mask: an edge is kind, nparts, flags, keep, dist, then parts of "
+               "cycles, cat and padding");
+/* Which bytes of m's edges a record must repeat to reuse its plan: kind,
+ * nparts, flags, keep, dist (not of IW edges) and the cycles and category
+ * of the parts below nparts. */
+static void memo_mask(struct memo *m) {
+  memset(m->emask, 0, sizeof m->emask);
+  m->niw = 0;
+  for (int k = 0; k < m->nedges; k++) {
+    uint8_t *b = m->emask + (size_t)k * sizeof(ic_edge);
+    const ic_edge *e = &m->edge[k];
+    memset(b, 0xff, offsetof(ic_edge, dist));
+    if (e->kind == IC_EDGE_IW)
+      m->iw[m->niw++] = (uint8_t)k;
+    else
+      memset(b + offsetof(ic_edge, dist), 0xff, sizeof e->dist);
+    for (int p = 0; p < e->nparts && p < IC_MAX_PARTS; p++)
+      memset(b + offsetof(ic_edge, part) + (size_t)p * sizeof(ic_lat_part), 0xff,
+             offsetof(ic_lat_part, cat) + 1);
+  }
+}
+
+#ifdef HAVE_AVX2_KERNEL
+__attribute__((target("avx2"))) static int masked_equal_avx2(const void *a, const void *b,
+                                                             const uint8_t *mask, size_t bytes) {
+  __m256i acc = _mm256_setzero_si256();
+  for (size_t o = 0; o < bytes; o += 32)
+    acc = _mm256_or_si256(
+        acc, _mm256_and_si256(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)((const char *)a + o)),
+                                                _mm256_loadu_si256((const __m256i *)(const void *)((const char *)b + o))),
+                              _mm256_loadu_si256((const __m256i *)(const void *)(mask + o))));
+  return _mm256_testz_si256(acc, acc);
+}
+#endif
+
+/* Does record r repeat memo m's edges (memo_mask), with each IW distance
+ * within the E ring's window (or its cap) and not 0? Most IW distances
+ * change from one dynamic instance to the next (the issue order does); the
+ * plan's entries do not, and the bytes of parts past nparts (and padding)
+ * are not part of a record's meaning: the model need not clear them. */
+static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_rec *r) {
+  const size_t bytes = ((size_t)m->nedges * sizeof(ic_edge) + 31) / 32 * 32;
+#ifdef HAVE_AVX2_KERNEL
+  if (s->avx2) {
+    if (!masked_equal_avx2(m->edge, r->edge, m->emask, bytes)) return 0;
+  } else
+#endif
+  {
+    for (size_t o = 0; o < bytes; o += 8) {
+      uint64_t x, y, k;
+      memcpy(&x, (const char *)m->edge + o, 8);
+      memcpy(&y, (const char *)r->edge + o, 8);
+      memcpy(&k, m->emask + o, 8);
+      if ((x ^ y) & k) return 0;
     }
+  }
+  for (int k = 0; k < m->niw; k++) {
+    const uint32_t d = r->edge[m->iw[k]].dist;
+    if (d == 0 || (d >= s->w[RING_E] && s->w[RING_E] < s->wmax)) return 0;
   }
   return 1;
 }
@@ -1236,8 +1290,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   plan_outputs(s, pl, seq);
 
   if (m->gen == s->mgen && m->pc == r->pc && m->nedges == nedges &&
-      (!memcmp(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge)) ||
-       same_edges(s, m->edge, r->edge, nedges))) {
+      same_edges(s, m, r)) {
     /* The same edges as a record already planned (and checked), but for
      * the distances of IW edges (the entries are the same; their sources
      * are looked up by the record's distances). */
@@ -1408,6 +1461,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   m->nedges = (uint8_t)nedges;
   pl->bhi = m->bhi = bhi;
   memcpy(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge));
+  memo_mask(m);
   uint8_t off = 0;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     pl->off[node] = m->off[node] = off;
