@@ -85,7 +85,8 @@ static ic_status check_window(const ic_graph_rec *recs, size_t n, ic_err *err) {
     if ((irc = (call)) != IGRAPH_SUCCESS) goto fail; \
   } while (0)
 
-static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_err *err) {
+static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catmask ideal,
+                       const uint64_t *rt, ic_err *err) {
   igraph_integer_t nv = (igraph_integer_t)(IC_NODE_COUNT * n + 1), start = nv - 1;
   igraph_error_t irc = IGRAPH_SUCCESS;
   int have_g = 0;
@@ -128,8 +129,9 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
     }
     for (int j = 0; j < r->nedges; j++) {
       const ic_edge *e = &r->edge[j];
-      if (dg_edge_dropped(e, ideal)) {
-        dropped++;
+      if (dg_edge_dropped(e, ideal) ||
+          (rt && e->kind == IC_EDGE_IW && !dg_iw_holds(recs, i, e, ideal, rt))) {
+        dropped++; /* gone, or an IW edge whose condition fails */
         continue;
       }
       int64_t src = edge_source(e, i, ideal);
@@ -209,9 +211,24 @@ fail:
 ic_status ic_export_build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_err *err) {
   ic_status rc = check_window(recs, n, err);
   if (rc != IC_OK) return rc;
+  /* an IW edge holds only where its condition does (graph.h), in the
+   * window's own times under `ideal` (sources before it at time 0) */
+  uint64_t *rt = NULL;
+  for (size_t i = 0; i < n && !rt; i++)
+    for (int j = 0; j < recs[i].nedges && !rt; j++)
+      if (recs[i].edge[j].kind == IC_EDGE_IW) {
+        rt = malloc(n * IC_NODE_COUNT * sizeof *rt);
+        uint64_t tend;
+        if (!rt) return ic_fail(err, IC_ERUN, "graph export: out of memory");
+        if ((rc = ic_graph_eval(recs, n, ideal, rt, &tend, err)) != IC_OK) {
+          free(rt);
+          return rc;
+        }
+      }
   quiet q = quiet_begin();
-  rc = build(g, recs, n, ideal, err);
+  rc = build(g, recs, n, ideal, rt, err);
   quiet_end(q);
+  free(rt);
   return rc;
 }
 

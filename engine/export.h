@@ -12,15 +12,16 @@
  * a window starting at seq 0 that is the model's stamps, later it is a lower
  * bound of them.
  * Edges: every edge of the records, after applying the idealization mask as
- * graph_rec.h says (parts of the masked
- * categories are zeroed; bw drops FBW and CBW, bmisp drops PD, dmiss drops
- * PP; win moves the CD source from i-w to i-IC_WIN_FACTOR*w), with
+ * graph_rec.h and graph.h say (parts of the masked categories are zeroed,
+ * edges their rules drop are left out, win moves the CD source from i-w to
+ * i-IC_WIN_FACTOR*w, and an IW edge whose condition fails in the window's
+ * times under the mask is left out), with
  *   kind "EP", latency (cycles under the mask), dist (instructions back),
  *   parts ("dl1:2+dmiss:150+none:1", the baseline parts), mem (1 for a PR
  *   edge through memory), external (1 for an edge from "start").
  * Graph attributes: first_seq, instructions, ideal (comma list),
  * external_edges (edges from "start") and dropped_edges (removed by the
- * mask, not exported).
+ * mask or the IW condition, not exported).
  *
  * igraph keeps its attribute handler and error handler in process-wide
  * state: these functions install the C attribute table (and leave it, since

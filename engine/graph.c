@@ -70,14 +70,21 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
     if ((st = dg_check_rec(r, err)) != IC_OK) break;
     uint64_t *t = &nt[i * IC_NODE_COUNT];
     for (int node = 0; node < IC_NODE_COUNT; node++) {
-      uint64_t v = 0;
-      for (int k = 0; k < r->nedges; k++) {
-        const ic_edge *e = &r->edge[k];
-        if (ic_edge_dst_node[e->kind] != node || dg_edge_dropped(e, ideal)) continue;
-        uint64_t d = dg_edge_dist(e, ideal), src = 0;
-        if (d <= i) src = nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[e->kind]];
-        uint64_t a = src + ic_edge_latency(e, ideal);
-        if (a > v) v = a;
+      /* IW edges after the others, each held against their time (v0) */
+      uint64_t v = 0, v0 = 0;
+      for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < r->nedges; k++) {
+          const ic_edge *e = &r->edge[k];
+          if ((e->kind == IC_EDGE_IW) != pass) continue;
+          if (ic_edge_dst_node[e->kind] != node || dg_edge_dropped(e, ideal)) continue;
+          uint64_t d = dg_edge_dist(e, ideal), src = 0;
+          if (pass && d <= i && nt[(i - d) * IC_NODE_COUNT + IC_NODE_R] > v0)
+            continue; /* its source was not ready when i could issue */
+          if (d <= i) src = nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[e->kind]];
+          uint64_t a = src + ic_edge_latency(e, ideal);
+          if (a > v) v = a;
+        }
+        v0 = v;
       }
       t[node] = v;
     }
@@ -85,4 +92,22 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
   if (st == IC_OK) *t_out = nt[(n - 1) * IC_NODE_COUNT + IC_NODE_C];
   if (!node_t) free(nt);
   return st;
+}
+
+int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
+                const uint64_t *nt) {
+  const ic_graph_rec *r = &recs[i];
+  if (iw->dist > i) return 1; /* a source before the first record: time 0 */
+  uint64_t v0 = 0;
+  for (int k = 0; k < r->nedges; k++) {
+    const ic_edge *e = &r->edge[k];
+    if (e->kind == IC_EDGE_IW || ic_edge_dst_node[e->kind] != IC_NODE_E ||
+        dg_edge_dropped(e, ideal))
+      continue;
+    uint64_t d = dg_edge_dist(e, ideal);
+    uint64_t a = (d <= i ? nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[e->kind]] : 0) +
+                 ic_edge_latency(e, ideal);
+    if (a > v0) v0 = a;
+  }
+  return nt[(i - iw->dist) * IC_NODE_COUNT + IC_NODE_R] <= v0;
 }

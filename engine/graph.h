@@ -7,6 +7,9 @@
  *     and MSHR; any of bw, win, bmisp, dmiss and imiss drops IW, except
  *     those named in the edge's `keep`;
  *   - win in S moves a CD edge's source from i-w to i-IC_WIN_FACTOR*w;
+ *   - an IW edge counts only where R of its source is at most E' of its
+ *     destination, both under S, where E' is the time the destination's
+ *     other E in-edges give (when it could issue but for the slots);
  *   - a source before the first record has time 0.
  * The streaming solver (solver.h) applies the same rules to all subsets at
  * once; ic_graph_eval below is the plain one-subset forward pass, kept simple
@@ -76,5 +79,11 @@ ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err);
  * is visible (no window). Time complexity: O(n * edges); memory O(n). */
 ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,
                         uint64_t *t_out, ic_err *err);
+
+/* Does IW edge `iw` of record recs[i] hold under `ideal`, given the node
+ * times nt of recs[0..i] under it (ic_graph_eval's layout)? Its source's R
+ * at most the E time of the record's other E in-edges. O(edges). */
+int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
+                const uint64_t *nt);
 
 #endif

@@ -21,6 +21,7 @@ typedef struct cedge {
   uint64_t lat;  /* baseline latency: sum of all parts */
   uint32_t dist; /* source = seq - dist */
   uint8_t sn, dn; /* source and destination node */
+  uint8_t iw;     /* an IW edge: only where its condition holds (graph_rec.h) */
 } cedge;
 
 /* A record reduced to what slack needs. */
@@ -29,6 +30,7 @@ typedef struct crec {
   uint8_t opclass, nedges;
   uint8_t has_ep;
   uint8_t npd;         /* PD edges from the previous instruction */
+  uint16_t iw_off;     /* bit j: e[j] is an IW edge whose condition failed (forward) */
   uint64_t ep_lat, ep_miss; /* latency and dmiss cycles of its EP edge */
   uint64_t pd_lat[2];  /* latencies of the first two such PD edges (the model emits one) */
   cedge e[IC_MAX_EDGES];
@@ -198,13 +200,17 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
   }
   for (int k = 0; k < IC_NODE_COUNT; k++) cnt[k + 1] += cnt[k];
   c->nedges = (uint8_t)cnt[IC_NODE_COUNT];
-  for (int j = 0; j < r->nedges; j++) {
+  /* by destination node, and IW edges after the other edges into E: their
+   * condition reads the time those give */
+  for (int q = 0; q < 2 * r->nedges; q++) {
+    const int j = q % r->nedges;
     const ic_edge *e = &r->edge[j];
-    if (!keep[j]) continue;
+    if (!keep[j] || (e->kind == IC_EDGE_IW) != (q >= r->nedges)) continue;
     uint8_t dn = ic_edge_dst_node[e->kind];
     uint64_t dist = dg_edge_dist(e, s->ideal);
     if (dist > UINT32_MAX) dist = UINT32_MAX; /* beyond any reach: time 0 */
-    c->e[cnt[dn]++] = (cedge){.lat = lat[j], .dist = (uint32_t)dist, .sn = ic_edge_src_node[e->kind], .dn = dn};
+    c->e[cnt[dn]++] = (cedge){.lat = lat[j], .dist = (uint32_t)dist, .sn = ic_edge_src_node[e->kind], .dn = dn,
+                              .iw = e->kind == IC_EDGE_IW};
   }
   return IC_OK;
 }
@@ -212,13 +218,15 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
 /* Forward pass of one record: its arrival times into the arrival ring.
  * Edges are sorted by destination node and an edge of distance 0 goes to a
  * later node, so its source is final when it is read. */
-static void forward(ic_slack *s, const crec *c, const ic_graph_rec *r) {
-  uint64_t a[IC_NODE_COUNT] = {0};
+static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
+  uint64_t a[IC_NODE_COUNT] = {0}, eprime = UINT64_MAX;
+  c->iw_off = 0;
   uint64_t oldest = s->next_seq >= s->acap ? s->next_seq - s->acap + 1 : 0;
   if (oldest < s->first_seq) oldest = s->first_seq;
   for (int j = 0; j < c->nedges; j++) {
     const cedge *e = &c->e[j];
     uint64_t src;
+    if (e->iw && eprime == UINT64_MAX) eprime = a[IC_NODE_E]; /* E from the other edges */
     if (e->dist == 0) {
       src = a[e->sn];
     } else if (e->dist > r->seq || r->seq - e->dist < s->first_seq) {
@@ -227,7 +235,12 @@ static void forward(ic_slack *s, const crec *c, const ic_graph_rec *r) {
       src = 0;
       s->tot.unreached_edges++;
     } else {
-      src = s->arr[(r->seq - e->dist) & (s->acap - 1)][e->sn];
+      const uint64_t *as = s->arr[(r->seq - e->dist) & (s->acap - 1)];
+      if (e->iw && as[IC_NODE_R] > eprime) { /* not ready when i could issue */
+        c->iw_off |= (uint16_t)(1u << j);
+        continue;
+      }
+      src = as[e->sn];
     }
     if (src + e->lat > a[e->dn]) a[e->dn] = src + e->lat;
   }
@@ -263,6 +276,7 @@ static ic_status backward(ic_slack *s, uint64_t end, uint64_t nrep, ic_err *err)
     for (int j = c->nedges; j-- > 0;) {
       const cedge *e = &c->e[j];
       if (e->dist > i - beg) continue;
+      if (c->iw_off >> j & 1) continue; /* an IW edge that did not hold */
       uint64_t *q = &s->req[(i - e->dist) & cm][e->sn];
       /* rq >= arr(dst) >= arr(src) + lat, so this cannot wrap. */
       if (rq[e->dn] - e->lat < *q) *q = rq[e->dn] - e->lat;

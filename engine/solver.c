@@ -11,8 +11,8 @@
  * never reported). The D, P and C vectors of recent instructions live in
  * ring buffers indexed by seq & (W-1), each with its own window W (D only
  * feeds short in-order edges, so its ring stays small; P and C grow with the
- * distances seen); R is only ever a source inside its own instruction (a
- * scratch vector).
+ * distances seen); E and R of earlier instructions are read only by IW
+ * edges (below).
  *
  * E and IW. E(k) of an earlier instruction is the source of IW edges only
  * (issue slots), and IW is dropped by every one of the high-bit categories
@@ -24,6 +24,10 @@
  * but IW edges are "block" entries evaluated after E's other edges over
  * lanes [0, hi) alone (k_block), with one latency where every lane there
  * keeps them, else a latency vector that is NEG in the lanes dropping them.
+ * An IW edge holds only in the lanes where R(k) <= E'(i), E's time from its
+ * other edges (graph_rec.h): R vectors live in a fifth ring with E's
+ * window, and each block entry is followed by one whose source is R(k),
+ * which k_block compares with E before the block entries.
  *
  * Range argument (why int32 is safe). Every stored offset is at most
  * `ubound`: time 0 has offset <= 0, and an instruction raises the largest
@@ -131,7 +135,7 @@
 #define SPIN_PAUSE 500
 #define SPIN (SPIN_PAUSE + 200)
 
-enum { RING_D, RING_P, RING_C, RING_E, RING_COUNT };
+enum { RING_D, RING_P, RING_C, RING_E, RING_R, RING_COUNT };
 
 /* What an edge's latency vector depends on: its total, the cycles of its
  * parts in chosen categories (by position), the position whose subsets drop
@@ -473,10 +477,14 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
 __attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(int32_t *acc, const struct pe *b,
                                                          int ni, uint32_t lo, uint32_t hi) {
   for (uint32_t s = lo; s < hi; s += LANES) {
-    __m256i x = AVX_LD(acc + s);
-    for (int e = 0; e < ni; e++)
-      if (s < b[e].skipm)
-        AVX_STEP(x, b[e].src + s, b[e].lat ? AVX_LD(b[e].lat + s) : _mm256_set1_epi32(b[e].l));
+    __m256i x = AVX_LD(acc + s), r = x;
+    for (int e = 0; e + 1 < ni; e += 2)
+      if (s < b[e].skipm) {
+        __m256i c = _mm256_add_epi32(AVX_LD(b[e].src + s), b[e].lat ? AVX_LD(b[e].lat + s)
+                                                                      : _mm256_set1_epi32(b[e].l));
+        __m256i later = _mm256_cmpgt_epi32(AVX_LD(b[e + 1].src + s), r);
+        x = _mm256_max_epi32(x, _mm256_blendv_epi8(c, x, later));
+      }
     AVX_ST(acc + s, x);
   }
 }
@@ -498,15 +506,19 @@ __attribute__((target("avx2"))) static void k_nodes_avx2(const struct plan *pl, 
 /* ---- evaluating plans ------------------------------------------------- */
 
 /* The block edges of node E (E sources, IW) over lanes [lo, hi) (hi <=
- * bhi): acc[s] = max(acc[s], src[e][s] + lat[e][s] or l[e]) for the edges
- * with s < their skipm (their block). Few lanes (8 with the standard
- * categories): the portable vectors are as good as AVX2. */
+ * bhi), in pairs: an edge, then the R vector of its source instruction.
+ * acc[s] = max(acc[s], src[e][s] + lat[e][s] or l[e]) for the edges with
+ * s < their skipm (their block) and where their source was ready by
+ * acc[s] as the node's other edges left it: the IW condition (graph_rec.h). */
 static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint32_t hi) {
   for (uint32_t s = lo; s < hi; s += LANES) {
-    v8si x = LD(acc + s);
-    for (int e = 0; e < ni; e++)
-      if (s < b[e].skipm)
-        x = VMAX(x, LD(b[e].src + s) + (b[e].lat ? LD(b[e].lat + s) : SPLAT(b[e].l)));
+    v8si x = LD(acc + s), r = x;
+    for (int e = 0; e + 1 < ni; e += 2)
+      if (s < b[e].skipm) {
+        v8si c = LD(b[e].src + s) + (b[e].lat ? LD(b[e].lat + s) : SPLAT(b[e].l));
+        v8si later = LD(b[e + 1].src + s) > r; /* -1 where the source was ready later */
+        x = VMAX(x, (later & x) | (~later & c));
+      }
     ST(acc + s, x);
   }
 }
@@ -515,7 +527,7 @@ static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint3
  * and, with lane 0, compares subset {} with the record's stamps. In
  * two-thread mode the worker runs it for lanes [0, split) and the planning
  * thread for [split, np): each touches only its lanes of every vector
- * (rings, R and E scratch) and counts in its own xenv, and what the
+ * (rings and scratch) and counts in its own xenv, and what the
  * planner changes only while the pipeline is drained (base, zero, the
  * rings' places) is only read. */
 static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
@@ -991,7 +1003,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   if (w > s->wmax) w = s->wmax;
   s->w[RING_D] = MIN_WINDOW;
   s->w[RING_P] = s->w[RING_C] = w;
-  s->w[RING_E] = E_WINDOW < w ? E_WINDOW : w;
+  s->w[RING_E] = s->w[RING_R] = E_WINDOW < w ? E_WINDOW : w;
   s->lane_of = malloc(s->n * sizeof *s->lane_of);
   if (s->lane_of)
     for (uint32_t x = 0; x < s->n; x++) {
@@ -1275,7 +1287,7 @@ static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_r
 /* The destination vectors of instruction seq. */
 static inline void plan_outputs(const ic_solver *s, struct plan *pl, uint64_t seq) {
   pl->out[IC_NODE_D] = s->ring[RING_D] + (seq & (s->w[RING_D] - 1)) * s->np;
-  pl->out[IC_NODE_R] = s->scratch[0];
+  pl->out[IC_NODE_R] = s->ring[RING_R] + (seq & (s->w[RING_R] - 1)) * s->np;
   pl->out[IC_NODE_E] = s->ring[RING_E] + (seq & (s->w[RING_E] - 1)) * s->np;
   pl->out[IC_NODE_P] = s->ring[RING_P] + (seq & (s->w[RING_P] - 1)) * s->np;
   pl->out[IC_NODE_C] = s->ring[RING_C] + (seq & (s->w[RING_C] - 1)) * s->np;
@@ -1319,7 +1331,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     for (int k = 0; k < m->nent; k++) {
       pl->e[k] = m->e[k];
       struct msrc ms = m->src[k];
-      if (ms.ring == RING_E) ms.dist = r->edge[ms.edge].dist;
+      if (ms.ring == RING_E || ms.ring == RING_R) ms.dist = r->edge[ms.edge].dist;
       pl->e[k].src = resolve_source(s, pl, &ms, seq, idx, &oow);
     }
     grow = m->grow;
@@ -1413,6 +1425,14 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
           const int32_t *lb = lat_vector(s, &kb);
           full |= !lb;
           ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, lb, 0, hi, 0}), dist, ki);
+        }
+        /* its condition: R of the same source instruction, in the entry
+         * right after it (k_block reads them in pairs) */
+        {
+          int n_ = cnt[node][PE_BLOCK]++;
+          tmp[node][PE_BLOCK][n_] = (struct pe){NULL, NULL, 0, hi, 0};
+          tsrc[node][PE_BLOCK][n_] = (struct msrc){dist, IC_NODE_R, RING_R, (uint8_t)k};
+          if (dist > need[RING_R]) need[RING_R] = dist;
         }
         continue;
       }

@@ -401,14 +401,20 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
   ic_graph_rec *r = &recs[k];
   memset(r->t, 0, sizeof r->t);
   for (int node = 0; node < IC_NODE_COUNT; node++) {
-    uint64_t t = 0;
-    for (int q = 0; q < r->nedges; q++) {
-      const ic_edge *e = &r->edge[q];
-      if (e->kind >= IC_EDGE_KIND_COUNT || ic_edge_dst_node[e->kind] != node) continue;
-      uint8_t src = ic_edge_src_node[e->kind];
-      uint64_t v = e->dist == 0 ? r->t[src] : e->dist <= k ? recs[k - e->dist].t[src] : 0;
-      v += ic_edge_latency(e, 0);
-      if (v > t) t = v;
+    uint64_t t = 0, t0 = 0;
+    for (int pass = 0; pass < 2; pass++) { /* IW edges after the others (graph.h) */
+      for (int q = 0; q < r->nedges; q++) {
+        const ic_edge *e = &r->edge[q];
+        if (e->kind >= IC_EDGE_KIND_COUNT || ic_edge_dst_node[e->kind] != node ||
+            (e->kind == IC_EDGE_IW) != pass)
+          continue;
+        if (pass && e->dist <= k && recs[k - e->dist].t[IC_NODE_R] > t0) continue;
+        uint8_t src = ic_edge_src_node[e->kind];
+        uint64_t v = e->dist == 0 ? r->t[src] : e->dist <= k ? recs[k - e->dist].t[src] : 0;
+        v += ic_edge_latency(e, 0);
+        if (v > t) t = v;
+      }
+      t0 = t;
     }
     r->t[node] = t;
   }

@@ -50,28 +50,33 @@
  *                        oldest first; k is the n-th most recent instruction
  *                        older than i to issue before i (n: the issue width,
  *                        or for a second edge the units of i's pool where
- *                        they are fewer); latency 1 (bw: dropped; win, bmisp,
- *                        dmiss, imiss: dropped unless named in `keep`). It
- *                        keeps the baseline's issue order n slots deep. That
- *                        is exact where an idealization only shortens
- *                        few-cycle execution latencies (dl1, shalu, lgalu:
- *                        collapsed, they make more instructions ready at once
- *                        and the slots bind, which RE's measured waits cannot
- *                        express), and wrong where one moves i's dispatch or
- *                        readiness apart from k's: the model keeps the edge
- *                        under win, bmisp, imiss only where no instruction of
- *                        the window before i was dispatched after a full
- *                        window, a misprediction or an I-cache stall, and
- *                        under dmiss where besides i became ready before the
- *                        youngest miss among its ancestors completed (or k
- *                        shares that miss) and did not wait for an MSHR
+ *                        they are fewer); latency 1. CONDITIONAL: it holds
+ *                        only where R(k) <= E'(i) in the same evaluation,
+ *                        E'(i) being the time i's other E in-edges give (k,
+ *                        older, ready by the time i could issue, keeps its
+ *                        slot ahead of i; ready later, it takes none; both
+ *                        ready, oldest first). So the baseline's
+ *                        issue order is kept n slots deep wherever an
+ *                        idealization leaves k ready first: more
+ *                        instructions ready at once when dl1, shalu or
+ *                        lgalu latencies collapse, and the slots bind, which
+ *                        RE's measured waits cannot express (bw: dropped;
+ *                        win, bmisp, dmiss, imiss: dropped unless named in
+ *                        `keep`, which the model sets where nothing of the
+ *                        kind moved i's dispatch: no instruction of the
+ *                        window before i was dispatched after a full window,
+ *                        a misprediction or an I-cache stall, and for dmiss
+ *                        besides i neither waited for an MSHR nor became
+ *                        ready only after the youngest miss among its
+ *                        ancestors completed, unless k shares that miss)
  *
  * Graph semantics: a node's time is the maximum over its incoming edges of
  * source time plus the sum of the edge's parts; an edge whose source lies
  * before the first recorded instruction has source time 0. Idealizing a set
  * S zeroes every part tagged with a category of S and applies the edge rules
  * in parentheses above; an edge whose `keep` names a category stays under
- * it although its kind's rule would drop it.
+ * it although its kind's rule would drop it, and an IW edge counts only
+ * where its condition holds (after the node's other in-edges).
  *
  * Invariant the model guarantees: evaluating the records with S = {} gives
  * back exactly the stamps t[], and the last record's t[C] is the simulated

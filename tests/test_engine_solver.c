@@ -763,6 +763,49 @@ Test(solver_iw, issue_slots_kept_by_dl1_dropped_by_the_others) {
   tg_free(&g);
 }
 
+/* The IW condition: the edge holds only where its source was ready no
+ * later than i. k (seq 0) becomes ready 2 cycles after dispatch (a shalu
+ * wait on DR), i (seq 1) after 1; IW E(k) -> E(i) of 3 cycles. Baseline:
+ * R(k) = 2 > R(i) = 1, so k takes no slot ahead of i: E(i) = 1, P(i) = 2,
+ * C(i) = max(P(i), C(k) = 3) = 3. With shalu idealized R(k) = 0 <= 1: the
+ * edge holds, E(i) = E(k) + 3 = 3, C(i) = 4. An edge that ignored the
+ * condition would give E(i) = 5 in the baseline (C 6). */
+static void iw_cond(tg *g) {
+  for (int i = 0; i < 2; i++) {
+    ic_graph_rec *r = tg_inst(g);
+    E0(r, IC_EDGE_DD, 1);
+    if (i) {
+      E1(r, IC_EDGE_DR, 0, 1, NONE);
+      E1(r, IC_EDGE_IW, 1, 3, IC_CAT_BW);
+    } else {
+      E1(r, IC_EDGE_DR, 0, 2, IC_CAT_SHALU);
+    }
+    E0(r, IC_EDGE_RE, 0);
+    E1(r, IC_EDGE_EP, 0, 1, NONE);
+    E0(r, IC_EDGE_PC, 0);
+    E0(r, IC_EDGE_CC, 1);
+  }
+}
+
+Test(solver_iw, holds_only_where_its_source_was_ready_first) {
+  tg g = {0};
+  iw_cond(&g);
+  cr_assert_eq(tg_stamp(&g), 3);
+  cr_assert_eq(g.r[1].t[IC_NODE_E], 1);
+  cr_assert_eq(tg_ref(&g, IC_CATBIT(IC_CAT_SHALU)), 4, "reference with shalu");
+  uint8_t cats[] = {SH, IC_CAT_DL1};
+  uint64_t t[4];
+  for (int generic = 0; generic < 2; generic++) {
+    ic_solver_stats st;
+    tg_solve_k(&g, cats, 2, t, &st, generic);
+    cr_assert_eq(st.violations, 0);
+    cr_assert_eq(t[0], 3);
+    cr_assert_eq(t[1], 4, "shalu: k ready first, the edge holds: t %llu", (unsigned long long)t[1]);
+    cr_assert_eq(t[2], 3);
+  }
+  tg_free(&g);
+}
+
 /* E sources: only IW reads an earlier instruction's E; an EP edge from
  * E(i-1), an RE edge from R(i-1) and an IW edge of distance 0 are
  * rejected. */

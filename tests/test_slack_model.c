@@ -9,6 +9,8 @@
  * 0, and the slack engine's forward pass and the powerset solver's t({})
  * agree with the model's cycle count; slack is exact in the last window. */
 #include <criterion/criterion.h>
+
+#include "graph.h"
 #include <igraph.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +170,30 @@ Test(slack_model, real_model_records) {
       for (int k = 0; k < IC_NODE_COUNT; k++) cr_assert_leq((uint64_t)a[IC_NODE_COUNT * i + (size_t)k], t.all[from + i].t[k]);
     free(a);
     igraph_destroy(&g);
+  }
+  /* idealized windows: the exported graph (IW edges only where their
+   * condition holds in the window's times under the mask) has the
+   * reference pass's longest path */
+  {
+    static const ic_catmask masks[] = {IC_CATBIT(IC_CAT_SHALU),
+                                       IC_CATBIT(IC_CAT_DL1) | IC_CATBIT(IC_CAT_LGALU),
+                                       IC_CATBIT(IC_CAT_WIN) | IC_CATBIT(IC_CAT_SHALU),
+                                       IC_CATBIT(IC_CAT_DMISS)};
+    const size_t from = 2000, m = 3000;
+    size_t iw = 0;
+    for (size_t i = from; i < from + m; i++)
+      for (int k = 0; k < t.all[i].nedges; k++) iw += t.all[i].edge[k].kind == IC_EDGE_IW;
+    cr_assert_gt(iw, m / 4, "only %zu IW edges in the window", iw);
+    for (size_t q = 0; q < sizeof masks / sizeof *masks; q++) {
+      igraph_t g;
+      cr_assert_eq(ic_export_build(&g, t.all + from, m, masks[q], &err), IC_OK, "%s", err.msg);
+      double *a = t_igraph_longest(&g);
+      uint64_t ref;
+      cr_assert_eq(ic_graph_eval(t.all + from, m, masks[q], NULL, &ref, &err), IC_OK, "%s", err.msg);
+      cr_assert_eq((uint64_t)a[IC_NODE_COUNT * (m - 1) + IC_NODE_C], ref, "mask 0x%x", masks[q]);
+      free(a);
+      igraph_destroy(&g);
+    }
   }
   /* windowed slack against the exact one (a single window over the whole
    * run) on these real records: agreement grows with W; the default
