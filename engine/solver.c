@@ -999,7 +999,10 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
    * E only for IW, up to a ROB back: E_WINDOW (an edge reaching farther
    * grows it, but finds its own source lost). */
   uint64_t w = 1024;
-  while (w * 2 * per_inst <= INIT_WINDOW_BYTES) w *= 2;
+  /* the first window as before E and R had rings: from what D, P and C
+   * take (E and R start at E_WINDOW) */
+  const size_t dpc_inst = (size_t)3 * s->np * sizeof(int32_t);
+  while (w * 2 * dpc_inst <= INIT_WINDOW_BYTES) w *= 2;
   if (w > s->wmax) w = s->wmax;
   s->w[RING_D] = MIN_WINDOW;
   s->w[RING_P] = s->w[RING_C] = w;
