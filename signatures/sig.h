@@ -40,7 +40,8 @@
  *        start of a run).
  *   any other edge kind of graph_rec.h (FU: the unpipelined op that held
  *        the unit, MSHR: the earlier miss whose completion freed the MSHR a
- *        missing load got, and kinds added later) as measured, with its
+ *        missing load got, IW: the older instruction n issue slots ahead,
+ *        with its keep mask, and kinds added later) as measured, with its
  *        distance and parts.
  * The stitcher rebuilds the other edges offline: DR from core.dispatch_ready,
  * register PR edges from the static registers of the stitched path (the last

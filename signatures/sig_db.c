@@ -67,9 +67,9 @@ void sig_db_destroy(sig_db *db) {
 }
 
 /* Packed layout: u8 opclass, u8 present, u8 nitems, u64 next pc, then per
-   item u8 kind, u8 flags, u8 nparts, u32 dist, then per part u8 cat, u32
+   item u8 kind, u8 flags, u8 keep, u8 nparts, u32 dist, then per part u8 cat, u32
    cycles (host byte order: the pool never leaves the process). */
-#define PACK_MAX (3 + 8 + SIG_MAX_ITEMS * (7 + IC_MAX_PARTS * 5))
+#define PACK_MAX (3 + 8 + SIG_MAX_ITEMS * (8 + IC_MAX_PARTS * 5))
 
 static size_t pack(const sig_detail *d, uint8_t *b) {
   size_t n = 0;
@@ -82,6 +82,7 @@ static size_t pack(const sig_detail *d, uint8_t *b) {
     const ic_edge *e = &d->item[k];
     b[n++] = e->kind;
     b[n++] = e->flags;
+    b[n++] = e->keep;
     b[n++] = e->nparts;
     memcpy(b + n, &e->dist, 4);
     n += 4;
@@ -110,6 +111,7 @@ static void unpack(const sig_db *db, size_t i, sig_detail *d) {
     ic_edge *e = &d->item[k];
     e->kind = b[n++];
     e->flags = b[n++];
+    e->keep = b[n++];
     e->nparts = b[n++];
     memcpy(&e->dist, b + n, 4);
     n += 4;

@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include "sig_file.h"
 
+#include "graph.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -170,6 +172,7 @@ static ic_status wr_detail(void *ctx, const sig_detail *d, ic_err *err) {
     const ic_edge *e = &d->item[k];
     bb_u8(b, e->kind);
     bb_u8(b, e->flags);
+    bb_u8(b, e->keep);
     bb_u8(b, e->nparts);
     bb_var(b, e->dist);
     for (int q = 0; q < e->nparts; q++) {
@@ -454,7 +457,7 @@ static int kind_ok(uint8_t kind, uint8_t flags, uint64_t dist) {
   }
   if (flags != 0) return 0;
   uint8_t src = ic_edge_src_node[kind], dst = ic_edge_dst_node[kind];
-  if ((src == IC_NODE_R || src == IC_NODE_E) && dist != 0) return 0;
+  if ((src == IC_NODE_R || (src == IC_NODE_E && kind != IC_EDGE_IW)) && dist != 0) return 0;
   if (src >= dst && dist == 0) return 0;
   return 1;
 }
@@ -478,10 +481,12 @@ static ic_status parse_detail(rd *r, sig_detail *d) {
     ic_edge *e = &d->item[k];
     NEED(rd_u8(r, &e->kind));
     NEED(rd_u8(r, &e->flags));
+    NEED(rd_u8(r, &e->keep));
     NEED(rd_u8(r, &e->nparts));
     NEED(rd_var(r, &v));
     CHECK(v <= (UINT64_C(1) << 31), "distance out of range in");
     CHECK(kind_ok(e->kind, e->flags, v), "bad item kind, flags or distance in");
+    CHECK(!(e->keep & ~dg_edge_drop_mask(e->kind)), "bad item keep mask in");
     e->dist = (uint32_t)v;
     CHECK(e->nparts <= IC_MAX_PARTS, "too many latency parts in");
     uint64_t sum = 0;
@@ -538,6 +543,11 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
                    "%s: sample file version 2, recorded without the I-cache line size (the "
                    "stitcher needs it to tell I-cache misses); this icost reads version %u: "
                    "record the samples again",
+                   name, SIG_FILE_VERSION);
+  if (h->version == 3)
+    return ic_fail(err, IC_EINPUT,
+                   "%s: sample file version 3, recorded before the IW (issue slot) edge; this "
+                   "icost reads version %u: record the samples again",
                    name, SIG_FILE_VERSION);
   if (h->version != SIG_FILE_VERSION)
     return ic_fail(err, IC_EINPUT, "%s: sample file version %u, this icost reads version %u",

@@ -1,14 +1,14 @@
 /* sig_file.h: the sample file, written incrementally and read with every
  * field checked.
  *
- * Format, version 3 (version 1, without the edge kind count, predates the
- * MSHR edge; version 2 lacks the machine's l1i.line; both are refused with
- * that reason). Integers are little-endian; "varint" is unsigned LEB128
+ * Format, version 4 (version 1, without the edge kind count, predates the
+ * MSHR edge; version 2 lacks the machine's l1i.line; version 3 predates the
+ * IW edge and its keep mask; all are refused with that reason). Integers are little-endian; "varint" is unsigned LEB128
  * (7 bits per byte, low first, at most 10 bytes); checksums are FNV-1a 64
  * over the bytes they cover.
  *
  *   offset 0   magic "ICSAMPLE" (8 bytes)
- *          8   u32 version (3)
+ *          8   u32 version (4)
  *         12   u32 H: header payload bytes (<= 16 MiB)
  *         16   u64 checksum of the header payload
  *         24   header payload:
@@ -31,7 +31,8 @@
  *                payload
  *   detailed sample: varint seq, varint pc, varint next pc, varint signature
  *                (< 2^42), u8 opclass, u8 present (SIG_HAS_*), u8 n items,
- *                then per item: u8 edge kind, u8 flags, u8 n parts, varint
+ *                then per item: u8 edge kind, u8 flags, u8 keep (IC_CATBITs,
+ *                within the kind's drop mask: graph.h), u8 n parts, varint
  *                distance, then per part: u8 category (or 0xff), varint cycles
  *                (edge kinds are graph_rec.h's ic_edge_kind numbers; any kind
  *                but DR and IBW; changing that list's order needs a new version)
@@ -54,7 +55,7 @@
 #include "sig.h"
 
 #define SIG_FILE_MAGIC "ICSAMPLE"
-#define SIG_FILE_VERSION 3u
+#define SIG_FILE_VERSION 4u
 #define SIG_FILE_MAX_PAYLOAD (16u << 20)
 
 typedef struct sig_file_header {

@@ -121,7 +121,6 @@ void sig_detail_from_record(sig_detail *d, const ic_graph_rec *r, const ic_graph
     switch (e->kind) {
     case IC_EDGE_DR: break;  /* rebuilt from the machine */
     case IC_EDGE_IBW: break; /* rebuilt from the stitched path's register chains */
-    case IC_EDGE_IW: break;  /* issue order of other instructions: not sampled */
     case IC_EDGE_PR:
       if (e->flags & IC_EDGE_MEM) add_item(d, e, overflow);
       break;

@@ -74,9 +74,7 @@ static int build_prog(char *exe, size_t cap) {
   return ok;
 }
 
-/* Keeps every record, without its IW edges: the issue order of other
- * instructions is not sampled (sig_sampler.c), so the true windows the
- * stitched fragments are held to are the graph of everything sampled. */
+/* Keeps every record. */
 typedef struct keep {
   ic_graph_rec *r;
   size_t n, cap;
@@ -90,14 +88,7 @@ static ic_status keep_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_
     k->r = realloc(k->r, k->cap * sizeof *k->r);
     cr_assert_not_null(k->r);
   }
-  for (size_t i = 0; i < n; i++) {
-    ic_graph_rec *r = &k->r[k->n + i];
-    *r = recs[i];
-    int m = 0;
-    for (int q = 0; q < r->nedges; q++)
-      if (r->edge[q].kind != IC_EDGE_IW) r->edge[m++] = r->edge[q];
-    r->nedges = (uint8_t)m;
-  }
+  memcpy(k->r + k->n, recs, n * sizeof *recs);
   k->n += n;
   return IC_OK;
 }

@@ -431,12 +431,17 @@ Test(sig, file_rejects_truncation_and_corruption, .timeout = 600) {
   g[len] = 0;
   cr_assert_eq(sig_file_parse(g, len + 1, "small.bin", &h, none, NULL, &err), IC_EINPUT);
   sig_file_header_free(&h);
-  /* another version; versions 1 (before the MSHR edge) and 2 (without
-     l1i.line) say why */
+  /* another version; versions 1 (before the MSHR edge), 2 (without
+     l1i.line) and 3 (before the IW edge) say why */
   memcpy(c, buf, len);
-  c[8] = 4;
+  c[8] = 5;
   cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
-  cr_assert(strstr(err.msg, "version 4") != NULL, "%s", err.msg);
+  cr_assert(strstr(err.msg, "version 5") != NULL, "%s", err.msg);
+  sig_file_header_free(&h);
+  c[8] = 3;
+  cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "version 3") != NULL && strstr(err.msg, "IW") != NULL, "%s",
+            err.msg);
   sig_file_header_free(&h);
   c[8] = 2;
   cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
