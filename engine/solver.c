@@ -387,89 +387,67 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
 #define AVX_STEP(v, a, l) v = _mm256_max_epi32(v, _mm256_add_epi32(AVX_LD(a), l))
 #define AVX_INIT(s) (s0 ? _mm256_add_epi32(AVX_LD(c[0].src + (s)), l0) : AVX_LD(zero + (s)))
 #define AVX_ST(p, v) _mm256_store_si256((__m256i *)(void *)(p), v)
+/* One block of 8 * K lanes at s (K = 8 or 4; x0..x7 the accumulators,
+ * those past K unused): start, the vector entries (a vector entry whose
+ * skip bit is below the block size is computed in every block: NEG where
+ * gone), the scalar entries (never skipped: no test), the conditional ones
+ * (skip bits of at least the block size), store. */
+#define AVX_REGS(K, OP) \
+  do { \
+    OP(0); OP(1); OP(2); OP(3); \
+    if ((K) == 8) { OP(4); OP(5); OP(6); OP(7); } \
+  } while (0)
+#define AVX_BLOCK(K, s) \
+  do { \
+    __m256i x0, x1, x2, x3, x4 = l0, x5 = l0, x6 = l0, x7 = l0; \
+    AVX_REGS(K, AVX_INIT_R); \
+    for (int e = 0; e < nv; e++) { \
+      if (v[e].skipm >= 8u * (K) && ((s) & v[e].skipm) == v[e].skipv) continue; \
+      const int32_t *a = v[e].src + (s), *b = v[e].lat + (s); \
+      AVX_REGS(K, AVX_VSTEP_R); \
+    } \
+    for (int e = s0; e < ns; e++) { \
+      const int32_t *a = c[e].src + (s); \
+      const __m256i l = _mm256_set1_epi32(c[e].l); \
+      AVX_REGS(K, AVX_SSTEP_R); \
+    } \
+    for (int e = ns; e < nsc; e++) { \
+      if (((s) & c[e].skipm) == c[e].skipv) continue; \
+      const int32_t *a = c[e].src + (s); \
+      const __m256i l = _mm256_set1_epi32(c[e].l); \
+      AVX_REGS(K, AVX_SSTEP_R); \
+    } \
+    AVX_REGS(K, AVX_ST_R); \
+  } while (0)
+#define AVX_INIT_R(j) x##j = AVX_INIT(s + 8 * (j))
+#define AVX_VSTEP_R(j) AVX_STEP(x##j, a + 8 * (j), AVX_LD(b + 8 * (j)))
+#define AVX_SSTEP_R(j) AVX_STEP(x##j, a + 8 * (j), l)
+#define AVX_ST_R(j) AVX_ST(acc + s + 8 * (j), x##j)
 __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(int32_t *acc, const int32_t *zero,
                                                         const struct plan *pl, int node,
                                                         uint32_t lo, uint32_t hi) {
   const struct pe *v = pl->e + pl->off[node], *c = v + pl->nv[node];
-  const int nv = pl->nv[node], nsc = pl->ns[node] + pl->nc[node], s0 = pl->ns[node] > 0;
+  const int nv = pl->nv[node], ns = pl->ns[node], nsc = ns + pl->nc[node], s0 = ns > 0;
   const __m256i l0 = _mm256_set1_epi32(s0 ? c[0].l : 0);
-  /* blocks of 64 where every conditional edge skips whole blocks of 64 (a
-   * vector edge that does not is computed in all of them: NEG) */
-  const int big = pl->cskipmin[node] >= 8 * LANES;
-  uint32_t s = lo;
-  while (s < hi) {
-    if (big && !(s & (8 * LANES - 1)) && s + 8 * LANES <= hi) {
-      __m256i x0 = AVX_INIT(s), x1 = AVX_INIT(s + 8), x2 = AVX_INIT(s + 16),
-              x3 = AVX_INIT(s + 24), x4 = AVX_INIT(s + 32), x5 = AVX_INIT(s + 40),
-              x6 = AVX_INIT(s + 48), x7 = AVX_INIT(s + 56);
-      for (int e = 0; e < nv; e++) {
-        if (v[e].skipm >= 8 * LANES && (s & v[e].skipm) == v[e].skipv) continue;
-        const int32_t *a = v[e].src + s, *b = v[e].lat + s;
-        AVX_STEP(x0, a, AVX_LD(b));
-        AVX_STEP(x1, a + 8, AVX_LD(b + 8));
-        AVX_STEP(x2, a + 16, AVX_LD(b + 16));
-        AVX_STEP(x3, a + 24, AVX_LD(b + 24));
-        AVX_STEP(x4, a + 32, AVX_LD(b + 32));
-        AVX_STEP(x5, a + 40, AVX_LD(b + 40));
-        AVX_STEP(x6, a + 48, AVX_LD(b + 48));
-        AVX_STEP(x7, a + 56, AVX_LD(b + 56));
-      }
-      for (int e = s0; e < nsc; e++) {
-        if ((s & c[e].skipm) == c[e].skipv) continue;
-        const int32_t *a = c[e].src + s;
-        __m256i l = _mm256_set1_epi32(c[e].l);
-        AVX_STEP(x0, a, l);
-        AVX_STEP(x1, a + 8, l);
-        AVX_STEP(x2, a + 16, l);
-        AVX_STEP(x3, a + 24, l);
-        AVX_STEP(x4, a + 32, l);
-        AVX_STEP(x5, a + 40, l);
-        AVX_STEP(x6, a + 48, l);
-        AVX_STEP(x7, a + 56, l);
-      }
-      AVX_ST(acc + s, x0);
-      AVX_ST(acc + s + 8, x1);
-      AVX_ST(acc + s + 16, x2);
-      AVX_ST(acc + s + 24, x3);
-      AVX_ST(acc + s + 32, x4);
-      AVX_ST(acc + s + 40, x5);
-      AVX_ST(acc + s + 48, x6);
-      AVX_ST(acc + s + 56, x7);
-      s += 8 * LANES;
-    } else if (!(s & (4 * LANES - 1)) && s + 4 * LANES <= hi) {
-      __m256i x0 = AVX_INIT(s), x1 = AVX_INIT(s + 8), x2 = AVX_INIT(s + 16),
-              x3 = AVX_INIT(s + 24);
-      for (int e = 0; e < nv; e++) {
-        if ((s & v[e].skipm) == v[e].skipv) continue;
-        const int32_t *a = v[e].src + s, *b = v[e].lat + s;
-        AVX_STEP(x0, a, AVX_LD(b));
-        AVX_STEP(x1, a + 8, AVX_LD(b + 8));
-        AVX_STEP(x2, a + 16, AVX_LD(b + 16));
-        AVX_STEP(x3, a + 24, AVX_LD(b + 24));
-      }
-      for (int e = s0; e < nsc; e++) {
-        if ((s & c[e].skipm) == c[e].skipv) continue;
-        const int32_t *a = c[e].src + s;
-        __m256i l = _mm256_set1_epi32(c[e].l);
-        AVX_STEP(x0, a, l);
-        AVX_STEP(x1, a + 8, l);
-        AVX_STEP(x2, a + 16, l);
-        AVX_STEP(x3, a + 24, l);
-      }
-      AVX_ST(acc + s, x0);
-      AVX_ST(acc + s + 8, x1);
-      AVX_ST(acc + s + 16, x2);
-      AVX_ST(acc + s + 24, x3);
-      s += 4 * LANES;
-    } else {
-      __m256i x = AVX_INIT(s);
-      for (int e = 0; e < nv; e++)
-        if ((s & v[e].skipm) != v[e].skipv) AVX_STEP(x, v[e].src + s, AVX_LD(v[e].lat + s));
-      for (int e = s0; e < nsc; e++)
-        if ((s & c[e].skipm) != c[e].skipv) AVX_STEP(x, c[e].src + s, _mm256_set1_epi32(c[e].l));
-      AVX_ST(acc + s, x);
-      s += LANES;
-    }
+  /* Blocks of 64 where every conditional edge skips whole blocks of 64,
+   * else of 32 (every skip bit is >= 32), else of 8; [lo, hi) is cut into
+   * whole blocks when both ends are multiples of the block size (always,
+   * but for a two-thread split), so each loop has no other test. */
+  if (pl->cskipmin[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
+    for (size_t s = lo; s < hi; s += 8 * LANES) AVX_BLOCK(8, s);
+    return;
+  }
+  if (!((lo | hi) & (4 * LANES - 1))) {
+    for (size_t s = lo; s < hi; s += 4 * LANES) AVX_BLOCK(4, s);
+    return;
+  }
+  for (uint32_t s = lo; s < hi; s += LANES) {
+    __m256i x = AVX_INIT(s);
+    for (int e = 0; e < nv; e++)
+      if ((s & v[e].skipm) != v[e].skipv) AVX_STEP(x, v[e].src + s, AVX_LD(v[e].lat + s));
+    for (int e = s0; e < nsc; e++)
+      if ((s & c[e].skipm) != c[e].skipv) AVX_STEP(x, c[e].src + s, _mm256_set1_epi32(c[e].l));
+    AVX_ST(acc + s, x);
   }
 }
 
