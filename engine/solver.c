@@ -210,7 +210,8 @@ struct pe {
  * skipm, a multiple of 8; bhi the largest), with a latency vector (NEG in
  * the lanes that drop them) or one latency; cskipmin is the smallest skipm
  * of the conditional ones. A node with a scalar edge starts from it instead
- * of from time 0. */
+ * of from time 0; the AVX2 kernel starts a node without one from its first
+ * vector edge where that one has no NEG lane (vf: those come first). */
 struct plan {
   uint64_t seq;
   uint64_t t[IC_NODE_COUNT]; /* the record's stamps, for the baseline check */
@@ -221,6 +222,7 @@ struct plan {
   uint32_t cskipmin[IC_NODE_COUNT];
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
   uint8_t ni[IC_NODE_COUNT];
+  uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
   struct pe e[2 * IC_MAX_EDGES];
 };
 
@@ -247,7 +249,7 @@ struct memo {
   int64_t grow;   /* sum of its edges' latencies */
   uint8_t nedges, nent;
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
-  uint8_t ni[IC_NODE_COUNT];
+  uint8_t ni[IC_NODE_COUNT], vf[IC_NODE_COUNT];
   uint32_t bhi;
   uint32_t cskipmin[IC_NODE_COUNT];
   uint8_t niw, iw[IC_MAX_EDGES]; /* which edges are IW */
@@ -385,7 +387,6 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
  * skip bit >= its size is the same in all its lanes. */
 #define AVX_LD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
 #define AVX_STEP(v, a, l) v = _mm256_max_epi32(v, _mm256_add_epi32(AVX_LD(a), l))
-#define AVX_INIT(s) (s0 ? _mm256_add_epi32(AVX_LD(c[0].src + (s)), l0) : AVX_LD(zero + (s)))
 #define AVX_ST(p, v) _mm256_store_si256((__m256i *)(void *)(p), v)
 /* One block of 8 * K lanes at s (K = 8 or 4; x0..x7 the accumulators,
  * those past K unused): start, the vector entries (a vector entry whose
@@ -400,26 +401,30 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
 #define AVX_BLOCK(K, s) \
   do { \
     __m256i x0, x1, x2, x3, x4 = l0, x5 = l0, x6 = l0, x7 = l0; \
-    AVX_REGS(K, AVX_INIT_R); \
-    for (int e = 0; e < nv; e++) { \
-      if (v[e].skipm >= 8u * (K) && ((s) & v[e].skipm) == v[e].skipv) continue; \
-      const int32_t *a = v[e].src + (s), *b = v[e].lat + (s); \
+    if (i1) \
+      AVX_REGS(K, AVX_INITV_R); \
+    else \
+      AVX_REGS(K, AVX_INITS_R); \
+    for (const struct pe *e = vb; e != ve; e++) { \
+      if (e->skipm >= 8u * (K) && ((s) & e->skipm) == e->skipv) continue; \
+      const int32_t *a = e->src + (s), *b = e->lat + (s); \
       AVX_REGS(K, AVX_VSTEP_R); \
     } \
-    for (int e = s0; e < ns; e++) { \
-      const int32_t *a = c[e].src + (s); \
-      const __m256i l = _mm256_set1_epi32(c[e].l); \
+    for (const struct pe *e = sb; e != se; e++) { \
+      const int32_t *a = e->src + (s); \
+      const __m256i l = _mm256_set1_epi32(e->l); \
       AVX_REGS(K, AVX_SSTEP_R); \
     } \
-    for (int e = ns; e < nsc; e++) { \
-      if (((s) & c[e].skipm) == c[e].skipv) continue; \
-      const int32_t *a = c[e].src + (s); \
-      const __m256i l = _mm256_set1_epi32(c[e].l); \
+    for (const struct pe *e = se; e != ce; e++) { \
+      if (((s) & e->skipm) == e->skipv) continue; \
+      const int32_t *a = e->src + (s); \
+      const __m256i l = _mm256_set1_epi32(e->l); \
       AVX_REGS(K, AVX_SSTEP_R); \
     } \
     AVX_REGS(K, AVX_ST_R); \
   } while (0)
-#define AVX_INIT_R(j) x##j = AVX_INIT(s + 8 * (j))
+#define AVX_INITS_R(j) x##j = _mm256_add_epi32(AVX_LD(i0 + (s) + 8 * (j)), l0)
+#define AVX_INITV_R(j) x##j = _mm256_add_epi32(AVX_LD(i0 + (s) + 8 * (j)), AVX_LD(i1 + (s) + 8 * (j)))
 #define AVX_VSTEP_R(j) AVX_STEP(x##j, a + 8 * (j), AVX_LD(b + 8 * (j)))
 #define AVX_SSTEP_R(j) AVX_STEP(x##j, a + 8 * (j), l)
 #define AVX_ST_R(j) AVX_ST(acc + s + 8 * (j), x##j)
@@ -428,7 +433,13 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
                                                         uint32_t lo, uint32_t hi) {
   const struct pe *v = pl->e + pl->off[node], *c = v + pl->nv[node];
   const int nv = pl->nv[node], ns = pl->ns[node], nsc = ns + pl->nc[node], s0 = ns > 0;
+  /* with no scalar entry, a vector entry with no NEG lane starts the node
+   * (its source is >= time 0 and its latencies >= 0) */
+  const int v0 = !s0 && pl->vf[node];
   const __m256i l0 = _mm256_set1_epi32(s0 ? c[0].l : 0);
+  /* the start: src + l0 (time 0: zero + 0), or src + lat */
+  const int32_t *i0 = s0 ? c[0].src : v0 ? v[0].src : zero, *i1 = v0 ? v[0].lat : NULL;
+  const struct pe *vb = v + v0, *ve = v + nv, *sb = c + s0, *se = c + ns, *ce = c + nsc;
   /* Blocks of 64 where every conditional edge skips whole blocks of 64,
    * else of 32 (every skip bit is >= 32), else of 8; [lo, hi) is cut into
    * whole blocks when both ends are multiples of the block size (always,
@@ -441,12 +452,13 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
     for (size_t s = lo; s < hi; s += 4 * LANES) AVX_BLOCK(4, s);
     return;
   }
-  for (uint32_t s = lo; s < hi; s += LANES) {
-    __m256i x = AVX_INIT(s);
-    for (int e = 0; e < nv; e++)
-      if ((s & v[e].skipm) != v[e].skipv) AVX_STEP(x, v[e].src + s, AVX_LD(v[e].lat + s));
-    for (int e = s0; e < nsc; e++)
-      if ((s & c[e].skipm) != c[e].skipv) AVX_STEP(x, c[e].src + s, _mm256_set1_epi32(c[e].l));
+  for (size_t s = lo; s < hi; s += LANES) {
+    __m256i x = _mm256_add_epi32(AVX_LD(i0 + s), i1 ? AVX_LD(i1 + s) : l0);
+    for (const struct pe *e = vb; e != ve; e++)
+      if ((s & e->skipm) != e->skipv) AVX_STEP(x, e->src + s, AVX_LD(e->lat + s));
+    for (const struct pe *e = sb; e != se; e++) AVX_STEP(x, e->src + s, _mm256_set1_epi32(e->l));
+    for (const struct pe *e = se; e != ce; e++)
+      if ((s & e->skipm) != e->skipv) AVX_STEP(x, e->src + s, _mm256_set1_epi32(e->l));
     AVX_ST(acc + s, x);
   }
 }
@@ -1170,7 +1182,9 @@ static ic_status malformed(const ic_graph_rec *r, ic_err *err) {
 }
 
 /* Entry classes of a node in a plan (struct plan). */
-enum { PE_VEC, PE_SCALAR, PE_COND, PE_BLOCK, PE_CLASSES };
+/* Entry classes in plan order; PE_FULL: vector entries with no NEG lane
+ * (nothing drops them, not a CD half), counted in nv and placed first. */
+enum { PE_FULL, PE_VEC, PE_SCALAR, PE_COND, PE_BLOCK, PE_CLASSES };
 
 /* The source vector of an entry: this instruction's node, the ring slot, or
  * the time-0 vector for a source before the first record or one that left
@@ -1307,6 +1321,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     memcpy(pl->ns, m->ns, sizeof pl->ns);
     memcpy(pl->nc, m->nc, sizeof pl->nc);
     memcpy(pl->ni, m->ni, sizeof pl->ni);
+    memcpy(pl->vf, m->vf, sizeof pl->vf);
     pl->bhi = m->bhi;
     memcpy(pl->cskipmin, m->cskipmin, sizeof pl->cskipmin);
     for (int k = 0; k < m->nent; k++) {
@@ -1448,7 +1463,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
       }
       const int32_t *lv = lat_vector(s, &key);
       full |= !lv;
-      ADD_ENTRY(node, PE_VEC, ((struct pe){NULL, lv, 0, skipm, skipm ? skipm : 1}), dist, ki);
+      ADD_ENTRY(node, !dmask && !far ? PE_FULL : PE_VEC,
+                ((struct pe){NULL, lv, 0, skipm, skipm ? skipm : 1}), dist, ki);
     }
     int again = 0;
     if (full) {
@@ -1481,7 +1497,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   uint8_t off = 0;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     pl->off[node] = m->off[node] = off;
-    pl->nv[node] = m->nv[node] = cnt[node][PE_VEC];
+    pl->nv[node] = m->nv[node] = (uint8_t)(cnt[node][PE_FULL] + cnt[node][PE_VEC]);
+    pl->vf[node] = m->vf[node] = cnt[node][PE_FULL] > 0;
     pl->ns[node] = m->ns[node] = cnt[node][PE_SCALAR];
     pl->nc[node] = m->nc[node] = cnt[node][PE_COND];
     pl->ni[node] = m->ni[node] = cnt[node][PE_BLOCK];
