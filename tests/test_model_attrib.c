@@ -181,6 +181,33 @@ static void drop_kind(rec_buf *b, uint8_t kind) {
   }
 }
 
+/* How a test shows it can fail: the baseline graph without its edges of
+ * `kind`, evaluated with `ideal`, must come out faster than `frac` of the
+ * model's run with `ideal` (whose stats go to *si). Returns how many such
+ * edges the graph had. */
+static size_t expect_too_fast_without(const ooo_config *cfg, const ic_inst *v, size_t n,
+                                      ic_catmask ideal, uint8_t kind, double frac, ooo_stats *si) {
+  ic_err err;
+  ooo_stats s0 = {0};
+  rec_buf b = {0};
+  ic_graph_sink sink = {&b, buf_consume};
+  cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(run_stream(cfg, ideal, v, n, 0, NULL, si, &err), IC_OK, "%s", err.msg);
+  size_t cnt = 0;
+  for (size_t i = 0; i < b.n; i++)
+    for (int k = 0; k < b.v[i].nedges; k++) cnt += b.v[i].edge[k].kind == kind;
+  drop_kind(&b, kind);
+  uint64_t tno;
+  cr_assert_eq(ic_graph_eval(b.v, b.n, ideal, NULL, &tno, &err), IC_OK, "%s", err.msg);
+  cr_log_info("ideal 0x%x without %s edges: graph %llu model %llu (baseline %llu)", ideal,
+              ic_edge_names[kind], (unsigned long long)tno, (unsigned long long)si->cycles,
+              (unsigned long long)s0.cycles);
+  cr_expect_lt((double)tno, frac * (double)si->cycles, "without %s edges: graph %llu vs model %llu",
+               ic_edge_names[kind], (unsigned long long)tno, (unsigned long long)si->cycles);
+  free(b.v);
+  return cnt;
+}
+
 Test(model_attrib, mshrs_bound_misses_under_win) {
   ooo_config *cfg = base_cfg();
   const size_t n = 16000;
@@ -193,21 +220,9 @@ Test(model_attrib, mshrs_bound_misses_under_win) {
   expect_graph_near_model(cfg, v, n, sets, sizeof sets / sizeof *sets);
   /* the test can fail: the same graph without its MSHR edges is far too
    * fast under win (the window's 20x more misses overlap) */
-  ic_err err;
-  ooo_stats s0 = {0}, sw = {0};
-  rec_buf b = {0};
-  ic_graph_sink sink = {&b, buf_consume};
-  cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
-  cr_assert_eq(run_stream(cfg, IC_CATBIT(IC_CAT_WIN), v, n, 0, NULL, &sw, &err), IC_OK, "%s", err.msg);
+  ooo_stats sw = {0};
+  expect_too_fast_without(cfg, v, n, IC_CATBIT(IC_CAT_WIN), IC_EDGE_MSHR, 0.7, &sw);
   cr_expect_gt(sw.mshr_full_stalls, 0, "the win machine never ran out of MSHRs");
-  drop_kind(&b, IC_EDGE_MSHR);
-  uint64_t tno;
-  cr_assert_eq(ic_graph_eval(b.v, b.n, IC_CATBIT(IC_CAT_WIN), NULL, &tno, &err), IC_OK, "%s", err.msg);
-  cr_log_info("win without MSHR edges: graph %llu model %llu (baseline %llu)", (unsigned long long)tno,
-              (unsigned long long)sw.cycles, (unsigned long long)s0.cycles);
-  cr_expect_lt((double)tno, 0.7 * (double)sw.cycles, "without MSHR edges: graph %llu vs model %llu",
-               (unsigned long long)tno, (unsigned long long)sw.cycles);
-  free(b.v);
   free(v);
   ooo_config_destroy(cfg);
 }
@@ -305,24 +320,9 @@ Test(model_attrib, issue_slots_bind_when_latencies_collapse) {
   /* 5% covers where in a cycle each burst starts */
   expect_graph_near_model(cfg, v, n, sets, sizeof sets / sizeof *sets);
   /* the test can fail: without IW edges the graph is far too fast */
-  ic_err err;
-  ooo_stats s0 = {0}, ss = {0};
-  rec_buf b = {0};
-  ic_graph_sink sink = {&b, buf_consume};
-  cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
-  cr_assert_eq(run_stream(cfg, shalu, v, n, 0, NULL, &ss, &err), IC_OK, "%s", err.msg);
-  size_t niw = 0;
-  for (size_t i = 0; i < b.n; i++)
-    for (int k = 0; k < b.v[i].nedges; k++) niw += b.v[i].edge[k].kind == IC_EDGE_IW;
+  ooo_stats ss = {0};
+  size_t niw = expect_too_fast_without(cfg, v, n, shalu, IC_EDGE_IW, 0.9, &ss);
   cr_expect_gt(niw, n / 2, "only %zu IW edges", niw);
-  drop_kind(&b, IC_EDGE_IW);
-  uint64_t tno;
-  cr_assert_eq(ic_graph_eval(b.v, b.n, shalu, NULL, &tno, &err), IC_OK, "%s", err.msg);
-  cr_log_info("shalu without IW edges: graph %llu model %llu (baseline %llu)", (unsigned long long)tno,
-              (unsigned long long)ss.cycles, (unsigned long long)s0.cycles);
-  cr_expect_lt((double)tno, 0.9 * (double)ss.cycles, "without IW edges: graph %llu vs model %llu",
-               (unsigned long long)tno, (unsigned long long)ss.cycles);
-  free(b.v);
   free(v);
   ooo_config_destroy(cfg);
 }
