@@ -424,7 +424,7 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
     AVX_REGS(K, AVX_ST_R); \
   } while (0)
 #define AVX_INITS_R(j) x##j = _mm256_add_epi32(AVX_LD(i0 + (s) + 8 * (j)), l0)
-#define AVX_INITV_R(j) x##j = _mm256_add_epi32(AVX_LD(i0 + (s) + 8 * (j)), AVX_LD(i1 + (s) + 8 * (j)))
+#define AVX_INITV_R(j) x##j = _mm256_add_epi32(AVX_LD(iv + (s) + 8 * (j)), AVX_LD(i1 + (s) + 8 * (j)))
 #define AVX_VSTEP_R(j) AVX_STEP(x##j, a + 8 * (j), AVX_LD(b + 8 * (j)))
 #define AVX_SSTEP_R(j) AVX_STEP(x##j, a + 8 * (j), l)
 #define AVX_ST_R(j) AVX_ST(acc + s + 8 * (j), x##j)
@@ -438,7 +438,10 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
   const int v0 = !s0 && pl->vf[node];
   const __m256i l0 = _mm256_set1_epi32(s0 ? c[0].l : 0);
   /* the start: src + l0 (time 0: zero + 0), or src + lat */
-  const int32_t *i0 = s0 ? c[0].src : v0 ? v[0].src : zero, *i1 = v0 ? v[0].lat : NULL;
+  const int32_t *i0 = s0 ? c[0].src : zero, *i1 = v0 ? v[0].lat : NULL;
+  /* the start with a vector entry (iv: i0 where there is none), kept apart
+   * from i0 so the compiler folds each start's load into its add */
+  const int32_t *iv = v0 ? v[0].src : i0;
   const struct pe *vb = v + v0, *ve = v + nv, *sb = c + s0, *se = c + ns, *ce = c + nsc;
   /* Blocks of 64 where every conditional edge skips whole blocks of 64,
    * else of 32 (every skip bit is >= 32), else of 8; [lo, hi) is cut into
@@ -453,7 +456,7 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
     return;
   }
   for (size_t s = lo; s < hi; s += LANES) {
-    __m256i x = _mm256_add_epi32(AVX_LD(i0 + s), i1 ? AVX_LD(i1 + s) : l0);
+    __m256i x = _mm256_add_epi32(AVX_LD(iv + s), i1 ? AVX_LD(i1 + s) : l0);
     for (const struct pe *e = vb; e != ve; e++)
       if ((s & e->skipm) != e->skipv) AVX_STEP(x, e->src + s, AVX_LD(e->lat + s));
     for (const struct pe *e = sb; e != se; e++) AVX_STEP(x, e->src + s, _mm256_set1_epi32(e->l));
