@@ -73,11 +73,21 @@
  * otherwise), starting from a scalar edge rather than time 0 where the node
  * has one, and lane 0 (subset {}) is compared with the record's stamps.
  *
- * Where the time goes (callgrind, mix records with IW edges, 8 categories,
- * one thread): about 3400 instructions a record, planning 900 (670 on a
- * memo hit) and evaluation 2400, of which the vector adds, maxima, loads
- * and stores are less than half: the rest is per node and per entry
- * control (5 nodes, 4 blocks of 64 subsets, about 13 entries). A prototype
+ * Where the time goes (callgrind, 100k mix records with IW edges from
+ * record 150k, 8 categories, one thread): about 2780 instructions a record,
+ * planning 670 (a memo hit: about 30 per entry to copy it and look up its
+ * source), the memo check 120, evaluation 1730 (the node kernels) + 180
+ * (exec_plan: baseline check, prefetches). Of the 1730 about 700 are the
+ * vector adds, maxima, loads and stores (20 node blocks of 64 lanes: a
+ * start and a store each; about 19 entry blocks), the rest per node setup,
+ * per entry pointers and skip tests, and the IW blocks. Tried and not kept:
+ * one kernel over the whole record 64 lanes at a time with each node's
+ * block kept in registers for the next node's start (no reload of DR, RE,
+ * EP, PC sources): 3030 instead of 2925 instructions a record then, as
+ * reloading five nodes' entry ranges per block costs more than the loads it
+ * saves, and no faster in wall time; a memo hit resolving sources without
+ * window tests where the memo's longest distance per ring allows: no
+ * fewer instructions (the test per ring costs what it saves). A prototype
  * with 16-bit lanes (a 32-bit reference per vector, lanes <= 0, saturating
  * adds, -32768 read as "unknown, lower", which makes a lane above it
  * provably exact, a per-subset recentring as subsets drift apart) brought
