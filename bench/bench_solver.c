@@ -19,7 +19,13 @@
  * 6. With --save FILE the kept records are also written to FILE; with
  *    --load FILE no model runs: the records come from FILE (written by
  *    --save with the same build) and only step 4 runs (for A/B comparisons
- *    of the solver, e.g. under valgrind --tool=callgrind).
+ *    of the solver, e.g. under valgrind --tool=callgrind); there --from K
+ *    starts at the file's record K (records from K on, up to --records),
+ *    --cats 3|8 and --threads 1|2 run only that configuration, and --reps R
+ *    makes each configuration best of R runs instead of 3 (--reps 1 under
+ *    callgrind: instructions / records is then per record). From K > 0
+ *    every record counts as a baseline mismatch (the stamps are cycles of
+ *    the whole run, the solver starts at time 0).
  * 7. With --spread E (records from --load FILE, or kept from one run of the
  *    model) only this runs: would 16-bit lanes hold the solver's offsets?
  *    With the 8 categories, a per-subset base moved to the newest C time
@@ -74,6 +80,9 @@ static ic_status keep(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err
 }
 
 static uint64_t records_opt = 300000, passes_opt = 100000, spread_opt;
+/* with --load: the first record taken from the file, only this category
+ * count (3 or 8) or thread mode (1 or 2) if set, runs per configuration */
+static uint64_t from_opt, cats_opt, threads_opt, reps_opt = 3;
 static const char *save_opt, *load_opt;
 
 static int extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
@@ -86,26 +95,41 @@ static int extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
     *(argv[i][2] == 's' ? &save_opt : &load_opt) = argv[i + 1];
     return 2;
   }
+  if (!strcmp(argv[i], "--from")) { /* may be 0 */
+    if (i + 1 >= argc || cli_parse_count(argv[i + 1], &from_opt) != 0) {
+      ic_fail(err, IC_EINPUT, "--from needs a record count");
+      return -1;
+    }
+    return 2;
+  }
   uint64_t *dst = !strcmp(argv[i], "--records")          ? &records_opt
                   : !strcmp(argv[i], "--passes-records") ? &passes_opt
                   : !strcmp(argv[i], "--spread")         ? &spread_opt
+                  : !strcmp(argv[i], "--cats")           ? &cats_opt
+                  : !strcmp(argv[i], "--threads")        ? &threads_opt
+                  : !strcmp(argv[i], "--reps")           ? &reps_opt
                                                          : NULL;
   if (!dst) return 0;
   if (i + 1 >= argc || cli_parse_count(argv[i + 1], dst) != 0 || *dst == 0) {
     ic_fail(err, IC_EINPUT, "%s needs a positive count", argv[i]);
     return -1;
   }
+  if ((dst == &cats_opt && *dst != 3 && *dst != 8) || (dst == &threads_opt && *dst > 2)) {
+    ic_fail(err, IC_EINPUT, "%s %s: only %s", argv[i], argv[i + 1],
+            dst == &cats_opt ? "3 or 8" : "1 or 2");
+    return -1;
+  }
   return 2;
 }
 
-/* Best of 3 runs of the solver over r[0..n) with `threads` threads
+/* Best of 3 (--reps) runs of the solver over r[0..n) with `threads` threads
  * (ic_solver_set_threads); returns CPU seconds (all threads of the process)
  * and the wall seconds of the same run in *wall. */
 static double solve(const ic_graph_rec *r, size_t n, const uint8_t *cats, int ncat, int threads,
                     uint64_t *t_full, ic_solver_stats *stats, double *wall) {
   double best = 1e30;
   *wall = 1e30;
-  for (int rep = 0; rep < 3; rep++) {
+  for (uint64_t rep = 0; rep < reps_opt; rep++) {
     ic_solver *s;
     ic_err err;
     if (ic_solver_create(&s, cats, ncat, &err) != IC_OK) {
@@ -142,16 +166,22 @@ static void report(const char *what, double secs, double wall, size_t n,
 }
 
 /* The solver over r[0..n) with 3 and 8 categories, single-thread and
- * two-thread; returns the CPU seconds of the 8-category single-thread run. */
+ * two-thread (those --cats and --threads leave); returns the CPU seconds of
+ * the 8-category single-thread run (0 if left out). */
 static double solve_all(const ic_graph_rec *r, size_t n, uint64_t *tf) {
   ic_solver_stats ss;
   double wall, s8 = 0;
   for (int th = 1; th <= 2; th++) {
-    double c = solve(r, n, c3, 3, th, tf, &ss, &wall);
-    report("3 categories", c, wall, n, &ss);
-    c = solve(r, n, c8, 8, th, tf, &ss, &wall);
-    report("8 categories", c, wall, n, &ss);
-    if (th == 1) s8 = c;
+    if (threads_opt && (uint64_t)th != threads_opt) continue;
+    if (cats_opt != 8) {
+      double c = solve(r, n, c3, 3, th, tf, &ss, &wall);
+      report("3 categories", c, wall, n, &ss);
+    }
+    if (cats_opt != 3) {
+      double c = solve(r, n, c8, 8, th, tf, &ss, &wall);
+      report("8 categories", c, wall, n, &ss);
+      if (th == 1) s8 = c;
+    }
   }
   return s8;
 }
@@ -249,6 +279,19 @@ static int solve_loaded(const char *path) {
   long bytes = ftell(f);
   fseek(f, 0, SEEK_SET);
   size_t n = bytes > 0 ? (size_t)bytes / sizeof(ic_graph_rec) : 0;
+  if (from_opt >= n) {
+    fprintf(stderr, "bench_solver: %s: --from %llu: the file holds %zu records\n", path,
+            (unsigned long long)from_opt, n);
+    fclose(f);
+    return 2;
+  }
+  n -= (size_t)from_opt;
+  if (fseek(f, (long)(from_opt * sizeof(ic_graph_rec)), SEEK_SET) != 0) {
+    fprintf(stderr, "bench_solver: %s: cannot seek to record %llu\n", path,
+            (unsigned long long)from_opt);
+    fclose(f);
+    return 2;
+  }
   if (n > records_opt) n = records_opt;
   ic_graph_rec *r = malloc((n ? n : 1) * sizeof *r);
   if (!r || fread(r, sizeof *r, n, f) != n || n == 0) {
@@ -263,7 +306,7 @@ static int solve_loaded(const char *path) {
   }
   uint64_t tf;
   solve_all(r, n, &tf);
-  printf("t(all 8) %llu over %zu records\n", (unsigned long long)tf, n);
+  printf("t(all %d) %llu over %zu records\n", cats_opt == 3 ? 3 : 8, (unsigned long long)tf, n);
   free(r);
   return 0;
 }

@@ -22,7 +22,10 @@
 #   $BUILD_DIR/bench_solver --load FILE [--records N] -- PROGRAM
 # times only the solver on them (3 and 8 categories), e.g. for A/B runs of
 # two builds or under valgrind --tool=callgrind --toggle-collect=ic_solver_feed
-# (FILE holds raw records: read it with the same build of the headers).
+# (FILE holds raw records: read it with the same build of the headers); one
+# configuration, records K.. K+N-1, one run (instructions per record under
+# callgrind = total / N):
+#   $BUILD_DIR/bench_solver --load FILE --from K --records N --cats 8 --threads 1 --reps 1
 # `$BUILD_DIR/bench_solver --load FILE --spread E` (or --workload NAME
 # --max N --spread E) measures instead whether 16-bit lanes would hold the
 # 8-category solver's vectors with a rebase every E records (bench_solver.c).
