@@ -407,10 +407,22 @@ static uint64_t check_random(size_t n, uint64_t seed, uint32_t maxlat, const uin
   return st.rebases;
 }
 
+static const uint8_t all8[] = {IC_CAT_DL1,   IC_CAT_WIN,   IC_CAT_BW,    IC_CAT_BMISP,
+                               IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_LGALU, IC_CAT_IMISS};
+
+/* Category lists with 256, 128, 64 and 8 lanes, in orders unlike the
+ * solver's internal one. */
+static const uint8_t seven[] = {IC_CAT_WIN,   IC_CAT_BMISP, IC_CAT_LGALU, IC_CAT_BW,
+                                IC_CAT_DMISS, IC_CAT_DL1,   IC_CAT_SHALU};
+static const uint8_t six[] = {IC_CAT_BW, IC_CAT_DL1, IC_CAT_WIN, IC_CAT_SHALU, IC_CAT_BMISP,
+                              IC_CAT_DMISS};
+static const uint8_t three[] = {IC_CAT_BMISP, IC_CAT_WIN, IC_CAT_DMISS};
+static const struct {
+  const uint8_t *cats;
+  int ncat;
+} lists[] = {{all8, 8}, {seven, 7}, {six, 6}, {three, 3}};
+
 Test(solver, equals_reference_on_random_graphs) {
-  static const uint8_t all8[] = {IC_CAT_DL1, IC_CAT_WIN,   IC_CAT_BW,    IC_CAT_BMISP,
-                                 IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_LGALU, IC_CAT_IMISS};
-  static const uint8_t three[] = {IC_CAT_BMISP, IC_CAT_WIN, IC_CAT_DMISS};
   static const uint8_t odd[] = {IC_CAT_IMISS, IC_CAT_SHALU, IC_CAT_BW, IC_CAT_DL1, IC_CAT_WIN};
   for (uint64_t seed = 1; seed <= 3; seed++) check_random(400, seed, 30, all8, 8);
   for (uint64_t seed = 7; seed <= 12; seed++) check_random(300, seed, 200, three, 3);
@@ -420,10 +432,6 @@ Test(solver, equals_reference_on_random_graphs) {
    * block (win, bw, bmisp at 32-subset blocks; all four at 8-subset blocks),
    * in user orders unlike the internal one */
   static const uint8_t four[] = {IC_CAT_WIN, IC_CAT_DMISS, IC_CAT_BW, IC_CAT_BMISP};
-  static const uint8_t six[] = {IC_CAT_BW, IC_CAT_DL1, IC_CAT_WIN, IC_CAT_SHALU, IC_CAT_BMISP,
-                                IC_CAT_DMISS};
-  static const uint8_t seven[] = {IC_CAT_WIN,   IC_CAT_BMISP, IC_CAT_LGALU, IC_CAT_BW,
-                                  IC_CAT_DMISS, IC_CAT_DL1,   IC_CAT_SHALU};
   for (uint64_t seed = 18; seed <= 19; seed++) check_random(300, seed, 40, four, 4);
   for (uint64_t seed = 20; seed <= 21; seed++) check_random(300, seed, 40, six, 6);
   for (uint64_t seed = 22; seed <= 23; seed++) check_random(300, seed, 40, seven, 7);
@@ -539,21 +547,10 @@ static ic_solver_stats check_mode(const tg *g, uint64_t seed, const uint8_t *cat
   return st;
 }
 
-static const uint8_t all8[] = {IC_CAT_DL1,   IC_CAT_WIN,   IC_CAT_BW,    IC_CAT_BMISP,
-                               IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_LGALU, IC_CAT_IMISS};
 
 /* Both thread modes, lane splits at 64, 32 and 8-lane boundaries, both
  * kernels, on category counts with 256, 128, 64 and 8 lanes. */
 Test(solver_threads, equal_reference_in_both_modes_and_kernels) {
-  static const uint8_t seven[] = {IC_CAT_WIN,   IC_CAT_BMISP, IC_CAT_LGALU, IC_CAT_BW,
-                                  IC_CAT_DMISS, IC_CAT_DL1,   IC_CAT_SHALU};
-  static const uint8_t six[] = {IC_CAT_BW, IC_CAT_DL1, IC_CAT_WIN, IC_CAT_SHALU, IC_CAT_BMISP,
-                                IC_CAT_DMISS};
-  static const uint8_t three[] = {IC_CAT_BMISP, IC_CAT_WIN, IC_CAT_DMISS};
-  static const struct {
-    const uint8_t *cats;
-    int ncat;
-  } lists[] = {{all8, 8}, {seven, 7}, {six, 6}, {three, 3}};
   uint64_t seed = 200;
   for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
     const int np = 1 << lists[l].ncat;
@@ -720,17 +717,23 @@ Test(solver_threads, adaptive_split_changes_exact) {
  * cycle tagged bw; EP 2 cycles of dl1; dispatch all at 0. Baseline E = 0,
  * 1, 2, P = C = 2, 3, 4. dl1 keeps the issue order (E = 0, 1, 2, P = E);
  * bw, win, bmisp, dmiss and imiss each drop IW (all issue at 0). */
+/* One instruction of the IW hand graphs: dispatched with the previous
+ * one, ready dr cycles later (one part of category drc), an IW edge from
+ * the previous one of iw cycles (tagged bw; none if iw is 0), executing in
+ * ep cycles (category epc), committing at completion, in order. */
+static void iw_inst(tg *g, uint32_t dr, uint8_t drc, uint32_t iw, uint32_t ep, uint8_t epc) {
+  ic_graph_rec *r = tg_inst(g);
+  E0(r, IC_EDGE_DD, 1);
+  E1(r, IC_EDGE_DR, 0, dr, drc);
+  E0(r, IC_EDGE_RE, 0);
+  if (iw) E1(r, IC_EDGE_IW, 1, iw, IC_CAT_BW);
+  E1(r, IC_EDGE_EP, 0, ep, epc);
+  E0(r, IC_EDGE_PC, 0);
+  E0(r, IC_EDGE_CC, 1);
+}
+
 static void iw_loads(tg *g) {
-  for (int i = 0; i < 3; i++) {
-    ic_graph_rec *r = tg_inst(g);
-    E0(r, IC_EDGE_DD, 1);
-    E0(r, IC_EDGE_DR, 0);
-    E0(r, IC_EDGE_RE, 0);
-    if (i) E1(r, IC_EDGE_IW, 1, 1, IC_CAT_BW);
-    E1(r, IC_EDGE_EP, 0, 2, IC_CAT_DL1);
-    E0(r, IC_EDGE_PC, 0);
-    E0(r, IC_EDGE_CC, 1);
-  }
+  for (int i = 0; i < 3; i++) iw_inst(g, 0, NONE, i ? 1 : 0, 2, IC_CAT_DL1);
 }
 
 Test(solver_iw, issue_slots_kept_by_dl1_dropped_by_the_others) {
@@ -771,20 +774,8 @@ Test(solver_iw, issue_slots_kept_by_dl1_dropped_by_the_others) {
  * edge holds, E(i) = E(k) + 3 = 3, C(i) = 4. An edge that ignored the
  * condition would give E(i) = 5 in the baseline (C 6). */
 static void iw_cond(tg *g) {
-  for (int i = 0; i < 2; i++) {
-    ic_graph_rec *r = tg_inst(g);
-    E0(r, IC_EDGE_DD, 1);
-    if (i) {
-      E1(r, IC_EDGE_DR, 0, 1, NONE);
-      E1(r, IC_EDGE_IW, 1, 3, IC_CAT_BW);
-    } else {
-      E1(r, IC_EDGE_DR, 0, 2, IC_CAT_SHALU);
-    }
-    E0(r, IC_EDGE_RE, 0);
-    E1(r, IC_EDGE_EP, 0, 1, NONE);
-    E0(r, IC_EDGE_PC, 0);
-    E0(r, IC_EDGE_CC, 1);
-  }
+  iw_inst(g, 2, IC_CAT_SHALU, 0, 1, NONE);
+  iw_inst(g, 1, NONE, 3, 1, NONE);
 }
 
 Test(solver_iw, holds_only_where_its_source_was_ready_first) {
@@ -1081,15 +1072,6 @@ static void check_scrambled(const uint8_t *cats, int ncat, uint64_t seed, size_t
 }
 
 Test(solver, any_edge_order_and_missing_in_order_edges) {
-  static const uint8_t seven[] = {IC_CAT_WIN,   IC_CAT_BMISP, IC_CAT_LGALU, IC_CAT_BW,
-                                  IC_CAT_DMISS, IC_CAT_DL1,   IC_CAT_SHALU};
-  static const uint8_t six[] = {IC_CAT_BW, IC_CAT_DL1, IC_CAT_WIN, IC_CAT_SHALU, IC_CAT_BMISP,
-                                IC_CAT_DMISS};
-  static const uint8_t three[] = {IC_CAT_BMISP, IC_CAT_WIN, IC_CAT_DMISS};
-  static const struct {
-    const uint8_t *cats;
-    int ncat;
-  } lists[] = {{all8, 8}, {seven, 7}, {six, 6}, {three, 3}};
   uint64_t seed = 1100;
   for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
     for (int generic = 0; generic < 2; generic++) {
