@@ -1389,6 +1389,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
       const struct kind_info *ki = &s->kinfo[e->kind];
       const uint64_t dist = e->dist;
       if (dist == 0 ? ki->bad0 : ki->badfar) return malformed(r, err);
+      if (e->keep & ~dg_edge_drop_mask(e->kind)) return malformed(r, err);
       uint64_t total = 0, parts[IC_MAX_PARTS] = {0};
       unsigned nvp = 0, flags = 0, pbits = 0;
       for (int p = 0; p < e->nparts; p++) {

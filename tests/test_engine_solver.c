@@ -368,6 +368,15 @@ Test(solver, rejects_gaps_and_bad_records) {
   cr_assert(strstr(err.msg, "unknown category"), "%s", err.msg);
   ic_solver_reset(s);
   g.r[1].edge[0].part[0] = (ic_lat_part){1, NONE};
+  g.r[1].edge[0].keep = (uint8_t)IC_CATBIT(IC_CAT_WIN); /* DD: no category drops it */
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "keeps categories"), "%s", err.msg);
+  uint64_t tk;
+  cr_assert_eq(ic_graph_eval(g.r, g.n, 0, NULL, &tk, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "keeps categories"), "%s", err.msg);
+  g.r[1].edge[0].keep = 0;
+  ic_solver_reset(s);
+  g.r[1].edge[0].part[0] = (ic_lat_part){1, NONE};
   g.r[1].edge[0].kind = IC_EDGE_PC; /* P -> C with distance 1: fine */
   g.r[1].edge[1].dist = 1;          /* DR from D(i-1): fine */
   g.r[1].edge[2].dist = 1;          /* RE from R(i-1): R is not kept */
