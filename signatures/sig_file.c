@@ -533,22 +533,19 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
   uint32_t hl;
   uint64_t hsum;
   NEED(rd_u32(r, &h->version));
-  if (h->version == 1)
+  /* why each earlier version cannot be read */
+  static const char *const older[] = {
+      NULL,
+      "recorded before the MSHR edge (its graphs would lack it)",
+      "recorded without the I-cache line size (the stitcher needs it to tell I-cache misses)",
+      "recorded before the IW (issue slot) edge",
+  };
+  _Static_assert(sizeof older / sizeof *older == SIG_FILE_VERSION, "a reason per older version");
+  if (h->version >= 1 && h->version < SIG_FILE_VERSION)
     return ic_fail(err, IC_EINPUT,
-                   "%s: sample file version 1, recorded before the MSHR edge (its graphs would "
-                   "lack it); this icost reads version %u: record the samples again",
-                   name, SIG_FILE_VERSION);
-  if (h->version == 2)
-    return ic_fail(err, IC_EINPUT,
-                   "%s: sample file version 2, recorded without the I-cache line size (the "
-                   "stitcher needs it to tell I-cache misses); this icost reads version %u: "
-                   "record the samples again",
-                   name, SIG_FILE_VERSION);
-  if (h->version == 3)
-    return ic_fail(err, IC_EINPUT,
-                   "%s: sample file version 3, recorded before the IW (issue slot) edge; this "
-                   "icost reads version %u: record the samples again",
-                   name, SIG_FILE_VERSION);
+                   "%s: sample file version %u, %s; this icost reads version %u: record the "
+                   "samples again",
+                   name, h->version, older[h->version], SIG_FILE_VERSION);
   if (h->version != SIG_FILE_VERSION)
     return ic_fail(err, IC_EINPUT, "%s: sample file version %u, this icost reads version %u",
                    name, h->version, SIG_FILE_VERSION);
