@@ -738,24 +738,22 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   if (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) c->ev_misp = i + 1;
   uint64_t ks = c->iw_src[x], kp = c->pw_src[x];
   ptrdiff_t room = IC_MAX_EDGES - 4 - (c->pp_src[x] != NONE_SEQ); /* EP, PP, CC, PC, CBW follow */
+  /* the idealizations under which i keeps its place behind k: none moves
+   * i's dispatch (no instruction in the window before i was refetched
+   * after a misprediction or an I-cache stall, or dispatched after a full
+   * window), and dmiss does not move i's readiness apart from k's */
+  uint64_t lim = i + 1 > c->rob ? i + 1 - c->rob : 0;
+  uint8_t keep = 0;
+  if (c->ev_misp <= lim) keep |= IC_CATBIT(IC_CAT_BMISP);
+  if (c->ev_imiss <= lim) keep |= IC_CATBIT(IC_CAT_IMISS);
+  if (c->ev_win <= lim) keep |= IC_CATBIT(IC_CAT_WIN);
   for (int w = 0; w < 2; w++) {
     uint64_t k = w ? kp : ks;
     if (k == NONE_SEQ || (w && kp == ks) || k < first || i - k > c->maxdist || cur - r->edge >= room)
       continue;
     ic_edge *iw = edge1(&cur, IC_EDGE_IW, (uint32_t)(i - k), IC_CAT_BW, 1);
-    /* the idealizations under which i keeps its place behind k: none moves
-     * i's dispatch (no instruction in the window before i was refetched
-     * after a misprediction or an I-cache stall, or dispatched after a full
-     * window), and dmiss does not move i's readiness apart from k's */
-    uint64_t lim = i + 1 > c->rob ? i + 1 - c->rob : 0;
-    uint8_t keep = 0;
-    if (c->ev_misp <= lim) keep |= IC_CATBIT(IC_CAT_BMISP);
-    if (c->ev_imiss <= lim) keep |= IC_CATBIT(IC_CAT_IMISS);
-    if (c->ev_win <= lim) {
-      keep |= IC_CATBIT(IC_CAT_WIN);
-      if (!(c->iw_dm[x] >> w & 1)) keep |= IC_CATBIT(IC_CAT_DMISS);
-    }
     iw->keep = keep;
+    if ((keep & IC_CATBIT(IC_CAT_WIN)) && !(c->iw_dm[x] >> w & 1)) iw->keep |= IC_CATBIT(IC_CAT_DMISS);
   }
   /* P: EP, PP */
   ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);
@@ -985,6 +983,8 @@ static void issue(ooo_core *c, uint64_t t) {
     uint64_t p;
     uint64_t pp_src = NONE_SEQ, msrc = NONE_SEQ;
     int missed = 0;
+    /* the youngest miss among i's ancestors (MSHR roots, IW keep) */
+    const uint64_t ma = c->have_sink ? miss_ancestor(c, seq) : NONE_SEQ;
     uint64_t part_dl1 = 0, part_dmiss = 0;
     if ((f & FL_LOAD) && !(f & FL_FWD) && !c->i_dmiss) {
       uint64_t a = in->mem_addr;
@@ -1040,7 +1040,6 @@ static void issue(ooo_core *c, uint64_t t) {
         c->l1d.ready[line] = p;
         c->l1d.fill_seq[line] = seq;
         if (c->have_sink) {
-          uint64_t ma = miss_ancestor(c, seq);
           int root = 1;
           for (uint32_t k = 0; k < c->nmshr && ma != NONE_SEQ; k++) root &= c->mshr_ring[k] != ma;
           msrc = mshr_source(c, seq, t, (uint32_t)mi, root);
@@ -1079,7 +1078,6 @@ static void issue(ooo_core *c, uint64_t t) {
     c->Phist[seq & c->hmask] = p;
     c->fl[x] = f | FL_ISSUED;
     if (c->have_sink) {
-      uint64_t ma = miss_ancestor(c, seq); /* youngest miss among i's ancestors */
       c->mtag[x] = missed ? seq : ma;
       uint64_t ks = c->iw_src[x] = issue_slot(c, FU_COUNT, seq);
       uint64_t kp = c->pw_src[x] = issue_slot(c, pool, seq);
@@ -1087,11 +1085,11 @@ static void issue(ooo_core *c, uint64_t t) {
        * only after a miss among its ancestors completed, unless that miss
        * is also k's youngest */
       uint8_t dm = 0;
-      if (c->re_mshr[x] || (ma != NONE_SEQ && c->Phist[ma & c->hmask] > c->D[x] + c->dr)) {
+      if (c->re_mshr[x])
         dm = 3;
-        if (ks != NONE_SEQ && c->mtag[ks & c->mask] == ma && !c->re_mshr[x]) dm &= 2;
-        if (kp != NONE_SEQ && c->mtag[kp & c->mask] == ma && !c->re_mshr[x]) dm &= 1;
-      }
+      else if (ma != NONE_SEQ && c->Phist[ma & c->hmask] > c->D[x] + c->dr)
+        dm = (uint8_t)((ks == NONE_SEQ || c->mtag[ks & c->mask] != ma) |
+                       (kp == NONE_SEQ || c->mtag[kp & c->mask] != ma) << 1);
       c->iw_dm[x] = dm;
     }
     c->ready_bits[x >> 6] &= ~(1ull << (x & 63));
