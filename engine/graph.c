@@ -72,7 +72,7 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
     for (int node = 0; node < IC_NODE_COUNT; node++) {
       /* IW edges after the others, each held against their time (v0) */
       uint64_t v = 0, v0 = 0;
-      for (int pass = 0; pass < 2; pass++) {
+      for (int pass = 0; pass < (node == IC_NODE_E ? 2 : 1); pass++) { /* IW: E only */
         for (int k = 0; k < r->nedges; k++) {
           const ic_edge *e = &r->edge[k];
           if ((e->kind == IC_EDGE_IW) != pass) continue;

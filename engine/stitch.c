@@ -402,7 +402,7 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
   memset(r->t, 0, sizeof r->t);
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     uint64_t t = 0, t0 = 0;
-    for (int pass = 0; pass < 2; pass++) { /* IW edges after the others (graph.h) */
+    for (int pass = 0; pass < (node == IC_NODE_E ? 2 : 1); pass++) { /* IW after the others (graph.h) */
       for (int q = 0; q < r->nedges; q++) {
         const ic_edge *e = &r->edge[q];
         if (e->kind >= IC_EDGE_KIND_COUNT || ic_edge_dst_node[e->kind] != node ||
