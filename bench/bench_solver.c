@@ -36,6 +36,12 @@
  *    node against its epoch's base, and per epoch the largest spread of
  *    all nodes live in it (the window back and the epoch's new ones), a
  *    bound on what a 16-bit representation would have to hold.
+ * 8. With --inert (records from --load FILE, or from one run of the
+ *    model) only this runs: per category, the first record where it acts
+ *    (a latency part of it with cycles, an edge its idealization drops and
+ *    the edge does not keep, or for win a CD edge) and how many records it
+ *    acts in. A category that never acts is "inert" for the whole run: the
+ *    solver evaluates only the subsets without it (solver.c).
  * CPU times are of the whole process (CLOCK_PROCESS_CPUTIME_ID: every
  * thread), so other load on the machine inflates them less than wall time
  * would; with 2 threads only wall time shows the gain. */
@@ -83,10 +89,15 @@ static uint64_t records_opt = 300000, passes_opt = 100000, spread_opt;
 /* with --load: the first record taken from the file, only this category
  * count (3 or 8) or thread mode (1 or 2) if set, runs per configuration */
 static uint64_t from_opt, cats_opt, threads_opt, reps_opt = 3;
+static int inert_opt;
 static const char *save_opt, *load_opt;
 
 static int extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
   (void)ctx;
+  if (!strcmp(argv[i], "--inert")) {
+    inert_opt = 1;
+    return 1;
+  }
   if (!strcmp(argv[i], "--save") || !strcmp(argv[i], "--load")) {
     if (i + 1 >= argc) {
       ic_fail(err, IC_EINPUT, "%s needs a file name", argv[i]);
@@ -159,10 +170,12 @@ static const uint8_t c8[] = {IC_CAT_DL1,   IC_CAT_WIN,   IC_CAT_BW,    IC_CAT_BM
 static void report(const char *what, double secs, double wall, size_t n,
                    const ic_solver_stats *ss) {
   printf("solver, %s, %u thread%s  wall %.3f s  %.2f M instructions/s  (CPU %.3f s, %.2f M/s; "
-         "window %llu, %llu edges out of window, %llu baseline mismatches)\n",
+         "window %llu, %llu edges out of window, %llu baseline mismatches; memo hits %.1f%%, "
+         "inert categories %u)\n",
          what, ss->threads, ss->threads > 1 ? "s" : "", wall, n / wall / 1e6, secs, n / secs / 1e6,
          (unsigned long long)ss->window, (unsigned long long)ss->out_of_window,
-         (unsigned long long)ss->violations);
+         (unsigned long long)ss->violations, 100.0 * (double)ss->memo_hits / (double)n,
+         (unsigned)__builtin_popcount(ss->inert));
 }
 
 /* The solver over r[0..n) with 3 and 8 categories, single-thread and
@@ -268,6 +281,47 @@ static int spread_report(const ic_graph_rec *r, size_t n, uint64_t epoch) {
   return 0;
 }
 
+/* Step 8 (--inert): where each category first acts (the solver's rule,
+ * solver.c: what makes subsets with and without it differ). */
+typedef struct inert_scan {
+  uint64_t first[IC_CAT_COUNT], count[IC_CAT_COUNT], n;
+} inert_scan;
+
+static ic_status inert_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err) {
+  inert_scan *sc = ctx;
+  (void)err;
+  for (size_t i = 0; i < n; i++, sc->n++) {
+    ic_catmask acts = 0;
+    const ic_graph_rec *r = &recs[i];
+    for (int k = 0; k < r->nedges && k < IC_MAX_EDGES; k++) {
+      const ic_edge *e = &r->edge[k];
+      for (int p = 0; p < e->nparts && p < IC_MAX_PARTS; p++)
+        if (e->part[p].cycles && e->part[p].cat < IC_CAT_COUNT) acts |= IC_CATBIT(e->part[p].cat);
+      acts |= dg_edge_drop_mask(e->kind) & ~(ic_catmask)e->keep;
+      if (e->kind == IC_EDGE_CD) acts |= IC_CATBIT(IC_CAT_WIN);
+    }
+    for (int c = 0; c < IC_CAT_COUNT; c++)
+      if (acts & IC_CATBIT(c)) {
+        if (!sc->count[c]) sc->first[c] = sc->n;
+        sc->count[c]++;
+      }
+  }
+  return IC_OK;
+}
+
+static void inert_report(const inert_scan *sc) {
+  printf("records %llu; per category: first record where it acts, records it acts in\n",
+         (unsigned long long)sc->n);
+  for (int c = 0; c < IC_CAT_COUNT; c++) {
+    if (sc->count[c])
+      printf("  %-6s first %llu, %llu records (%.2f%%)\n", ic_category_names[c],
+             (unsigned long long)sc->first[c], (unsigned long long)sc->count[c],
+             100.0 * (double)sc->count[c] / (double)sc->n);
+    else
+      printf("  %-6s inert (never acts)\n", ic_category_names[c]);
+  }
+}
+
 /* Solver only, on records saved by --save. */
 static int solve_loaded(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -299,6 +353,14 @@ static int solve_loaded(const char *path) {
     return 2;
   }
   fclose(f);
+  if (inert_opt) {
+    inert_scan sc = {0};
+    ic_err e;
+    inert_consume(&sc, r, n, &e);
+    inert_report(&sc);
+    free(r);
+    return 0;
+  }
   if (spread_opt) {
     int rc = spread_report(r, n, spread_opt);
     free(r);
@@ -325,6 +387,19 @@ int main(int argc, char **argv) {
     return 2;
   }
   ooo_stats st;
+  if (inert_opt) { /* step 8 only */
+    inert_scan sc = {0};
+    ic_graph_sink sink = {&sc, inert_consume};
+    if (cli_run_execute(&run, 0, &sink, NULL, NULL, &st, &err) != IC_OK) {
+      fprintf(stderr, "bench_solver: %s\n", err.msg);
+      return 1;
+    }
+    printf("workload %s, %llu instructions\n", run.workload.name,
+           (unsigned long long)st.instructions);
+    inert_report(&sc);
+    cli_run_free(&run);
+    return 0;
+  }
   if (spread_opt) { /* step 7 only: keep the records of one run */
     keeper k = {0};
     k.cap = records_opt;

@@ -29,6 +29,10 @@
 # `$BUILD_DIR/bench_solver --load FILE --spread E` (or --workload NAME
 # --max N --spread E) measures instead whether 16-bit lanes would hold the
 # 8-category solver's vectors with a rebase every E records (bench_solver.c).
+# `$BUILD_DIR/bench_solver --workload NAME --skip 20M --warm 2M --max N --inert`
+# (or --load FILE --inert) prints per category the first record where it
+# acts and how often; one that never acts is inert for the run, and the
+# solver then evaluates only the subsets without it.
 # On a machine shared with other jobs wall times swing by +-40% from run to
 # run; compare builds by the best of several runs, or by instruction counts
 # (callgrind), and say which.

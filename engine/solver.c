@@ -3,8 +3,8 @@
  * Representation. Node times are int32 offsets from a per-subset int64 base:
  * time(node, S) = base[S] + off(node, S). A vector holds NP >= 2^ncat int32,
  * one lane per subset; lane bit k stands for a category, in an order where
- * win, bw, dmiss, bmisp and imiss take the highest bits (lane_of maps the
- * caller's subset masks to lanes), so the subsets without one half of a CD
+ * win, bw, dmiss, bmisp and imiss take the highest bits of those that have
+ * acted (below), so the subsets without one half of a CD
  * edge or without a dropped edge form whole blocks of lanes the kernels skip
  * (padded to a multiple of 8 so the kernels' inner loops have a fixed trip
  * count and vectorize at -O2; padding lanes compute harmless garbage that is
@@ -13,6 +13,28 @@
  * feeds short in-order edges, so its ring stays small; P and C grow with the
  * distances seen); E and R of earlier instructions are read only by IW
  * edges (below).
+ *
+ * Inert categories. A category that has not acted yet (no latency part of
+ * it with cycles in any record so far, no edge its idealization drops and
+ * the edge does not keep, for win no CD edge) leaves every node time of a
+ * subset with it equal to the subset without it. Only the categories that
+ * have acted take lane bits [0, nact) and only lanes [0, 2^nact) are
+ * evaluated (padded to 8); the inert ones sit above, and lane_of maps a
+ * caller's subset to the lane without its inert categories. Planning sees
+ * a category act before the record is evaluated (the first pass over a
+ * record's edges; a memo hit repeats a record planned in the same layout,
+ * so it cannot); relabel then drains the pipeline, lays the lanes out again
+ * (set_layout) and copies every live ring row, base and time 0 into the
+ * new layout, each new lane from its subset without the categories that
+ * were inert; the latency store and the memos are of the old layout and
+ * are cleared. That costs a pass over the live rows (a few million
+ * instructions at a 4096 window) at most once per category and run. On
+ * the suite's workloads after a 20M skip imiss never acts in 300k records,
+ * and on most of them two more categories do not (dl1, dmiss, bmisp or
+ * lgalu): 32 or 64 lanes of 256 instead of 256. Where every category acts
+ * (mix from its first instruction) nothing is saved. Kept across
+ * ic_solver_reset (a category that acted in an earlier graph stays
+ * active: exact either way).
  *
  * E and IW. E(k) of an earlier instruction is the source of IW edges only
  * (issue slots), and IW is dropped by every one of the high-bit categories
@@ -194,6 +216,8 @@ struct kind_info {
   uint8_t ndc;    /* chosen categories dropping the kind: ids and lane bits */
   uint8_t dcat[IC_CAT_COUNT], dbit[IC_CAT_COUNT];
   uint32_t skipm; /* 1 << the bit of drop (or of win for two) if >= 4 * LANES, else 0 */
+  ic_catmask acts; /* chosen categories an edge of this kind makes act unless it keeps
+                      them (its drop mask; win for CD) */
 };
 
 /* catpos[category id]: position + 1 of a chosen category (CP_POS bits), 0
@@ -232,6 +256,7 @@ struct plan {
   uint64_t t[IC_NODE_COUNT]; /* the record's stamps, for the baseline check */
   int32_t *out[IC_NODE_COUNT];
   uint32_t bhi;
+  uint32_t anp;              /* lanes evaluated: [0, anp) (the solver's anp) */
   const char *pf[3];         /* ring slots to fetch ahead (P, C, far C) or NULL */
   uint32_t pf_from;          /* bytes of pf[2] not needed (lanes without win) */
   uint32_t cskipmin[IC_NODE_COUNT];
@@ -315,11 +340,18 @@ struct ic_solver {
   uint8_t cats[IC_SOLVER_MAX_CATS];
   uint32_t n;       /* 2^ncat subsets */
   uint32_t np;      /* n padded to LANES */
-  int8_t pos[256];  /* category id -> its lane bit (see lane_of), or -1 */
+  ic_catmask chosen; /* IC_CATBITs of the chosen categories */
+  ic_catmask acted;  /* the chosen categories that have acted (not inert) */
+  uint32_t alanes;  /* 2^(categories that acted): lanes [0, alanes) are evaluated */
+  uint32_t anp;     /* alanes padded to LANES (<= np) */
+  uint32_t *lmap;   /* [np]: relabel's lane map */
+  int64_t *btmp;    /* [np]: relabel's copy of base */
+  int8_t pos[256];  /* category id -> its lane bit (see set_layout), or -1 */
   uint8_t catpos[256];
   struct kind_info kinfo[IC_EDGE_KIND_COUNT];
   int win_pos;      /* lane bit of win, or -1 */
-  uint32_t *lane_of; /* [n]: the lane of the caller's subset mask */
+  uint32_t *lane_of; /* [n]: the lane of the caller's subset mask (without its
+                        inert categories) */
   int32_t *bitm;    /* [ncat][np]: -1 where subset has bit k, else 0 */
   uint64_t w[RING_COUNT];    /* window of each ring (power of two) */
   uint64_t wmax;             /* cap of every ring's window */
@@ -539,6 +571,8 @@ static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint3
  * planner changes only while the pipeline is drained (base, zero, the
  * rings' places) is only read. */
 static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
+  if (hi > pl->anp) hi = pl->anp; /* the lanes of inert categories are not evaluated */
+  if (lo > hi) lo = hi;
 #ifdef HAVE_AVX2_KERNEL
   if (x->avx2)
     k_nodes_avx2(pl, x->zero, lo, hi);
@@ -911,64 +945,67 @@ static uint64_t max_window(const ic_solver *s) {
   return m;
 }
 
-ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_err *err) {
-  *out = NULL;
-  if (ncat < 0 || ncat > IC_SOLVER_MAX_CATS)
-    return ic_fail(err, IC_EINPUT, "solver: %d categories (at most %d)", ncat,
-                   IC_SOLVER_MAX_CATS);
-  ic_solver *s = calloc(1, sizeof *s);
-  if (!s) return ic_fail(err, IC_ERUN, "solver: out of memory");
-  memset(s->pos, -1, sizeof s->pos);
-  s->ncat = ncat;
-  s->win_pos = -1;
+/* Lanes: bit k of a lane stands for a category, not necessarily cats[k].
+ * Only the categories that have acted (s->acted) take the low bits [0,
+ * nact); lanes [0, 2^nact) are the subsets of those, and the only ones
+ * evaluated: a category that has not acted yet (inert: no latency part of
+ * it with cycles in any record so far, no edge its idealization drops and
+ * the edge does not keep, for win no CD edge) leaves every node time of a
+ * subset with it equal to the one without it, so the subsets with inert
+ * categories read the lane without them (lane_of) and the inert
+ * categories take the bits above, [nact, ncat). When one acts (planning
+ * sees it before the record is evaluated: plan_one), relabel copies every
+ * live vector into the new layout, its lanes without the category doubled
+ * onto those with it. Among the active categories, those whose
+ * idealization removes an edge in some subsets (win for either half of
+ * CD, bw, dmiss, bmisp, then any other category of an edge kind's drop
+ * mask: imiss, which drops IW) take the highest bits, in that order, so
+ * the subsets where such an edge is gone form whole blocks of lanes that
+ * the kernels skip; the others keep the caller's order in the low bits.
+ * IW is dropped by all of those: it lives only in the lowest block of
+ * lanes, [0, 2^(categories chosen outside its mask)), or where an edge
+ * keeps some (the model's mostly keep bmisp and imiss) in the lowest block
+ * below the lowest bit still dropping it: the order puts the ones kept
+ * most often lowest. Sets pos, win_pos, catpos, kinfo, lane_of, alanes
+ * and anp from s->acted. */
+static void set_layout(ic_solver *s) {
+  const int ncat = s->ncat;
+  uint8_t top[IC_CAT_COUNT];
+  size_t ntop = 0;
+  static const uint8_t first[] = {IC_CAT_WIN, IC_CAT_BW, IC_CAT_DMISS, IC_CAT_BMISP};
+  ic_catmask seen = 0, drops = 0;
+  for (size_t t = 0; t < sizeof first; t++) {
+    top[ntop++] = first[t];
+    seen |= IC_CATBIT(first[t]);
+  }
+  for (int k = 0; k < IC_EDGE_KIND_COUNT; k++) drops |= dg_edge_drop_mask((uint8_t)k);
+  for (int c = 0; c < IC_CAT_COUNT; c++)
+    if ((drops & ~seen) & IC_CATBIT(c)) top[ntop++] = (uint8_t)c;
+  int8_t bit[IC_SOLVER_MAX_CATS];
+  int nact = 0;
   for (int k = 0; k < ncat; k++) {
-    if (cats[k] >= IC_CAT_COUNT) {
-      free(s);
-      return ic_fail(err, IC_EINPUT, "solver: unknown category id %u", cats[k]);
-    }
-    if (s->pos[cats[k]] >= 0) {
-      free(s);
-      return ic_fail(err, IC_EINPUT, "solver: category '%s' given twice",
-                     ic_category_names[cats[k]]);
-    }
-    s->cats[k] = cats[k];
-    s->pos[cats[k]] = (int8_t)k;
+    bit[k] = -1;
+    nact += (s->acted & IC_CATBIT(s->cats[k])) != 0;
   }
-  /* Lanes: bit k of a lane stands for a category, not necessarily cats[k].
-   * The categories whose idealization removes an edge in some subsets (win
-   * for either half of CD, bw, dmiss, bmisp, then any other category of an
-   * edge kind's drop mask: imiss, which drops IW) take the highest bits, in
-   * that order, so the subsets where such an edge is gone form whole blocks
-   * of lanes that the kernels skip; the others keep the caller's order in
-   * the low bits. IW is dropped by all of those: it lives only in the
-   * lowest block of lanes, [0, 2^(categories chosen outside its mask)), or
-   * where an edge keeps some (the model's mostly keep bmisp and imiss) in
-   * the lowest block below the lowest bit still dropping it: the order puts
-   * the ones kept most often lowest. */
-  {
-    uint8_t top[IC_CAT_COUNT];
-    size_t ntop = 0;
-    static const uint8_t first[] = {IC_CAT_WIN, IC_CAT_BW, IC_CAT_DMISS, IC_CAT_BMISP};
-    ic_catmask seen = 0, drops = 0;
-    for (size_t t = 0; t < sizeof first; t++) {
-      top[ntop++] = first[t];
-      seen |= IC_CATBIT(first[t]);
-    }
-    for (int k = 0; k < IC_EDGE_KIND_COUNT; k++) drops |= dg_edge_drop_mask((uint8_t)k);
-    for (int c = 0; c < IC_CAT_COUNT; c++)
-      if ((drops & ~seen) & IC_CATBIT(c)) top[ntop++] = (uint8_t)c;
-    int8_t bit[IC_SOLVER_MAX_CATS];
-    int hi = ncat, lo = 0;
-    for (int k = 0; k < ncat; k++) bit[k] = -1;
-    for (size_t t = 0; t < ntop; t++)
-      if (s->pos[top[t]] >= 0) bit[s->pos[top[t]]] = (int8_t)--hi;
+  int hi = nact, lo = 0, up = nact;
+  for (size_t t = 0; t < ntop; t++)
     for (int k = 0; k < ncat; k++)
-      if (bit[k] < 0) bit[k] = (int8_t)lo++;
-    for (int k = 0; k < ncat; k++) s->pos[cats[k]] = bit[k];
-    s->win_pos = s->pos[IC_CAT_WIN];
+      if (s->cats[k] == top[t] && (s->acted & IC_CATBIT(top[t]))) bit[k] = (int8_t)--hi;
+  for (int k = 0; k < ncat; k++)
+    if (bit[k] < 0 && (s->acted & IC_CATBIT(s->cats[k]))) bit[k] = (int8_t)lo++;
+  for (int k = 0; k < ncat; k++)
+    if (bit[k] < 0) bit[k] = (int8_t)up++;
+  memset(s->pos, -1, sizeof s->pos);
+  for (int k = 0; k < ncat; k++) s->pos[s->cats[k]] = bit[k];
+  s->win_pos = s->pos[IC_CAT_WIN];
+  s->alanes = 1u << nact;
+  s->anp = (s->alanes + LANES - 1) / LANES * LANES;
+  for (uint32_t x = 0; x < s->n; x++) {
+    uint32_t lane = 0;
+    for (int k = 0; k < ncat; k++)
+      if ((x & (1u << k)) && (s->acted & IC_CATBIT(s->cats[k]))) lane |= 1u << bit[k];
+    s->lane_of[x] = lane;
   }
-  s->n = 1u << ncat;
-  s->np = (s->n + LANES - 1) / LANES * LANES;
   for (int c = 0; c < 256; c++)
     s->catpos[c] = c == IC_CAT_NONE ? 0 : c >= IC_CAT_COUNT ? CP_BAD : (uint8_t)(s->pos[c] + 1);
   for (int k = 0; k < IC_EDGE_KIND_COUNT; k++) {
@@ -995,7 +1032,36 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
     ki->drop = ki->dmask && !(ki->dmask & (ki->dmask - 1)) ? (int8_t)__builtin_ctz(ki->dmask) : -1;
     int kb = ki->two ? s->win_pos : ki->drop;
     ki->skipm = kb >= 0 && (1u << kb) >= 4 * LANES ? 1u << kb : 0;
+    ki->acts = (dm | (k == IC_EDGE_CD ? IC_CATBIT(IC_CAT_WIN) : 0)) & s->chosen;
   }
+}
+
+ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_err *err) {
+  *out = NULL;
+  if (ncat < 0 || ncat > IC_SOLVER_MAX_CATS)
+    return ic_fail(err, IC_EINPUT, "solver: %d categories (at most %d)", ncat,
+                   IC_SOLVER_MAX_CATS);
+  ic_solver *s = calloc(1, sizeof *s);
+  if (!s) return ic_fail(err, IC_ERUN, "solver: out of memory");
+  memset(s->pos, -1, sizeof s->pos);
+  s->ncat = ncat;
+  s->win_pos = -1;
+  for (int k = 0; k < ncat; k++) {
+    if (cats[k] >= IC_CAT_COUNT) {
+      free(s);
+      return ic_fail(err, IC_EINPUT, "solver: unknown category id %u", cats[k]);
+    }
+    if (s->pos[cats[k]] >= 0) {
+      free(s);
+      return ic_fail(err, IC_EINPUT, "solver: category '%s' given twice",
+                     ic_category_names[cats[k]]);
+    }
+    s->cats[k] = cats[k];
+    s->pos[cats[k]] = (int8_t)k;
+  }
+  for (int k = 0; k < ncat; k++) s->chosen |= IC_CATBIT(cats[k]);
+  s->n = 1u << ncat;
+  s->np = (s->n + LANES - 1) / LANES * LANES;
 #ifdef HAVE_AVX2_KERNEL
   __builtin_cpu_init();
   s->avx2 = __builtin_cpu_supports("avx2");
@@ -1016,18 +1082,13 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   s->w[RING_P] = s->w[RING_C] = w;
   s->w[RING_E] = s->w[RING_R] = E_WINDOW < w ? E_WINDOW : w;
   s->lane_of = malloc(s->n * sizeof *s->lane_of);
-  if (s->lane_of)
-    for (uint32_t x = 0; x < s->n; x++) {
-      uint32_t lane = 0;
-      for (int k = 0; k < ncat; k++)
-        if (x & (1u << k)) lane |= 1u << s->pos[cats[k]];
-      s->lane_of[x] = lane;
-    }
+  s->lmap = vec_alloc(s->np, sizeof *s->lmap);
+  s->btmp = vec_alloc(s->np, sizeof *s->btmp);
   s->bitm = vec_alloc((size_t)(ncat ? ncat : 1) * s->np, sizeof(int32_t));
   s->base = vec_alloc(s->np, sizeof(int64_t));
   s->zero = vec_alloc(s->np, sizeof(int32_t));
   s->times = vec_alloc(s->n, sizeof(uint64_t));
-  int ok = s->lane_of && s->bitm && s->base && s->zero && s->times;
+  int ok = s->lane_of && s->lmap && s->btmp && s->bitm && s->base && s->zero && s->times;
   for (int k = 0; k < 4; k++) ok = (s->scratch[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
   s->lcap = MAX_LSTORE;
   while (s->lcap > MIN_LSTORE && (size_t)s->lcap * s->np * sizeof(int32_t) > LSTORE_BYTES)
@@ -1044,6 +1105,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   }
   for (int k = 0; k < ncat; k++)
     for (uint32_t x = 0; x < s->np; x++) s->bitm[(size_t)k * s->np + x] = (x >> k) & 1 ? -1 : 0;
+  set_layout(s); /* nothing has acted yet */
   s->xs = (struct xenv){s->zero, s->base, s->avx2, 0, 0};
   s->split = s->np;
   ic_solver_reset(s);
@@ -1063,6 +1125,8 @@ void ic_solver_destroy(ic_solver *s) {
   free(s->memo);
   free(s->bitm);
   free(s->lane_of);
+  free(s->lmap);
+  free(s->btmp);
   free(s->base);
   free(s->zero);
   free(s->times);
@@ -1098,8 +1162,8 @@ static ic_status grow_window(ic_solver *s, int k, uint64_t need, ic_err *err) {
     return ic_fail(err, IC_ERUN, "solver: out of memory growing the window to %llu instructions",
                    (unsigned long long)w);
   uint64_t lo = s->next - s->valid_lo[k] < old ? s->valid_lo[k] : s->next - old;
-  for (uint64_t q = lo; q < s->next; q++)
-    memcpy(r + (q & (w - 1)) * rw, s->ring[k] + (q & (old - 1)) * rw, rw * sizeof(int32_t));
+  for (uint64_t q = lo; q < s->next; q++) /* the evaluated lanes */
+    memcpy(r + (q & (w - 1)) * rw, s->ring[k] + (q & (old - 1)) * rw, s->anp * sizeof(int32_t));
   free(s->ring[k]);
   s->ring[k] = r;
   s->w[k] = w;
@@ -1116,16 +1180,20 @@ static uint64_t live_lo(const ic_solver *s, int k) {
 }
 
 static void rebase(ic_solver *s) {
+  /* only the evaluated lanes: a lane x < alanes stands for the n / alanes
+   * subsets that are x with inert categories added (clamps count for each) */
+  const uint32_t anp = s->anp;
+  const uint64_t copies = s->n / s->alanes;
   int32_t *mx = s->scratch[2];
-  k_fill(mx, FLOOR, s->np);
+  k_fill(mx, FLOOR, anp);
   for (int k = 0; k < RING_COUNT; k++)
     for (uint64_t q = live_lo(s, k); q < s->next; q++) {
       const int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->np;
-      for (uint32_t x = 0; x < s->np; x++) mx[x] = v[x] > mx[x] ? v[x] : mx[x];
+      for (uint32_t x = 0; x < anp; x++) mx[x] = v[x] > mx[x] ? v[x] : mx[x];
     }
   int32_t *delta = s->scratch[3];
   int64_t newmax = 0;
-  for (uint32_t x = 0; x < s->np; x++) {
+  for (uint32_t x = 0; x < anp; x++) {
     delta[x] = mx[x] > REBASE_TO ? mx[x] - REBASE_TO : 0;
     s->base[x] += delta[x];
     int32_t z = s->zero[x] - delta[x];
@@ -1136,11 +1204,11 @@ static void rebase(ic_solver *s) {
   for (int k = 0; k < RING_COUNT; k++)
     for (uint64_t q = live_lo(s, k); q < s->next; q++) {
       int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->np;
-      for (uint32_t x = 0; x < s->np; x++) {
+      for (uint32_t x = 0; x < anp; x++) {
         if (!delta[x]) continue;
         int64_t y = (int64_t)v[x] - delta[x];
         if (y < FLOOR) {
-          if (v[x] > FLOOR && x < s->n) s->st.clamped++;
+          if (v[x] > FLOOR && x < s->alanes) s->st.clamped += copies;
           y = FLOOR;
         }
         v[x] = (int32_t)y;
@@ -1158,6 +1226,47 @@ static void lstore_clear(ic_solver *s) {
   s->lused = 0;
   s->st.lat_flushes++;
   s->mgen++;
+}
+
+/* Category set `acted` (a superset of s->acted) has acted: the new lane
+ * layout (set_layout), with every live vector, base and zero copied into
+ * it. A lane of the new layout takes the old lane of its subset without
+ * the categories that were inert (equal to it so far, and every old lane
+ * without them was evaluated). Plans and memos hold lane bits and latency
+ * vectors of the old layout: the pipeline drains first, and the store and
+ * the memos are cleared. Rare: once per category that acts, at most. */
+static void relabel(ic_solver *s, ic_catmask acted) {
+  pipe_drain(s);
+  int8_t old[IC_SOLVER_MAX_CATS];
+  const ic_catmask was = s->acted;
+  for (int k = 0; k < s->ncat; k++) old[k] = s->pos[s->cats[k]];
+  s->acted = acted;
+  set_layout(s);
+  const uint32_t anp = s->anp;
+  for (uint32_t x = 0; x < anp; x++) {
+    uint32_t o = 0;
+    for (int k = 0; k < s->ncat; k++)
+      if ((x >> s->pos[s->cats[k]] & 1) && (was & IC_CATBIT(s->cats[k]))) o |= 1u << old[k];
+    s->lmap[x] = o;
+  }
+  int32_t *tmp = s->scratch[0];
+  for (int k = 0; k < RING_COUNT; k++)
+    for (uint64_t q = live_lo(s, k); q < s->next; q++) {
+      int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->np;
+      for (uint32_t x = 0; x < anp; x++) tmp[x] = v[s->lmap[x]];
+      memcpy(v, tmp, anp * sizeof *v);
+    }
+  for (uint32_t x = 0; x < anp; x++) {
+    tmp[x] = s->zero[s->lmap[x]];
+    s->btmp[x] = s->base[s->lmap[x]];
+  }
+  memcpy(s->zero, tmp, anp * sizeof *tmp);
+  memcpy(s->base, s->btmp, anp * sizeof *s->btmp);
+  /* lstore_clear without counting a flush: the vectors are of the old layout */
+  memset(s->lslot, 0, (size_t)2 * s->lcap * sizeof *s->lslot);
+  s->lused = 0;
+  s->mgen++;
+  s->st.relabels++;
 }
 
 /* The latency vector of an edge shape, from the store or built into it;
@@ -1378,6 +1487,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   for (;;) {
     uint64_t need[RING_COUNT] = {0};
     int full = 0;
+    ic_catmask acts = 0; /* categories this record makes act (set_layout) */
     grow = 0;
     far_c = 0;
     bhi = 0;
@@ -1390,6 +1500,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
       const uint64_t dist = e->dist;
       if (dist == 0 ? ki->bad0 : ki->badfar) return malformed(r, err);
       if (e->keep & ~dg_edge_drop_mask(e->kind)) return malformed(r, err);
+      acts |= ki->acts & ~(ic_catmask)e->keep;
       uint64_t total = 0, parts[IC_MAX_PARTS] = {0};
       unsigned nvp = 0, flags = 0, pbits = 0;
       for (int p = 0; p < e->nparts; p++) {
@@ -1398,6 +1509,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
         total += c;
         flags |= cp;
         if (c && (cp & CP_POS)) {
+          acts |= IC_CATBIT(e->part[p].cat);
           unsigned bit = (cp & CP_POS) - 1u;
           parts[nvp++] = c | (uint64_t)bit << 24;
           pbits |= 1u << bit;
@@ -1428,7 +1540,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
          * when its parts in chosen categories are all of dropping ones
          * (counted wherever it lives) and no lane below hi drops it; else a
          * vector, NEG in the lanes that drop it. */
-        uint32_t hi = s->n;
+        uint32_t hi = s->alanes;
         while (hi > 1 && (dmask & (hi >> 1))) hi >>= 1;
         if (hi < LANES) hi = LANES;
         if (hi > bhi) bhi = hi;
@@ -1486,7 +1598,11 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
                 ((struct pe){NULL, lv, 0, skipm, skipm ? skipm : 1}), dist, ki);
     }
     int again = 0;
-    if (full) {
+    acts &= s->chosen & ~s->acted;
+    if (acts) { /* new lanes to evaluate (clears the store) */
+      relabel(s, s->acted | acts);
+      again = 1;
+    } else if (full) {
       pipe_drain(s);
       lstore_clear(s);
       again = 1;
@@ -1534,6 +1650,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
 
 planned:
   pl->seq = seq;
+  pl->anp = s->anp;
   memcpy(pl->t, r->t, sizeof pl->t);
   const uint32_t np = s->np;
   const uint64_t ahead = seq + 4;
@@ -1543,7 +1660,7 @@ planned:
                   ? (const char *)(s->ring[RING_C] +
                                    ((ahead - s->far_c) & (s->w[RING_C] - 1)) * np)
                   : NULL;
-  pl->pf_from = s->kinfo[IC_EDGE_CD].skipm ? np / 2 * (uint32_t)sizeof(int32_t) : 0;
+  pl->pf_from = s->kinfo[IC_EDGE_CD].skipm ? s->alanes / 2 * (uint32_t)sizeof(int32_t) : 0;
 
   s->st.out_of_window += oow;
   s->st.edges += (uint64_t)nedges;
@@ -1616,6 +1733,9 @@ void ic_solver_get_stats(const ic_solver *s, ic_solver_stats *out) {
   pipe_drain(s);
   *out = s->st;
   violations(s, &out->violations, &out->first_violation_seq);
+  out->inert = 0;
+  for (int k = 0; k < s->ncat; k++)
+    if (!(s->acted & IC_CATBIT(s->cats[k]))) out->inert |= 1u << k;
   out->threads = (uint32_t)ic_solver_threads(s);
 }
 

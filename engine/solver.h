@@ -62,6 +62,14 @@ typedef struct ic_solver_stats {
   uint64_t memo_hits;     /* records planned from an earlier record of the same pc */
   uint32_t threads;       /* threads the solver runs on (ic_solver_set_threads) */
   uint64_t split_changes; /* times the adaptive lane split changed (two threads) */
+  uint64_t relabels;      /* times categories acted for the first time (the lanes
+                             were laid out again, solver.c) */
+  uint32_t inert;         /* subset mask (bit k: cats[k]) of the categories that have
+                             not acted in any record since create: no latency part
+                             of theirs with cycles, no edge their idealization drops
+                             (and the edge does not keep), for win no CD edge. Their
+                             subsets equal the ones without them, and the solver
+                             evaluates only the latter (solver.c) */
 } ic_solver_stats;
 
 /* Creates a solver for categories cats[0..ncat) (distinct ic_category ids,

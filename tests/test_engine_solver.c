@@ -1088,3 +1088,295 @@ Test(solver, any_edge_order_and_missing_in_order_edges) {
       for (int k = 0; k < 12; k++) check_scrambled(lists[l].cats, lists[l].ncat, seed++, 10, generic, 1);
     }
 }
+
+/* ---- categories that have not acted yet (inert) ----------------------- */
+
+/* The rules by which a category acts (solver.c, set_layout): a latency
+ * part of it with cycles, an edge it drops (its kind's rule; IW not kept),
+ * for win a CD edge. */
+enum { ACT_PART, ACT_DROP, ACT_CD };
+
+/* Makes category c act nowhere in record r: each part of c loses its
+ * cycles or its category (alternately: a part of c with no cycles does not
+ * act), an edge c drops is removed (IW: kept by c instead), and for win
+ * every CD edge is removed. */
+static void make_inert(ic_graph_rec *r, uint8_t c, uint64_t *x) {
+  for (int k = 0; k < r->nedges;) {
+    ic_edge *e = &r->edge[k];
+    for (int p = 0; p < e->nparts; p++)
+      if (e->part[p].cat == c) {
+        if (tg_rand(x) % 2)
+          e->part[p].cycles = 0;
+        else
+          e->part[p].cat = NONE;
+      }
+    int gone = (dg_edge_drop_mask(e->kind) & ~(ic_catmask)e->keep & IC_CATBIT(c)) != 0;
+    if (gone && e->kind == IC_EDGE_IW) {
+      e->keep = (uint8_t)(e->keep | IC_CATBIT(c));
+      gone = 0;
+    }
+    if (gone || (c == IC_CAT_WIN && e->kind == IC_EDGE_CD)) {
+      memmove(e, e + 1, (size_t)(r->nedges - k - 1) * sizeof *e);
+      r->nedges--;
+      continue;
+    }
+    k++;
+  }
+}
+
+/* Room for one more edge in r: removes a PR edge if r is full (no rule
+ * of any category depends on a PR edge). 0 if there is none. */
+static int edge_room(ic_graph_rec *r) {
+  if (r->nedges < IC_MAX_EDGES) return 1;
+  for (int k = r->nedges - 1; k >= 0; k--)
+    if (r->edge[k].kind == IC_EDGE_PR) {
+      memmove(&r->edge[k], &r->edge[k + 1], (size_t)(r->nedges - k - 1) * sizeof r->edge[k]);
+      r->nedges--;
+      return 1;
+    }
+  return 0;
+}
+
+/* Makes c act in record r by `rule` and by nothing else that c's rules
+ * would see (r was made inert for c first): a part of c with cycles on an
+ * edge with a free part (the only rule of dl1, shalu, lgalu); an edge of a
+ * kind c drops (IW keeping every other category, so that only c acts by
+ * it); a CD edge (win). Returns the rule applied. */
+static int make_act(ic_graph_rec *r, uint8_t c, int rule, uint64_t *x, uint32_t maxlat) {
+  const ic_catmask iwm = dg_edge_drop_mask(IC_EDGE_IW);
+  if (rule == ACT_CD && c != IC_CAT_WIN) rule = ACT_DROP;
+  if (rule == ACT_DROP && !(iwm & IC_CATBIT(c))) rule = ACT_PART;
+  if (rule != ACT_PART && !edge_room(r)) rule = ACT_PART;
+  if (rule == ACT_CD) {
+    E0(r, IC_EDGE_CD, 8);
+  } else if (rule == ACT_DROP) {
+    static const ic_edge_kind bwk[] = {IC_EDGE_FBW, IC_EDGE_CBW, IC_EDGE_FU, IC_EDGE_IBW};
+    uint32_t d = 1 + tg_rand(x) % 6;
+    ic_edge *e;
+    if (c == IC_CAT_BW && tg_rand(x) % 2)
+      e = E0(r, bwk[tg_rand(x) % 4], d);
+    else if (c == IC_CAT_BMISP && tg_rand(x) % 2)
+      e = E0(r, IC_EDGE_PD, 1);
+    else if (c == IC_CAT_DMISS && tg_rand(x) % 2)
+      e = E0(r, tg_rand(x) % 2 ? IC_EDGE_PP : IC_EDGE_MSHR, d);
+    else
+      e = E0(r, IC_EDGE_IW, d);
+    if (e->kind == IC_EDGE_IW) e->keep = (uint8_t)(iwm & ~IC_CATBIT(c));
+    e->nparts = 1;
+    e->part[0] = (ic_lat_part){1 + tg_rand(x) % 3, NONE};
+  } else {
+    for (int k = 0; k < r->nedges; k++) {
+      ic_edge *e = &r->edge[(k + (int)(tg_rand(x) % r->nedges)) % r->nedges];
+      if (e->nparts < IC_MAX_PARTS) {
+        e->part[e->nparts++] = (ic_lat_part){1 + tg_rand(x) % maxlat, c};
+        return ACT_PART;
+      }
+    }
+    cr_assert_fail("no edge with a free part");
+  }
+  return rule;
+}
+
+/* Record 0 reaches 300 back on the P and C rings (sources before the first
+ * record: time 0), as tg_add_iw does on the E and R rings, so that a
+ * solver started from the smallest window grows its rings to hold the
+ * farthest sources before they are needed (here also a win-idealized CD
+ * edge seen only when win begins to act, IC_WIN_FACTOR * 8 back). */
+static void tg_far_first(tg *g) {
+  cr_assert(g->n && g->r[0].nedges + 2 <= IC_MAX_EDGES);
+  E0(&g->r[0], IC_EDGE_PR, 300);
+  E0(&g->r[0], IC_EDGE_CC, 300);
+}
+
+/* A random graph of n records (tg_random with IW, FU, IBW, MSHR edges) in
+ * which category cats[k] first acts at record at[k] (n or more: never) by
+ * rule rules[k]: before it, it acts nowhere. */
+static void tg_acts(tg *g, size_t n, uint64_t seed, uint32_t maxlat, const uint8_t *cats,
+                    int ncat, const size_t *at, const int *rules) {
+  tg_random(g, n, seed, maxlat, 8);
+  g->r[0].nedges = 6; /* room for tg_far_first: only the in-order edges */
+  tg_add_iw(g, seed, 8, maxlat);
+  tg_far_first(g);
+  uint64_t x = seed * 0x94D049BB133111EBull + 11;
+  for (size_t i = 0; i < n; i++) {
+    for (int k = 0; k < ncat; k++)
+      if (at[k] >= i) make_inert(&g->r[i], cats[k], &x);
+    for (int k = 0; k < ncat; k++)
+      if (at[k] == i) make_act(&g->r[i], cats[k], rules[k], &x, maxlat);
+  }
+  tg_stamp(g);
+}
+
+/* Feeds g in random batches of 1..maxbatch records with `threads`
+ * threads, the worker on `lanes` lanes, either kernel, from the smallest
+ * window, and after about every other batch compares every subset with
+ * the reference C time of the last record fed (the reference's node times
+ * of every record, one pass per subset) and checks which categories the
+ * solver has as inert: those with at[k] past the records fed. Returns the
+ * number of activations that came after a rebase, and the stats in *out
+ * (if not NULL). */
+static int check_acts(const tg *g, const uint8_t *cats, int ncat, const size_t *at,
+                      uint64_t seed, int threads, int lanes, int generic, size_t maxbatch,
+                      ic_solver_stats *out) {
+  const uint32_t nsub = 1u << ncat;
+  uint64_t *ref = malloc((size_t)nsub * g->n * sizeof *ref);
+  uint64_t *nt = malloc(g->n * IC_NODE_COUNT * sizeof *nt);
+  cr_assert(ref && nt);
+  ic_err err = {{0}};
+  for (uint32_t sub = 0; sub < nsub; sub++) {
+    ic_catmask m = 0;
+    for (int k = 0; k < ncat; k++)
+      if (sub & (1u << k)) m |= IC_CATBIT(cats[k]);
+    uint64_t t;
+    cr_assert_eq(ic_graph_eval(g->r, g->n, m, nt, &t, &err), IC_OK, "%s", err.msg);
+    for (size_t i = 0; i < g->n; i++) ref[sub * g->n + i] = nt[i * IC_NODE_COUNT + IC_NODE_C];
+  }
+  ic_solver *s = NULL;
+  cr_assert_eq(ic_solver_create(&s, cats, ncat, &err), IC_OK, "%s", err.msg);
+  ic_solver_set_threads(s, threads);
+  ic_solver_set_split(s, lanes);
+  ic_solver_force_generic(s, generic);
+  ic_solver_set_window_cap(s, 64);
+  ic_solver_set_window_cap(s, 1u << 16);
+  char what[96];
+  snprintf(what, sizeof what, "seed %llu, %d categories, %d threads, split %d, %s kernel",
+           (unsigned long long)seed, ncat, threads, lanes, generic ? "portable" : "AVX2");
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 13;
+  size_t fed = 0;
+  int after_rebase = 0;
+  ic_solver_stats st;
+  while (fed < g->n) {
+    size_t b = 1 + tg_rand(&x) % maxbatch;
+    if (b > g->n - fed) b = g->n - fed;
+    ic_solver_get_stats(s, &st);
+    for (int k = 0; k < ncat; k++) after_rebase += st.rebases && at[k] >= fed && at[k] < fed + b;
+    cr_assert_eq(ic_solver_feed(s, g->r + fed, b, &err), IC_OK, "%s: %s", what, err.msg);
+    fed += b;
+    if (fed < g->n && tg_rand(&x) % 2) continue;
+    const uint64_t *t = ic_solver_times(s);
+    for (uint32_t sub = 0; sub < nsub; sub++)
+      cr_assert_eq(t[sub], ref[sub * g->n + fed - 1],
+                   "%s, %zu records, subset %u: solver %llu reference %llu", what, fed, sub,
+                   (unsigned long long)t[sub], (unsigned long long)ref[sub * g->n + fed - 1]);
+    ic_solver_get_stats(s, &st);
+    for (int k = 0; k < ncat; k++)
+      cr_assert_eq(st.inert >> k & 1, at[k] >= fed, "%s, %zu records: category %s %s", what, fed,
+                   ic_category_names[cats[k]], at[k] >= fed ? "acted early" : "still inert");
+  }
+  ic_solver_get_stats(s, &st);
+  cr_assert_eq(st.violations, 0, "%s", what);
+  cr_assert_eq(st.out_of_window, 0, "%s", what);
+  if (out) *out = st;
+  ic_solver_destroy(s);
+  free(ref);
+  free(nt);
+  return after_rebase;
+}
+
+/* One category at a time begins to act in the middle of the run, by each
+ * of its rules, the others from the first record (the usual run: one
+ * category with no event for a long while); both kernels, both thread
+ * modes, with 8 (the lane with it above the seven others'), 5 and 3
+ * categories. */
+Test(solver_inert, each_category_by_each_rule) {
+  uint64_t seed = 1200;
+  static const uint8_t five[] = {IC_CAT_LGALU, IC_CAT_WIN, IC_CAT_IMISS, IC_CAT_DL1, IC_CAT_BMISP};
+  static const struct {
+    const uint8_t *cats;
+    int ncat;
+  } ls[] = {{all8, 8}, {five, 5}, {three, 3}};
+  for (size_t l = 0; l < sizeof ls / sizeof ls[0]; l++)
+    for (int c = 0; c < ls[l].ncat; c++)
+      for (int rule = ACT_PART; rule <= ACT_CD; rule++, seed++) {
+        const uint8_t cat = ls[l].cats[c];
+        if (rule == ACT_CD && cat != IC_CAT_WIN) continue;
+        if (rule == ACT_DROP && !(dg_edge_drop_mask(IC_EDGE_IW) & IC_CATBIT(cat))) continue;
+        size_t at[8];
+        int rules[8];
+        uint64_t x = seed;
+        for (int k = 0; k < ls[l].ncat; k++) {
+          at[k] = k == c ? 20 + tg_rand(&x) % 200 : 0;
+          rules[k] = k == c ? rule : (int)(tg_rand(&x) % 3);
+        }
+        tg g = {0};
+        tg_acts(&g, 250, seed, 30, ls[l].cats, ls[l].ncat, at, rules);
+        check_acts(&g, ls[l].cats, ls[l].ncat, at, seed, 1 + (int)(seed % 2), -1,
+                   (int)(seed / 2 % 2), 24, NULL);
+        tg_free(&g);
+      }
+}
+
+/* Every category starts inert and begins to act at its own point (at the
+ * first record, mid-run, mid-batch, near the end, or never), so the lanes
+ * are laid out again several times with plans in flight; huge latencies
+ * rebase the times (from about record 550 the bases and time 0 differ per
+ * lane) before about half the activations; two threads with the worker on
+ * all, half or none of the lanes, and one. In the second half one record
+ * in eight has only a CBW edge into C once bw acts: where bw is
+ * idealized its C is at time 0, which the solver gives as the lane's base
+ * plus its offset of time 0 (so both must follow the lanes). */
+Test(solver_inert, staggered_activations_with_rebases_and_threads) {
+  uint64_t seed = 1300;
+  int after_rebase = 0;
+  for (int rep = 0; rep < 4; rep++, seed++) {
+    size_t at[8];
+    int rules[8];
+    uint64_t x = seed;
+    const size_t n = 1200;
+    for (int k = 0; k < 8; k++) {
+      uint32_t v = tg_rand(&x) % 8;
+      at[k] = v == 0 ? 0 : v == 1 ? n : 1 + tg_rand(&x) % (n - 1);
+      rules[k] = (int)(tg_rand(&x) % 3);
+    }
+    tg g = {0};
+    tg_acts(&g, n, seed, IC_GRAPH_MAX_EDGE_LAT / 4, all8, 8, at, rules);
+    for (size_t i = n / 2; i < n; i++) {
+      ic_graph_rec *r = &g.r[i];
+      if (i <= at[2] || tg_rand(&x) % 8) continue; /* all8[2]: bw */
+      int m = 0;
+      for (int k = 0; k < r->nedges; k++)
+        if (r->edge[k].kind != IC_EDGE_PC && r->edge[k].kind != IC_EDGE_CC &&
+            r->edge[k].kind != IC_EDGE_CBW)
+          r->edge[m++] = r->edge[k];
+      r->nedges = (uint8_t)m;
+      E1(r, IC_EDGE_CBW, 4, 1, NONE);
+    }
+    tg_stamp(&g);
+    static const int lanes[] = {-1, 128, 0};
+    after_rebase += check_acts(&g, all8, 8, at, seed, 2, lanes[rep % 3], rep % 2, 24, NULL);
+    after_rebase += check_acts(&g, all8, 8, at, seed + 50, 1, -1, (rep + 1) % 2, 24, NULL);
+    tg_free(&g);
+  }
+  cr_assert_gt(after_rebase, 10);
+}
+
+/* A loop of repeated records (memo hits) in which categories begin to act
+ * late (made inert the same way in every instance of a pc, so the memo
+ * still hits): the memo's plans of the old layout must not be taken. */
+Test(solver_inert, memo_across_activations) {
+  tg g = {0};
+  tg_loop(&g, 1500, 1400, 40, 3, 0);
+  g.r[0].nedges = 6;
+  E1(&g.r[0], IC_EDGE_IW, 300, 1, IC_CAT_BW);
+  tg_far_first(&g);
+  for (size_t i = 0; i < g.n; i++) /* the same IW edges per pc, distances apart */
+    if (g.r[i].nedges < IC_MAX_EDGES)
+      E1(&g.r[i], IC_EDGE_IW, 1 + (uint32_t)(i % 7) % 3 + (uint32_t)(i / 7 % 2), 1, IC_CAT_BW);
+  static const size_t at[] = {0, 401, 0, 703, 1102, 0, 1496, 1500};
+  /* a category acts late only in the records of one pc (k % 7), so the
+   * other pcs' records repeat their instances from before it acted */
+  for (size_t i = 0; i < g.n; i++)
+    for (int k = 0; k < 8; k++) {
+      uint64_t x = 1400 + i % 7;
+      if (at[k] >= i || (at[k] && i % 7 != (size_t)k % 7)) make_inert(&g.r[i], all8[k], &x);
+      if (at[k] == i) make_act(&g.r[i], all8[k], (int)(i % 3), &x, 20);
+    }
+  tg_stamp(&g);
+  for (int threads = 1; threads <= 2; threads++) {
+    ic_solver_stats st;
+    check_acts(&g, all8, 8, at, 1400, threads, -1, 0, 64, &st);
+    cr_assert_gt(st.memo_hits, g.n / 3, "%llu memo hits", (unsigned long long)st.memo_hits);
+    cr_assert_eq(st.relabels, 5);
+  }
+  tg_free(&g);
+}
