@@ -84,12 +84,18 @@
  * node: entries of source vector and latency vector or scalar; per-kind and
  * per-category tables built at create keep it short; if the instruction
  * makes a ring grow, the pass runs again on the grown ring). Most records
- * repeat an earlier record of the same pc (93% of the mix workload's), but
- * for the distances of their IW edges (the issue order changes) and for
- * bytes past nparts, which the model does not clear: a memo by pc keeps
- * that record's entries and a mask of the bytes a record must repeat
- * (memo_mask), so only the source vectors are looked up again, IW sources
- * by the new record's distances. Evaluating (exec_plan): each node's vector
+ * repeat an earlier record of the same pc, but for the distances of their
+ * PR, PP, FU, IBW, MSHR and IW edges (the producer, the earlier miss and
+ * the issue order change from instance to instance) and for bytes past
+ * nparts, which the model does not clear: a memo by pc keeps that record's
+ * entries and a mask of the bytes a record must repeat (memo_mask), so only
+ * the source vectors are looked up again, those edges' by the new record's
+ * distances (each within its ring's window, else the full pass grows it).
+ * Memo hits on 100k records from record 150k: mix 100%; with --skip 20M
+ * mix 12% -> 74%, lua 39% -> 81%, stencil 78% -> 83% when PR, PP, FU, IBW
+ * and MSHR distances were added to IW's (IBW and PR distances were most
+ * misses; the rest: DD edges with other stall residuals, RE waits).
+ * Evaluating (exec_plan): each node's vector
  * is computed in one fused pass over the subsets (k_node: AVX2 with 64 or
  * 32 subsets in registers where the CPU has it, portable vector code
  * otherwise), starting from a scalar edge rather than time 0 where the node
@@ -218,6 +224,9 @@ struct kind_info {
   uint32_t skipm; /* 1 << the bit of drop (or of win for two) if >= 4 * LANES, else 0 */
   ic_catmask acts; /* chosen categories an edge of this kind makes act unless it keeps
                       them (its drop mask; win for CD) */
+  uint8_t vdist;   /* its distance differs between instances of an instruction (a
+                      producer, an earlier miss or issue): the memo looks the source
+                      up by the record's distance (PR, PP, FU, IBW, MSHR, IW) */
 };
 
 /* catpos[category id]: position + 1 of a chosen category (CP_POS bits), 0
@@ -273,6 +282,7 @@ struct msrc {
   uint8_t srcnode;
   int8_t ring;
   uint8_t edge; /* the record's edge it comes from */
+  uint8_t var;  /* at dist of the record's edge (kind_info.vdist) */
 };
 
 /* Plans of recent instructions by pc, to reuse when an instruction's edges
@@ -292,7 +302,10 @@ struct memo {
   uint8_t ni[IC_NODE_COUNT], vf[IC_NODE_COUNT];
   uint32_t bhi;
   uint32_t cskipmin[IC_NODE_COUNT];
-  uint8_t niw, iw[IC_MAX_EDGES]; /* which edges are IW */
+  /* the edges whose distance a record may change (kind_info.vdist), and
+   * the ring each reads */
+  uint8_t nvd, vd[IC_MAX_EDGES];
+  int8_t vring[IC_MAX_EDGES];
   ic_edge edge[IC_MAX_EDGES];
   /* the bytes of edge[] that a record must repeat (same_edges) */
   uint8_t emask[IC_MAX_EDGES * sizeof(ic_edge)];
@@ -1033,6 +1046,8 @@ static void set_layout(ic_solver *s) {
     int kb = ki->two ? s->win_pos : ki->drop;
     ki->skipm = kb >= 0 && (1u << kb) >= 4 * LANES ? 1u << kb : 0;
     ki->acts = (dm | (k == IC_EDGE_CD ? IC_CATBIT(IC_CAT_WIN) : 0)) & s->chosen;
+    ki->vdist = k == IC_EDGE_PR || k == IC_EDGE_PP || k == IC_EDGE_FU || k == IC_EDGE_IBW ||
+                k == IC_EDGE_MSHR || k == IC_EDGE_IW;
   }
 }
 
@@ -1335,29 +1350,31 @@ static inline struct memo *memo_slot(const ic_solver *s, uint64_t pc) {
 }
 
 /* Do edges a and b (n each; a planned) mean the same but for the
- * distances of IW edges, each of b's within the E ring's window (or its
- * cap) and not 0? Compared field by field: the bytes of parts past nparts
- * (and padding) are not part of a record's meaning, and the model need not
- * clear them. Most IW distances change from one dynamic instance to the
- * next (the issue order does); the plan's entries do not. */
+ * distances of PR, PP, FU, IBW, MSHR and IW edges, each of b's within its
+ * ring's window (or its cap) and not 0? Compared field by field: the bytes
+ * of parts past nparts (and padding) are not part of a record's meaning,
+ * and the model need not clear them. Those distances change from one
+ * dynamic instance to the next (the producer, the earlier miss, the issue
+ * order do); the plan's entries do not. */
 _Static_assert(offsetof(ic_edge, dist) == 4 && offsetof(ic_edge, part) == 8 &&
                    sizeof(ic_lat_part) == 8 && offsetof(ic_lat_part, cat) == 4 &&
                    offsetof(ic_lat_part, cycles) == 0,
                "memo_mask: an edge is kind, nparts, flags, keep, dist, then parts of "
                "cycles, cat and padding");
 /* Which bytes of m's edges a record must repeat to reuse its plan: kind,
- * nparts, flags, keep, dist (not of IW edges) and the cycles and category
- * of the parts below nparts. */
-static void memo_mask(struct memo *m) {
+ * nparts, flags, keep, dist (not of the kinds with kind_info.vdist) and
+ * the cycles and category of the parts below nparts. */
+static void memo_mask(const ic_solver *s, struct memo *m) {
   memset(m->emask, 0, sizeof m->emask);
-  m->niw = 0;
+  m->nvd = 0;
   for (int k = 0; k < m->nedges; k++) {
     uint8_t *b = m->emask + (size_t)k * sizeof(ic_edge);
     const ic_edge *e = &m->edge[k];
     memset(b, 0xff, offsetof(ic_edge, dist));
-    if (e->kind == IC_EDGE_IW)
-      m->iw[m->niw++] = (uint8_t)k;
-    else
+    if (s->kinfo[e->kind].vdist) {
+      m->vring[m->nvd] = s->kinfo[e->kind].ring;
+      m->vd[m->nvd++] = (uint8_t)k;
+    } else
       memset(b + offsetof(ic_edge, dist), 0xff, sizeof e->dist);
     for (int p = 0; p < e->nparts && p < IC_MAX_PARTS; p++)
       memset(b + offsetof(ic_edge, part) + (size_t)p * sizeof(ic_lat_part), 0xff,
@@ -1378,11 +1395,9 @@ __attribute__((target("avx2"))) static int masked_equal_avx2(const void *a, cons
 }
 #endif
 
-/* Does record r repeat memo m's edges (memo_mask), with each IW distance
- * within the E ring's window (or its cap) and not 0? Most IW distances
- * change from one dynamic instance to the next (the issue order does); the
- * plan's entries do not, and the bytes of parts past nparts (and padding)
- * are not part of a record's meaning: the model need not clear them. */
+/* Does record r repeat memo m's edges (memo_mask), with each distance the
+ * memo ignores within its ring's window (or its cap: else the ring grows
+ * first) and not 0 (malformed: the full pass says so)? */
 static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_rec *r) {
   const size_t bytes = ((size_t)m->nedges * sizeof(ic_edge) + 31) / 32 * 32;
 #ifdef HAVE_AVX2_KERNEL
@@ -1399,9 +1414,10 @@ static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_r
       if ((x ^ y) & k) return 0;
     }
   }
-  for (int k = 0; k < m->niw; k++) {
-    const uint32_t d = r->edge[m->iw[k]].dist;
-    if (d == 0 || (d >= s->w[RING_E] && s->w[RING_E] < s->wmax)) return 0;
+  for (int k = 0; k < m->nvd; k++) {
+    const uint32_t d = r->edge[m->vd[k]].dist;
+    const int ring = m->vring[k];
+    if (d == 0 || (d >= s->w[ring] && s->w[ring] < s->wmax)) return 0;
   }
   return 1;
 }
@@ -1454,7 +1470,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     for (int k = 0; k < m->nent; k++) {
       pl->e[k] = m->e[k];
       struct msrc ms = m->src[k];
-      if (ms.ring == RING_E || ms.ring == RING_R) ms.dist = r->edge[ms.edge].dist;
+      if (ms.var) ms.dist = r->edge[ms.edge].dist;
       pl->e[k].src = resolve_source(s, pl, &ms, seq, idx, &oow);
     }
     grow = m->grow;
@@ -1482,7 +1498,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   do {                                                                             \
     int n_ = cnt[node][cls]++;                                                     \
     tmp[node][cls][n_] = (pe_);                                                    \
-    tsrc[node][cls][n_] = (struct msrc){(d_), (ki_)->srcnode, (ki_)->ring, (uint8_t)k}; \
+    tsrc[node][cls][n_] = (struct msrc){(d_), (ki_)->srcnode, (ki_)->ring, (uint8_t)k,   \
+                                        (ki_)->vdist && (d_) == dist};                  \
   } while (0)
   for (;;) {
     uint64_t need[RING_COUNT] = {0};
@@ -1558,7 +1575,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
         {
           int n_ = cnt[node][PE_BLOCK]++;
           tmp[node][PE_BLOCK][n_] = (struct pe){NULL, NULL, 0, hi, 0};
-          tsrc[node][PE_BLOCK][n_] = (struct msrc){dist, IC_NODE_R, RING_R, (uint8_t)k};
+          tsrc[node][PE_BLOCK][n_] = (struct msrc){dist, IC_NODE_R, RING_R, (uint8_t)k, 1};
           if (dist > need[RING_R]) need[RING_R] = dist;
         }
         continue;
@@ -1628,7 +1645,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   m->nedges = (uint8_t)nedges;
   pl->bhi = m->bhi = bhi;
   memcpy(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge));
-  memo_mask(m);
+  memo_mask(s, m);
   uint8_t off = 0;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     pl->off[node] = m->off[node] = off;

@@ -1380,3 +1380,68 @@ Test(solver_inert, memo_across_activations) {
   }
   tg_free(&g);
 }
+
+/* The memo takes a record for an earlier one of its pc when the distances
+ * of its PR, PP, FU, IBW, MSHR and IW edges differ (the producer, the
+ * earlier miss, the issue order change between instances), looking each
+ * source up by the record's own distance; a distance past a ring's window
+ * (the ring must grow first) or 0 (malformed) is not taken. A loop whose
+ * instances draw those distances anew, in both thread modes and kernels,
+ * from a 512-instruction window (tg_far_first); at record j ~ 900 an
+ * instance repeats its pc's previous one but for a PR distance of 1000
+ * (before the first record: time 0): the P ring must grow there, as from
+ * record 1000 on distances reach 600 back (sources from record 400 on,
+ * which a growth at j keeps; if the memo took j, the ring would grow only
+ * at the first such edge and lose its source: out of window). */
+Test(solver, memo_ignores_data_dependent_distances) {
+  tg g = {0};
+  tg_loop(&g, 2000, 1500, 40, 5, 0);
+  g.r[0].nedges = 6;
+  tg_far_first(&g);
+  uint64_t x = 1500;
+  for (size_t i = 1; i < g.n; i++) {
+    ic_graph_rec *r = &g.r[i];
+    if (i % 7 == 3 && r->nedges + 2 <= IC_MAX_EDGES) { /* one pc: FU and MSHR as well */
+      E0(r, IC_EDGE_FU, 1);
+      E1(r, IC_EDGE_MSHR, 2, 1, NONE);
+    }
+    if (i % 7 == 5 && r->nedges < IC_MAX_EDGES) E0(r, IC_EDGE_IBW, 3);
+    for (int k = 0; k < r->nedges; k++) {
+      ic_edge *e = &r->edge[k];
+      const int var = e->kind == IC_EDGE_PR || e->kind == IC_EDGE_PP || e->kind == IC_EDGE_FU ||
+                      e->kind == IC_EDGE_IBW || e->kind == IC_EDGE_MSHR;
+      if (var) e->dist = 1 + tg_rand(&x) % (i >= 1000 && tg_rand(&x) % 50 == 0 ? 600 : 60);
+    }
+  }
+  size_t j = 900;
+  int pr = -1;
+  for (; j < 950 && pr < 0; j++)
+    for (int k = 0; k < g.r[j].nedges; k++)
+      if (g.r[j].edge[k].kind == IC_EDGE_PR) pr = k;
+  j--;
+  cr_assert_geq(pr, 0, "a record with a PR edge near 900");
+  memcpy(g.r[j].edge, g.r[j - 7].edge, sizeof g.r[j].edge);
+  g.r[j].edge[pr].dist = 1000;
+  tg_stamp(&g);
+  for (int threads = 1; threads <= 2; threads++) {
+    ic_solver_stats st = check_mode(&g, 1500, all8, 8, threads, -1, threads & 1, 64);
+    cr_assert_gt(st.memo_hits, g.n / 2, "%llu memo hits", (unsigned long long)st.memo_hits);
+    cr_assert_eq(st.window, 1024, "window %llu", (unsigned long long)st.window);
+    cr_assert_eq(st.out_of_window, 0, "%llu out of window, %d threads",
+                 (unsigned long long)st.out_of_window, threads);
+    st = check_mode(&g, 1501, three, 3, threads, -1, ~threads & 1, 64);
+    cr_assert_gt(st.memo_hits, g.n / 2, "%llu memo hits", (unsigned long long)st.memo_hits);
+    cr_assert_eq(st.out_of_window, 0);
+  }
+  /* an instance with a PR distance of 0 is malformed, memo or not */
+  ic_solver *s = NULL;
+  ic_err err = {{0}};
+  cr_assert_eq(ic_solver_create(&s, all8, 8, &err), IC_OK);
+  cr_assert_eq(ic_solver_feed(s, g.r, j, &err), IC_OK, "%s", err.msg);
+  ic_graph_rec bad = g.r[j];
+  memcpy(bad.edge, g.r[j - 7].edge, sizeof bad.edge);
+  bad.edge[pr].dist = 0;
+  cr_assert_eq(ic_solver_feed(s, &bad, 1, &err), IC_EINPUT);
+  ic_solver_destroy(s);
+  tg_free(&g);
+}
