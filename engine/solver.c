@@ -91,10 +91,12 @@
  * entries and a mask of the bytes a record must repeat (memo_mask), so only
  * the source vectors are looked up again, those edges' by the new record's
  * distances (each within its ring's window, else the full pass grows it).
- * Memo hits on 100k records from record 150k: mix 100%; with --skip 20M
- * mix 12% -> 74%, lua 39% -> 81%, stencil 78% -> 83% when PR, PP, FU, IBW
- * and MSHR distances were added to IW's (IBW and PR distances were most
- * misses; the rest: DD edges with other stall residuals, RE waits).
+ * A pc's records come in a few variants (a stall residual on DD or not,
+ * other RE waits, an IW edge or not): the memos form sets of MEMO_WAYS by
+ * pc. Memo hits on 100k records from record 150k: mix 100%; with --skip
+ * 20M mix 12% -> 74% -> 99.7%, lua 39% -> 81% -> 99.6%, stencil 78% ->
+ * 83% -> 99.2% when PR, PP, FU, IBW and MSHR distances were added to IW's
+ * (IBW and PR distances were most misses), then with 4 ways.
  * Evaluating (exec_plan): each node's vector
  * is computed in one fused pass over the subsets (k_node: AVX2 with 64 or
  * 32 subsets in registers where the CPU has it, portable vector code
@@ -292,9 +294,11 @@ struct msrc {
  * gen equals the solver's mgen, which changes when the latency-vector store
  * is cleared or the window cap changes (growth alone keeps them valid: a
  * planned record's distances all fit its windows or their cap). */
-#define MEMO_SLOTS 1024u
+#define MEMO_SETS 1024u
+#define MEMO_WAYS 4u
 struct memo {
   uint64_t pc, gen;
+  uint64_t use;   /* when it was last planned or taken (s->mclock) */
   uint64_t far_c; /* the far CD distance it sets, or 0 */
   int64_t grow;   /* sum of its edges' latencies */
   uint8_t nedges, nent;
@@ -388,7 +392,12 @@ struct ic_solver {
   ic_solver_stats st;        /* the planner's counts (violations: see below) */
   /* Written by whichever thread evaluates plans: */
   struct xenv xs;            /* the planning thread's */
-  struct memo *memo;         /* [MEMO_SLOTS] */
+  /* memos of recent records by pc: sets of MEMO_WAYS memos, so that a pc
+   * whose records come in a few variants (a stall residual on DD or not, an
+   * IW edge or not) finds each; the set's most recently taken first */
+  struct memo *memo;         /* [MEMO_SETS * MEMO_WAYS] */
+  uint8_t *mru;              /* [MEMO_SETS] */
+  uint64_t mclock;
   uint64_t mgen;             /* generation of valid memos (>= 1) */
   uint32_t split;            /* two-thread mode: the worker's lanes are [0, split) */
   int split_fixed;           /* set by ic_solver_set_split, else adaptive */
@@ -1111,7 +1120,8 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   ok = (s->lslot = calloc((size_t)2 * s->lcap, sizeof *s->lslot)) && ok;
   ok = (s->lvec = vec_alloc_raw((size_t)s->lcap * s->np, sizeof(int32_t))) && ok;
   ok = (s->one = vec_alloc_raw(1, sizeof *s->one)) && ok;
-  ok = (s->memo = calloc(MEMO_SLOTS, sizeof *s->memo)) && ok;
+  ok = (s->memo = calloc((size_t)MEMO_SETS * MEMO_WAYS, sizeof *s->memo)) && ok;
+  ok = (s->mru = calloc(MEMO_SETS, 1)) && ok;
   s->mgen = 1;
   if (!ok || !rings_alloc(s->ring, s->w, s->np)) {
     for (int k = 0; k < RING_COUNT; k++) s->ring[k] = NULL;
@@ -1138,6 +1148,7 @@ void ic_solver_destroy(ic_solver *s) {
   free(s->lvec);
   free(s->one);
   free(s->memo);
+  free(s->mru);
   free(s->bitm);
   free(s->lane_of);
   free(s->lmap);
@@ -1345,8 +1356,8 @@ static inline const int32_t *resolve_source(const ic_solver *s, const struct pla
   return s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * s->np;
 }
 
-static inline struct memo *memo_slot(const ic_solver *s, uint64_t pc) {
-  return &s->memo[(uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 54) & (MEMO_SLOTS - 1)];
+static inline uint32_t memo_set(uint64_t pc) {
+  return (uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 54) & (MEMO_SETS - 1);
 }
 
 /* Do edges a and b (n each; a planned) mean the same but for the
@@ -1451,14 +1462,23 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   if (nedges > IC_MAX_EDGES) return malformed(r, err);
   uint64_t oow = 0;
   int64_t grow;
-  struct memo *m = memo_slot(s, r->pc);
+  const uint32_t set = memo_set(r->pc);
+  struct memo *const ways = s->memo + (size_t)set * MEMO_WAYS, *m = NULL;
   plan_outputs(s, pl, seq);
+  for (uint32_t w = 0; w < MEMO_WAYS; w++) {
+    struct memo *c = &ways[(s->mru[set] + w) & (MEMO_WAYS - 1)];
+    if (c->pc == r->pc && c->gen == s->mgen && c->nedges == nedges && same_edges(s, c, r)) {
+      m = c;
+      break;
+    }
+  }
 
-  if (m->gen == s->mgen && m->pc == r->pc && m->nedges == nedges &&
-      same_edges(s, m, r)) {
+  if (m) {
     /* The same edges as a record already planned (and checked), but for
-     * the distances of IW edges (the entries are the same; their sources
-     * are looked up by the record's distances). */
+     * the distances the memo ignores (the entries are the same; their
+     * sources are looked up by the record's distances). */
+    m->use = ++s->mclock;
+    s->mru[set] = (uint8_t)(m - ways);
     memcpy(pl->off, m->off, sizeof pl->off);
     memcpy(pl->nv, m->nv, sizeof pl->nv);
     memcpy(pl->ns, m->ns, sizeof pl->ns);
@@ -1635,6 +1655,18 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   }
 #undef ADD_ENTRY
   if (far_c) s->far_c = far_c;
+
+  /* the memo to replace: an invalid one, else the least recently used */
+  m = ways;
+  for (uint32_t w = 0; w < MEMO_WAYS; w++) {
+    if (ways[w].gen != s->mgen) {
+      m = &ways[w];
+      break;
+    }
+    if (ways[w].use < m->use) m = &ways[w];
+  }
+  m->use = ++s->mclock;
+  s->mru[set] = (uint8_t)(m - ways);
 
   /* The plan (per node its vector, scalar and conditional entries), and
    * the memo of it for this pc. */

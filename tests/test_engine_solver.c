@@ -1445,3 +1445,31 @@ Test(solver, memo_ignores_data_dependent_distances) {
   ic_solver_destroy(s);
   tg_free(&g);
 }
+
+/* A pc whose records come in a few variants (the model's DD edge with or
+ * without a stall residual, an IW edge or not) finds each in its memo set
+ * (4 ways): a loop of 7 pcs, each instance one of 3 random variants of its
+ * pc, hits the memo but for the first sight of each variant (and after
+ * the lanes are laid out again). */
+Test(solver, memo_keeps_variants_of_a_pc) {
+  tg tmpl = {0};
+  tg_random(&tmpl, 21, 1600, 30, 8);
+  tg g = {0};
+  uint64_t x = 1600;
+  for (size_t i = 0; i < 3000; i++) {
+    ic_graph_rec *r = tg_inst(&g);
+    const ic_graph_rec *t = &tmpl.r[(i % 7) * 3 + tg_rand(&x) % 3];
+    r->pc = 0x20000 + 4 * (i % 7);
+    r->nedges = t->nedges;
+    memcpy(r->edge, t->edge, sizeof r->edge);
+  }
+  tg_free(&tmpl);
+  g.r[0].nedges = 6;
+  tg_far_first(&g);
+  tg_stamp(&g);
+  for (int threads = 1; threads <= 2; threads++) {
+    ic_solver_stats st = check_mode(&g, 1600, all8, 8, threads, -1, threads & 1, 64);
+    cr_assert_gt(st.memo_hits, g.n - g.n / 20, "%llu memo hits", (unsigned long long)st.memo_hits);
+  }
+  tg_free(&g);
+}
