@@ -1487,11 +1487,29 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     memcpy(pl->vf, m->vf, sizeof pl->vf);
     pl->bhi = m->bhi;
     memcpy(pl->cskipmin, m->cskipmin, sizeof pl->cskipmin);
+    /* resolve_source with each ring's bounds taken once: a source d back
+     * is in the ring if 0 < d <= ok[ring] */
+    uint64_t ok[RING_COUNT];
+    for (int k = 0; k < RING_COUNT; k++) {
+      uint64_t o = idx < s->w[k] - 1 ? idx : s->w[k] - 1;
+      ok[k] = seq - s->valid_lo[k] < o ? seq - s->valid_lo[k] : o;
+    }
+    const size_t np = s->np;
     for (int k = 0; k < m->nent; k++) {
       pl->e[k] = m->e[k];
-      struct msrc ms = m->src[k];
-      if (ms.var) ms.dist = r->edge[ms.edge].dist;
-      pl->e[k].src = resolve_source(s, pl, &ms, seq, idx, &oow);
+      const struct msrc *ms = &m->src[k];
+      const uint64_t d = ms->var ? r->edge[ms->edge].dist : ms->dist;
+      const int ring = ms->ring;
+      const int32_t *src;
+      if (!d) {
+        src = pl->out[ms->srcnode];
+      } else if (d <= ok[ring]) {
+        src = s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * np;
+      } else {
+        src = s->zero;
+        oow += d <= idx;
+      }
+      pl->e[k].src = src;
     }
     grow = m->grow;
     if (m->far_c) s->far_c = m->far_c;
