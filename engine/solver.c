@@ -103,11 +103,19 @@
  * otherwise), starting from a scalar edge rather than time 0 where the node
  * has one, and lane 0 (subset {}) is compared with the record's stamps.
  *
- * Where the time goes (callgrind, 100k mix records with IW edges from
- * record 150k, 8 categories, one thread): about 2780 instructions a record,
- * planning 670 (a memo hit: about 30 per entry to copy it and look up its
- * source), the memo check 120, evaluation 1730 (the node kernels) + 180
- * (exec_plan: baseline check, prefetches). Of the 1730 about 700 are the
+ * Where the time goes (callgrind, 100k records, 8 categories, one thread,
+ * instructions a record). Mix from its first record (every category acts,
+ * 256 lanes): 3285, planning (memo check included) about 1130, evaluation
+ * about 2120 (kernels 1900, exec_plan 210): the lanes dominate. Mix from
+ * record 150k (bmisp, lgalu, imiss inert: 32 lanes): 1635, planning about
+ * 900 (a memo hit: about 20 per entry to copy it and look up its source,
+ * the masked compare about 120), evaluation about 730. With --skip 20M and
+ * 32 or 128 lanes: mix 1770, lua 1789, stencil 2387 (128 lanes). With 3
+ * categories (8 lanes) 1500 to 1700, nearly all planning. Before the
+ * inert lanes and the memo's ignored distances and ways (the figures
+ * below are of then): mix from record 150k 2780 (planning 670, the memo
+ * check 120, evaluation 1730 (the node kernels) + 180 (exec_plan: baseline
+ * check, prefetches)), mix --skip 20M 6375 (12% memo hits). Of the 1730 about 700 are the
  * vector adds, maxima, loads and stores (20 node blocks of 64 lanes: a
  * start and a store each; about 19 entry blocks), the rest per node setup,
  * per entry pointers and skip tests, and the IW blocks. Tried and not kept:
@@ -131,7 +139,11 @@
  * records; it was not kept.
  *
  * Threads. Lanes are independent, and a plan holds everything its
- * evaluation needs. In two-thread mode the caller's thread plans into a
+ * evaluation needs. The pipeline below runs at the pace of its slower side:
+ * with 256 lanes evaluated the worker has about 65% of the instructions
+ * (2120 of 3285 a record: at most 1.55x of one thread; measured 2.28 /
+ * 1.62 M/s = 1.41x before the changes above), with 32 lanes the two sides
+ * are about even (900 planning, 730 evaluating: up to about 1.8x). In two-thread mode the caller's thread plans into a
  * queue and evaluates the upper lanes [split, np) of each plan at once; a
  * worker evaluates the lower lanes [0, split) of the queued plans in order,
  * up to QCAP plans behind (by default split = np: the planner only plans,
