@@ -27,7 +27,10 @@
  * (set_layout) and copies every live ring row, base and time 0 into the
  * new layout, each new lane from its subset without the categories that
  * were inert; the latency store and the memos are of the old layout and
- * are cleared. That costs a pass over the live rows (a few million
+ * are cleared. Ring rows hold only the lanes evaluated (anp int32s, so
+ * the rows of a few lanes lie close together: fewer pages and cache sets
+ * touched); a relabel that adds lanes copies the live rows into new
+ * rings. That costs a pass over the live rows (a few million
  * instructions at a 4096 window) at most once per category and run. On
  * the suite's workloads after a 20M skip imiss never acts in 300k records,
  * and on most of them two more categories do not (dl1, dmiss, bmisp or
@@ -384,7 +387,9 @@ struct ic_solver {
   int32_t *bitm;    /* [ncat][np]: -1 where subset has bit k, else 0 */
   uint64_t w[RING_COUNT];    /* window of each ring (power of two) */
   uint64_t wmax;             /* cap of every ring's window */
-  int32_t *ring[RING_COUNT]; /* [w][np] each */
+  int32_t *ring[RING_COUNT]; /* [w][rs] each */
+  uint32_t rs;               /* a ring row's int32s: anp (the lanes evaluated), so
+                                the rows of a few lanes lie close together */
   int32_t *scratch[4];       /* R, E, and two for rebase */
   /* Latency vectors by edge shape (lat_key): a vector, once built, stays
    * unchanged until the store is cleared (plans in flight point to it). */
@@ -1135,7 +1140,8 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   ok = (s->memo = calloc((size_t)MEMO_SETS * MEMO_WAYS, sizeof *s->memo)) && ok;
   ok = (s->mru = calloc(MEMO_SETS, 1)) && ok;
   s->mgen = 1;
-  if (!ok || !rings_alloc(s->ring, s->w, s->np)) {
+  s->rs = LANES; /* set_layout below: nothing has acted, anp = LANES */
+  if (!ok || !rings_alloc(s->ring, s->w, s->rs)) {
     for (int k = 0; k < RING_COUNT; k++) s->ring[k] = NULL;
     ic_solver_destroy(s);
     return ic_fail(err, IC_ERUN, "solver: out of memory (%d categories)", ncat);
@@ -1194,7 +1200,7 @@ static ic_status grow_window(ic_solver *s, int k, uint64_t need, ic_err *err) {
   uint64_t w = s->w[k], old = s->w[k];
   while (w <= need && w < s->wmax) w *= 2;
   if (w == old) return IC_OK;
-  const uint32_t rw = s->np;
+  const uint32_t rw = s->rs;
   int32_t *r = vec_alloc_raw(w * rw, sizeof(int32_t));
   if (!r)
     return ic_fail(err, IC_ERUN, "solver: out of memory growing the window to %llu instructions",
@@ -1207,7 +1213,7 @@ static ic_status grow_window(ic_solver *s, int k, uint64_t need, ic_err *err) {
   s->w[k] = w;
   s->valid_lo[k] = lo;
   s->st.window = max_window(s);
-  if (k == RING_C && s->last_c) s->last_c = r + ((s->next - 1) & (w - 1)) * s->np;
+  if (k == RING_C && s->last_c) s->last_c = r + ((s->next - 1) & (w - 1)) * rw;
   return IC_OK;
 }
 
@@ -1226,7 +1232,7 @@ static void rebase(ic_solver *s) {
   k_fill(mx, FLOOR, anp);
   for (int k = 0; k < RING_COUNT; k++)
     for (uint64_t q = live_lo(s, k); q < s->next; q++) {
-      const int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->np;
+      const int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->rs;
       for (uint32_t x = 0; x < anp; x++) mx[x] = v[x] > mx[x] ? v[x] : mx[x];
     }
   int32_t *delta = s->scratch[3];
@@ -1241,7 +1247,7 @@ static void rebase(ic_solver *s) {
   }
   for (int k = 0; k < RING_COUNT; k++)
     for (uint64_t q = live_lo(s, k); q < s->next; q++) {
-      int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->np;
+      int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->rs;
       for (uint32_t x = 0; x < anp; x++) {
         if (!delta[x]) continue;
         int64_t y = (int64_t)v[x] - delta[x];
@@ -1273,8 +1279,14 @@ static void lstore_clear(ic_solver *s) {
  * without them was evaluated). Plans and memos hold lane bits and latency
  * vectors of the old layout: the pipeline drains first, and the store and
  * the memos are cleared. Rare: once per category that acts, at most. */
-static void relabel(ic_solver *s, ic_catmask acted) {
+static ic_status relabel(ic_solver *s, ic_catmask acted, ic_err *err) {
   pipe_drain(s);
+  /* rings of rows of anp lanes (new ones when anp grows), allocated
+   * before anything changes */
+  int32_t *nr[RING_COUNT];
+  const uint32_t ors = s->rs, nanp = ((1u << __builtin_popcount(acted)) + LANES - 1) / LANES * LANES;
+  if (nanp != ors && !rings_alloc(nr, s->w, nanp))
+    return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", nanp);
   int8_t old[IC_SOLVER_MAX_CATS];
   const ic_catmask was = s->acted;
   for (int k = 0; k < s->ncat; k++) old[k] = s->pos[s->cats[k]];
@@ -1288,12 +1300,20 @@ static void relabel(ic_solver *s, ic_catmask acted) {
     s->lmap[x] = o;
   }
   int32_t *tmp = s->scratch[0];
-  for (int k = 0; k < RING_COUNT; k++)
+  for (int k = 0; k < RING_COUNT; k++) {
     for (uint64_t q = live_lo(s, k); q < s->next; q++) {
-      int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->np;
+      const int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * ors;
       for (uint32_t x = 0; x < anp; x++) tmp[x] = v[s->lmap[x]];
-      memcpy(v, tmp, anp * sizeof *v);
+      memcpy((anp != ors ? nr[k] : s->ring[k]) + (q & (s->w[k] - 1)) * anp, tmp,
+             anp * sizeof *tmp);
     }
+    if (anp != ors) {
+      free(s->ring[k]);
+      s->ring[k] = nr[k];
+    }
+  }
+  s->rs = anp;
+  if (s->last_c) s->last_c = s->ring[RING_C] + ((s->next - 1) & (s->w[RING_C] - 1)) * anp;
   for (uint32_t x = 0; x < anp; x++) {
     tmp[x] = s->zero[s->lmap[x]];
     s->btmp[x] = s->base[s->lmap[x]];
@@ -1305,6 +1325,7 @@ static void relabel(ic_solver *s, ic_catmask acted) {
   s->lused = 0;
   s->mgen++;
   s->st.relabels++;
+  return IC_OK;
 }
 
 /* The latency vector of an edge shape, from the store or built into it;
@@ -1365,7 +1386,7 @@ static inline const int32_t *resolve_source(const ic_solver *s, const struct pla
     (*oow)++;
     return s->zero;
   }
-  return s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * s->np;
+  return s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * s->rs;
 }
 
 static inline uint32_t memo_set(uint64_t pc) {
@@ -1447,11 +1468,12 @@ static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_r
 
 /* The destination vectors of instruction seq. */
 static inline void plan_outputs(const ic_solver *s, struct plan *pl, uint64_t seq) {
-  pl->out[IC_NODE_D] = s->ring[RING_D] + (seq & (s->w[RING_D] - 1)) * s->np;
-  pl->out[IC_NODE_R] = s->ring[RING_R] + (seq & (s->w[RING_R] - 1)) * s->np;
-  pl->out[IC_NODE_E] = s->ring[RING_E] + (seq & (s->w[RING_E] - 1)) * s->np;
-  pl->out[IC_NODE_P] = s->ring[RING_P] + (seq & (s->w[RING_P] - 1)) * s->np;
-  pl->out[IC_NODE_C] = s->ring[RING_C] + (seq & (s->w[RING_C] - 1)) * s->np;
+  const size_t rs = s->rs;
+  pl->out[IC_NODE_D] = s->ring[RING_D] + (seq & (s->w[RING_D] - 1)) * rs;
+  pl->out[IC_NODE_R] = s->ring[RING_R] + (seq & (s->w[RING_R] - 1)) * rs;
+  pl->out[IC_NODE_E] = s->ring[RING_E] + (seq & (s->w[RING_E] - 1)) * rs;
+  pl->out[IC_NODE_P] = s->ring[RING_P] + (seq & (s->w[RING_P] - 1)) * rs;
+  pl->out[IC_NODE_C] = s->ring[RING_C] + (seq & (s->w[RING_C] - 1)) * rs;
 }
 
 /* Plans record r into *pl: checks it, resolves every edge's source vector
@@ -1506,7 +1528,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
       uint64_t o = idx < s->w[k] - 1 ? idx : s->w[k] - 1;
       ok[k] = seq - s->valid_lo[k] < o ? seq - s->valid_lo[k] : o;
     }
-    const size_t np = s->np;
+    const size_t rs = s->rs;
     for (int k = 0; k < m->nent; k++) {
       pl->e[k] = m->e[k];
       const struct msrc *ms = &m->src[k];
@@ -1516,7 +1538,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
       if (!d) {
         src = pl->out[ms->srcnode];
       } else if (d <= ok[ring]) {
-        src = s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * np;
+        src = s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * rs;
       } else {
         src = s->zero;
         oow += d <= idx;
@@ -1667,7 +1689,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     int again = 0;
     acts &= s->chosen & ~s->acted;
     if (acts) { /* new lanes to evaluate (clears the store) */
-      relabel(s, s->acted | acts);
+      if ((st = relabel(s, s->acted | acts, err)) != IC_OK) return st;
       again = 1;
     } else if (full) {
       pipe_drain(s);
@@ -1731,7 +1753,7 @@ planned:
   pl->seq = seq;
   pl->anp = s->anp;
   memcpy(pl->t, r->t, sizeof pl->t);
-  const uint32_t np = s->np;
+  const uint32_t np = s->rs;
   const uint64_t ahead = seq + 4;
   pl->pf[0] = (const char *)(s->ring[RING_P] + (ahead & (s->w[RING_P] - 1)) * np);
   pl->pf[1] = (const char *)(s->ring[RING_C] + (ahead & (s->w[RING_C] - 1)) * np);
@@ -1826,7 +1848,7 @@ void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions) {
   s->mgen++;
   for (int k = 0; k < RING_COUNT; k++) {
     if (s->w[k] <= w) continue;
-    int32_t *r = vec_alloc_raw(w * s->np, sizeof(int32_t));
+    int32_t *r = vec_alloc_raw(w * s->rs, sizeof(int32_t));
     if (!r) continue; /* keep the larger window */
     free(s->ring[k]);
     s->ring[k] = r;
