@@ -12,10 +12,11 @@
 # workload if it has been built, else a small pointer-chasing/branching C
 # program compiled here with the RISC-V cross compiler.
 #
-# CALLGRIND=1 adds the graph hook's overhead in executed instructions
-# (valgrind --tool=callgrind, --max ${CG_MAX:-200000}): the ratio of the
-# hook-on to hook-off counts after subtracting a --max 1 run (start-up),
-# which, unlike CPU seconds, does not depend on the load of a shared machine.
+# CALLGRIND=1 adds the graph hook's overhead in executed instructions and in
+# a cycle estimate (valgrind --tool=callgrind with its cache and branch
+# simulators, --max ${CG_MAX:-200000}): the ratio of the hook-on to hook-off
+# counts after subtracting a --max 1 run (start-up), which, unlike CPU
+# seconds, does not depend on the load of a shared machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -85,15 +86,28 @@ row "graph hook discard" --graph discard
 
 if [ "${CALLGRIND:-0}" = 1 ]; then
   command -v valgrind >/dev/null || { echo "bench_model: valgrind not found" >&2; exit 2; }
-  ir() { # instructions executed by `icost sim ARGS`
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$icost" sim "$@" "${prog[@]}" 2>&1 >/dev/null |
-      awk '/Collected :/{print $NF}'
+  # executed instructions and a cycle estimate of `icost sim ARGS` (callgrind
+  # with its cache and branch simulators): Ir + 10 x L1 misses + 100 x LL
+  # misses + 15 x mispredicted branches, which, unlike CPU seconds, does not
+  # depend on the load of a shared machine and, unlike Ir alone, sees the
+  # misses and mispredictions a hook adds
+  cg() {
+    local f
+    f=$(mktemp)
+    valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes --callgrind-out-file="$f" \
+      "$icost" sim "$@" "${prog[@]}" >/dev/null 2>&1
+    awk '/^events:/{for(i=2;i<=NF;i++)ev[i-1]=$i} /^summary:/{for(i=2;i<=NF;i++)v[ev[i-1]]=$i}
+      END{printf "%d %d\n", v["Ir"], v["Ir"]+10*(v["I1mr"]+v["D1mr"]+v["D1mw"])+100*(v["ILmr"]+v["DLmr"]+v["DLmw"])+15*(v["Bcm"]+v["Bim"])}' "$f"
+    rm -f "$f"
   }
   cgmax=${CG_MAX:-200000}
-  ir0=$(ir --max 1)
-  iroff=$(ir --max "$cgmax" --graph none)
-  iron=$(ir --max "$cgmax" --graph discard)
+  read -r ir0 ce0 < <(cg --max 1)
+  read -r iroff ceoff < <(cg --max "$cgmax" --graph none)
+  read -r iron ceon < <(cg --max "$cgmax" --graph discard)
   awk -v a="$ir0" -v off="$iroff" -v on="$iron" -v m="$cgmax" 'BEGIN{
     printf "callgrind (--max %d): start-up %d, hook off %d, hook discard %d instructions; overhead %.3fx (%.0f per record)\n",
+      m, a, off, on, (on - a) / (off - a), (on - off) / m }'
+  awk -v a="$ce0" -v off="$ceoff" -v on="$ceon" -v m="$cgmax" 'BEGIN{
+    printf "cycle estimate (--max %d): start-up %d, hook off %d, hook discard %d; overhead %.3fx (%.0f per record)\n",
       m, a, off, on, (on - a) / (off - a), (on - off) / m }'
 fi
