@@ -12,7 +12,9 @@
  * 3. the run again, keeping the first N records in memory;
  * 4. the solver over those N records with 3 and 8 categories, with 1 and
  *    2 threads (ic_solver_set_threads): wall seconds and instructions per
- *    wall second, and CPU seconds of all threads; best of 3 each;
+ *    wall second, and CPU seconds of all threads; best of 3 each; with the
+ *    share of records planned from the memo and how many of the categories
+ *    never acted (inert: their subsets were not evaluated);
  * 5. 2^8 - 1 = 255 separate one-subset passes (ic_graph_eval, node array
  *    reused) over the first M records, and the speedup of the 8-category
  *    solver over them, per instruction.
