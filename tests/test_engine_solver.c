@@ -1314,7 +1314,8 @@ Test(solver_inert, each_category_by_each_rule) {
  * all, half or none of the lanes, and one. In the second half one record
  * in eight has only a CBW edge into C once bw acts: where bw is
  * idealized its C is at time 0, which the solver gives as the lane's base
- * plus its offset of time 0 (so both must follow the lanes). */
+ * plus its offset of time 0 (so both must follow the lanes); the P ring
+ * grows at record 800. */
 Test(solver_inert, staggered_activations_with_rebases_and_threads) {
   uint64_t seed = 1300;
   int after_rebase = 0;
@@ -1341,10 +1342,16 @@ Test(solver_inert, staggered_activations_with_rebases_and_threads) {
       r->nedges = (uint8_t)m;
       E1(r, IC_EDGE_CBW, 4, 1, NONE);
     }
+    /* a ring growth mid-run, with rows of the lanes evaluated so far: a PR
+     * edge from before the first record (time 0) at record 800 */
+    cr_assert(edge_room(&g.r[800]));
+    E0(&g.r[800], IC_EDGE_PR, 900);
     tg_stamp(&g);
     static const int lanes[] = {-1, 128, 0};
-    after_rebase += check_acts(&g, all8, 8, at, seed, 2, lanes[rep % 3], rep % 2, 24, NULL);
-    after_rebase += check_acts(&g, all8, 8, at, seed + 50, 1, -1, (rep + 1) % 2, 24, NULL);
+    ic_solver_stats st;
+    after_rebase += check_acts(&g, all8, 8, at, seed, 2, lanes[rep % 3], rep % 2, 24, &st);
+    cr_assert_eq(st.window, 1024);
+    after_rebase += check_acts(&g, all8, 8, at, seed + 50, 1, -1, (rep + 1) % 2, 24, &st);
     tg_free(&g);
   }
   cr_assert_gt(after_rebase, 10);
