@@ -31,11 +31,16 @@
  * the rows of a few lanes lie close together: fewer pages and cache sets
  * touched); a relabel that adds lanes copies the live rows into new
  * rings. That costs a pass over the live rows (a few million
- * instructions at a 4096 window) at most once per category and run. On
- * the suite's workloads after a 20M skip imiss never acts in 300k records,
- * and on most of them two more categories do not (dl1, dmiss, bmisp or
- * lgalu): 32 or 64 lanes of 256 instead of 256. Where every category acts
- * (mix from its first instruction) nothing is saved. Kept across
+ * instructions at a 4096 window) at most once per category and run. It
+ * pays only where a category never acts (bench_solver --inert): on the
+ * full suite with --skip 20M --warm 2M --max 300k imiss never acted, and
+ * on 7 of 9 workloads two more did not (dl1, dmiss, bmisp or lgalu: 32
+ * lanes; gzip, bzip2 64; stencil 128); with bench_validate's --skip 2M
+ * --warm 1M --max 1M, 7 of 9 have 2 or 3 inert (chase, stream, branchy,
+ * depchain, mix, gzip; bzip2 only imiss), stencil and lua none (imiss,
+ * bmisp and dl1 first act 100k to 400k in). Where every category acts
+ * early (mix from its first instruction, stencil, lua) nothing is saved
+ * but the memo's gains below. Kept across
  * ic_solver_reset (a category that acted in an earlier graph stays
  * active: exact either way).
  *
