@@ -36,8 +36,8 @@
  * full suite with --skip 20M --warm 2M --max 300k imiss never acted, and
  * on 7 of 9 workloads two more did not (dl1, dmiss, bmisp or lgalu: 32
  * lanes; gzip, bzip2 64; stencil 128); with bench_validate's --skip 2M
- * --warm 1M --max 1M, 7 of 9 have 2 or 3 inert (chase, stream, branchy,
- * depchain, mix, gzip; bzip2 only imiss), stencil and lua none (imiss,
+ * --warm 1M --max 1M, 6 of 9 have 2 or 3 inert (chase, stream, branchy,
+ * depchain, mix, gzip), bzip2 1 (imiss), stencil and lua none (imiss,
  * bmisp and dl1 first act 100k to 400k in). Where every category acts
  * early (mix from its first instruction, stencil, lua) nothing is saved
  * but the memo's gains below. Kept across
