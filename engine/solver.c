@@ -395,7 +395,7 @@ struct ic_solver {
   int32_t *ring[RING_COUNT]; /* [w][rs] each */
   uint32_t rs;               /* a ring row's int32s: anp (the lanes evaluated), so
                                 the rows of a few lanes lie close together */
-  int32_t *scratch[4];       /* R, E, and two for rebase */
+  int32_t *scratch[4];       /* [0]: relabel's row, [2], [3]: rebase's ([1] unused) */
   /* Latency vectors by edge shape (lat_key): a vector, once built, stays
    * unchanged until the store is cleared (plans in flight point to it). */
   struct lslot *lslot;       /* [2 * lcap] */
