@@ -501,6 +501,24 @@ static void assert_all_subsets(ic_solver *s, const tg *g, size_t n, int ncat, co
   }
 }
 
+/* A solver in the given mode, starting from the smallest window (rings grow
+ * while plans are in flight), and its description for messages. */
+static ic_solver *mode_solver(const uint8_t *cats, int ncat, int threads, int lanes, int generic,
+                              uint64_t seed, char *what, size_t wsize) {
+  ic_solver *s = NULL;
+  ic_err err = {{0}};
+  cr_assert_eq(ic_solver_create(&s, cats, ncat, &err), IC_OK, "%s", err.msg);
+  ic_solver_set_threads(s, threads);
+  cr_assert_eq(ic_solver_threads(s), threads > 1 ? 2 : 1);
+  ic_solver_set_split(s, lanes);
+  ic_solver_force_generic(s, generic);
+  ic_solver_set_window_cap(s, 64);
+  ic_solver_set_window_cap(s, 1u << 16);
+  snprintf(what, wsize, "seed %llu, %d categories, %d threads, split %d, %s kernel",
+           (unsigned long long)seed, ncat, threads, lanes, generic ? "portable" : "AVX2");
+  return s;
+}
+
 /* Feeds g in batches of 1..maxbatch records (as the model's sink does) with
  * `threads` threads, the worker evaluating `lanes` lanes (the rest: the
  * caller's thread), and the AVX2 or the portable kernel, from the smallest
@@ -511,19 +529,9 @@ static void assert_all_subsets(ic_solver *s, const tg *g, size_t n, int ncat, co
  * end. */
 static ic_solver_stats check_mode(const tg *g, uint64_t seed, const uint8_t *cats, int ncat,
                                   int threads, int lanes, int generic, size_t maxbatch) {
-  ic_solver *s = NULL;
   ic_err err = {{0}};
-  cr_assert_eq(ic_solver_create(&s, cats, ncat, &err), IC_OK, "%s", err.msg);
-  ic_solver_set_threads(s, threads);
-  cr_assert_eq(ic_solver_threads(s), threads > 1 ? 2 : 1);
-  ic_solver_set_split(s, lanes);
-  ic_solver_force_generic(s, generic);
-  /* start from the smallest window: rings grow while plans are in flight */
-  ic_solver_set_window_cap(s, 64);
-  ic_solver_set_window_cap(s, 1u << 16);
   char what[96];
-  snprintf(what, sizeof what, "seed %llu, %d categories, %d threads, split %d, %s kernel",
-           (unsigned long long)seed, ncat, threads, lanes, generic ? "portable" : "AVX2");
+  ic_solver *s = mode_solver(cats, ncat, threads, lanes, generic, seed, what, sizeof what);
   uint64_t x = seed * 0x9E3779B97F4A7C15ull + 7;
   size_t fed = 0;
   int checked = 0, switched = 0;
@@ -1231,16 +1239,8 @@ static int check_acts(const tg *g, const uint8_t *cats, int ncat, const size_t *
     cr_assert_eq(ic_graph_eval(g->r, g->n, m, nt, &t, &err), IC_OK, "%s", err.msg);
     for (size_t i = 0; i < g->n; i++) ref[sub * g->n + i] = nt[i * IC_NODE_COUNT + IC_NODE_C];
   }
-  ic_solver *s = NULL;
-  cr_assert_eq(ic_solver_create(&s, cats, ncat, &err), IC_OK, "%s", err.msg);
-  ic_solver_set_threads(s, threads);
-  ic_solver_set_split(s, lanes);
-  ic_solver_force_generic(s, generic);
-  ic_solver_set_window_cap(s, 64);
-  ic_solver_set_window_cap(s, 1u << 16);
   char what[96];
-  snprintf(what, sizeof what, "seed %llu, %d categories, %d threads, split %d, %s kernel",
-           (unsigned long long)seed, ncat, threads, lanes, generic ? "portable" : "AVX2");
+  ic_solver *s = mode_solver(cats, ncat, threads, lanes, generic, seed, what, sizeof what);
   uint64_t x = seed * 0x9E3779B97F4A7C15ull + 13;
   size_t fed = 0;
   int after_rebase = 0;
