@@ -43,7 +43,9 @@
  *    (a latency part of it with cycles, an edge its idealization drops and
  *    the edge does not keep, or for win a CD edge) and how many records it
  *    acts in. A category that never acts is "inert" for the whole run: the
- *    solver evaluates only the subsets without it (solver.c).
+ *    solver evaluates only the subsets without it (solver.c). Also the
+ *    records in its quiet stretches (see QUIET), which merging lanes
+ *    again after a category stops acting could reclaim.
  * CPU times are of the whole process (CLOCK_PROCESS_CPUTIME_ID: every
  * thread), so other load on the machine inflates them less than wall time
  * would; with 2 threads only wall time shows the gain. */
@@ -285,9 +287,21 @@ static int spread_report(const ic_graph_rec *r, size_t n, uint64_t epoch) {
 
 /* Step 8 (--inert): where each category first acts (the solver's rule,
  * solver.c: what makes subsets with and without it differ). */
+/* Quiet stretches: a category that has acted and then does not act again
+ * for more than QUIET records (twice the 8-category solver's largest ring
+ * window) leaves, once its last act is out of every window, the subsets
+ * with and without it apart by at most a per-subset constant: what merging
+ * its lanes again could reclaim (not done by the solver). */
+#define QUIET 8192u
 typedef struct inert_scan {
-  uint64_t first[IC_CAT_COUNT], count[IC_CAT_COUNT], n;
+  uint64_t first[IC_CAT_COUNT], count[IC_CAT_COUNT], last[IC_CAT_COUNT], n;
+  uint64_t quiet[IC_CAT_COUNT], stretches[IC_CAT_COUNT], longest[IC_CAT_COUNT];
 } inert_scan;
+
+static void quiet_gap(inert_scan *sc, int c, uint64_t gap) {
+  if (gap > sc->longest[c]) sc->longest[c] = gap;
+  if (gap > QUIET) sc->quiet[c] += gap, sc->stretches[c]++;
+}
 
 static ic_status inert_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err) {
   inert_scan *sc = ctx;
@@ -305,22 +319,29 @@ static ic_status inert_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic
     for (int c = 0; c < IC_CAT_COUNT; c++)
       if (acts & IC_CATBIT(c)) {
         if (!sc->count[c]) sc->first[c] = sc->n;
+        else quiet_gap(sc, c, sc->n - sc->last[c] - 1);
+        sc->last[c] = sc->n;
         sc->count[c]++;
       }
   }
   return IC_OK;
 }
 
-static void inert_report(const inert_scan *sc) {
-  printf("records %llu; per category: first record where it acts, records it acts in\n",
-         (unsigned long long)sc->n);
+static void inert_report(inert_scan *sc) {
+  printf("records %llu; per category: first record where it acts, records it acts in; records in\n"
+         "quiet stretches (more than %u records without an act, after the first), their number,\n"
+         "the longest gap\n",
+         (unsigned long long)sc->n, QUIET);
   for (int c = 0; c < IC_CAT_COUNT; c++) {
-    if (sc->count[c])
-      printf("  %-6s first %llu, %llu records (%.2f%%)\n", ic_category_names[c],
-             (unsigned long long)sc->first[c], (unsigned long long)sc->count[c],
-             100.0 * (double)sc->count[c] / (double)sc->n);
-    else
+    if (!sc->count[c]) {
       printf("  %-6s inert (never acts)\n", ic_category_names[c]);
+      continue;
+    }
+    quiet_gap(sc, c, sc->n - sc->last[c] - 1); /* the run's tail */
+    printf("  %-6s first %llu, %llu records (%.2f%%); quiet %.1f%% in %llu, longest %llu\n",
+           ic_category_names[c], (unsigned long long)sc->first[c], (unsigned long long)sc->count[c],
+           100.0 * (double)sc->count[c] / (double)sc->n, 100.0 * (double)sc->quiet[c] / (double)sc->n,
+           (unsigned long long)sc->stretches[c], (unsigned long long)sc->longest[c]);
   }
 }
 
