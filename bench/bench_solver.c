@@ -44,8 +44,7 @@
  *    the edge does not keep, or for win a CD edge) and how many records it
  *    acts in. A category that never acts is "inert" for the whole run: the
  *    solver evaluates only the subsets without it (solver.c). Also the
- *    records in its quiet stretches (see QUIET), which merging lanes
- *    again after a category stops acting could reclaim.
+ *    records in its quiet stretches (see QUIET).
  * CPU times are of the whole process (CLOCK_PROCESS_CPUTIME_ID: every
  * thread), so other load on the machine inflates them less than wall time
  * would; with 2 threads only wall time shows the gain. */
@@ -287,11 +286,14 @@ static int spread_report(const ic_graph_rec *r, size_t n, uint64_t epoch) {
 
 /* Step 8 (--inert): where each category first acts (the solver's rule,
  * solver.c: what makes subsets with and without it differ). */
-/* Quiet stretches: a category that has acted and then does not act again
- * for more than QUIET records (twice the 8-category solver's largest ring
- * window) leaves, once its last act is out of every window, the subsets
- * with and without it apart by at most a per-subset constant: what merging
- * its lanes again could reclaim (not done by the solver). */
+/* Quiet stretches: records in which a category that has acted before
+ * does not act for more than QUIET records (twice the 8-category solver's
+ * largest ring window). Merging its lanes again there would need the
+ * subsets with and without it to differ by one constant per subset over
+ * every live vector; tried, that does not hold on the model's records
+ * (lanes an earlier penalty set apart keep a different phase against the
+ * fetch, issue and commit groups, and differ by a cycle or more even over
+ * the last fetch width of dispatch times), so the solver does not merge. */
 #define QUIET 8192u
 typedef struct inert_scan {
   uint64_t first[IC_CAT_COUNT], count[IC_CAT_COUNT], last[IC_CAT_COUNT], n;
