@@ -33,9 +33,10 @@
  * rings. That costs a pass over the live rows (a few million
  * instructions at a 4096 window) at most once per category and run. It
  * pays only where a category never acts (bench_solver --inert): on the
- * full suite with --skip 20M --warm 2M --max 300k imiss never acted, and
- * on 7 of 9 workloads two more did not (dl1, dmiss, bmisp or lgalu: 32
- * lanes; gzip, bzip2 64; stencil 128); with bench_validate's --skip 2M
+ * full suite with --skip 20M --warm 2M --max 300k imiss never acted, on
+ * 6 of 9 workloads two more did not (dl1, dmiss, bmisp or lgalu: 32
+ * lanes), on gzip and bzip2 one more (lgalu: 64), on stencil none (128);
+ * with bench_validate's --skip 2M
  * --warm 1M --max 1M, 6 of 9 have 2 or 3 inert (chase, stream, branchy,
  * depchain, mix, gzip), bzip2 1 (imiss), stencil and lua none (imiss,
  * bmisp and dl1 first act 100k to 400k in). Where every category acts
