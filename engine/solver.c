@@ -396,7 +396,7 @@ struct ic_solver {
   int32_t *ring[RING_COUNT]; /* [w][rs] each */
   uint32_t rs;               /* a ring row's int32s: anp (the lanes evaluated), so
                                 the rows of a few lanes lie close together */
-  int32_t *scratch[4];       /* [0]: relabel's row, [2], [3]: rebase's ([1] unused) */
+  int32_t *scratch[3];       /* [0]: relabel's row, [1], [2]: rebase's */
   /* Latency vectors by edge shape (lat_key): a vector, once built, stays
    * unchanged until the store is cleared (plans in flight point to it). */
   struct lslot *lslot;       /* [2 * lcap] */
@@ -1136,7 +1136,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   s->zero = vec_alloc(s->np, sizeof(int32_t));
   s->times = vec_alloc(s->n, sizeof(uint64_t));
   int ok = s->lane_of && s->lmap && s->btmp && s->bitm && s->base && s->zero && s->times;
-  for (int k = 0; k < 4; k++) ok = (s->scratch[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
+  for (int k = 0; k < 3; k++) ok = (s->scratch[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
   s->lcap = MAX_LSTORE;
   while (s->lcap > MIN_LSTORE && (size_t)s->lcap * s->np * sizeof(int32_t) > LSTORE_BYTES)
     s->lcap /= 2;
@@ -1167,7 +1167,7 @@ void ic_solver_destroy(ic_solver *s) {
   if (!s) return;
   pipe_stop(s);
   for (int k = 0; k < RING_COUNT; k++) free(s->ring[k]);
-  for (int k = 0; k < 4; k++) free(s->scratch[k]);
+  for (int k = 0; k < 3; k++) free(s->scratch[k]);
   free(s->lslot);
   free(s->lvec);
   free(s->one);
@@ -1234,14 +1234,14 @@ static void rebase(ic_solver *s) {
    * subsets that are x with inert categories added (clamps count for each) */
   const uint32_t anp = s->anp;
   const uint64_t copies = s->n / s->alanes;
-  int32_t *mx = s->scratch[2];
+  int32_t *mx = s->scratch[1];
   k_fill(mx, FLOOR, anp);
   for (int k = 0; k < RING_COUNT; k++)
     for (uint64_t q = live_lo(s, k); q < s->next; q++) {
       const int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->rs;
       for (uint32_t x = 0; x < anp; x++) mx[x] = v[x] > mx[x] ? v[x] : mx[x];
     }
-  int32_t *delta = s->scratch[3];
+  int32_t *delta = s->scratch[2];
   int64_t newmax = 0;
   for (uint32_t x = 0; x < anp; x++) {
     delta[x] = mx[x] > REBASE_TO ? mx[x] - REBASE_TO : 0;
