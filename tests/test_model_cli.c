@@ -137,3 +137,25 @@ Test(model_cli, errors_and_exit_codes) {
   cr_expect(strstr(out, "fault") != NULL, "%s", out);
   cr_expect(strstr(out, "cycles") == NULL, "no numbers for a failed run: %s", out);
 }
+
+/* A guest that exits with a nonzero status is timed, and one warning says so
+ * (its own output is hidden without --guest-output). */
+Test(model_cli, nonzero_exit_status_is_reported) {
+  const char *p = build_prog("test_model_cli_exit3",
+                             "int main(int c, char **v){ (void)v; long s = 0; for (long i = 0; i < 5000;"
+                             " i++) s += i ^ c; return s > 0 ? 3 : 4; }\n");
+  if (!p) cr_skip_test("riscv64-linux-gnu-gcc cannot build the test program");
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s sim -- %s", ICOST_BINARY, p);
+  cr_expect_eq(sh(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "cycles") != NULL, "%s", out);
+  const char *w = strstr(out, "icost: warning: ");
+  cr_expect(w && strstr(w, "exited with status 3") && strstr(w, "--guest-output"), "%s", out);
+  snprintf(cmd, sizeof cmd, "%s --method multisim --categories dl1,win -j 2 -- %s", ICOST_BINARY, p);
+  cr_expect_eq(sh(cmd, out, sizeof out), 0, "%s", out);
+  w = strstr(out, "exited with status 3");
+  cr_expect(w && !strstr(w + 1, "exited with status"), "one warning for the four runs: %s", out);
+  snprintf(cmd, sizeof cmd, "%s sim -- %s", ICOST_BINARY, loop_prog());
+  cr_expect_eq(sh(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "warning") == NULL, "status 0: no warning: %s", out);
+}

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -128,6 +130,7 @@ ic_status cli_run_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
   r->checkpoint = p;
   r->warm = o->warm < o->skip ? o->warm : o->skip;
   r->max = o->max;
+  r->guest_output = o->guest_output;
   uint64_t fast = o->skip - r->warm;
   r->skipped = fast ? rv_proc_skip(p, fast) : 0;
   const char *why = "";
@@ -161,10 +164,15 @@ ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sin
   if (r->warm && (st = ooo_warm(core, src, r->warm, &warmed, err))) goto out;
   if ((st = ooo_run(core, src, r->max, err))) goto out;
   const char *why = "";
-  if (rv_proc_state(p, NULL, &why) == RV_FAULT) {
+  int code = 0;
+  rv_state ps = rv_proc_state(p, &code, &why);
+  if (ps == RV_FAULT) {
     st = ic_fail(err, IC_ERUN, "%s: %s", r->workload.name, why);
     goto out;
   }
+  if (ps == RV_EXITED && code != 0 && !atomic_exchange((_Atomic int *)&r->exit_noted, 1))
+    fprintf(stderr, "icost: warning: %s exited with status %d (the numbers are of that run%s)\n",
+            r->workload.name, code, r->guest_output ? "" : "; --guest-output shows its output");
   if (ooo_get_stats(core)->instructions == 0) {
     st = ic_fail(err, IC_EINPUT, "%s: no instructions left to time after --skip", r->workload.name);
     goto out;

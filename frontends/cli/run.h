@@ -22,7 +22,12 @@
  * core with the given idealizations and optional graph sink, so a command can
  * run the same interval many times (multisim). A guest fault or an
  * unsupported system call ends the run with IC_ERUN and the emulator's
- * reason; numbers are never reported for a run that did not complete. */
+ * reason; numbers are never reported for a run that did not complete. A
+ * guest that exits with a nonzero status is timed as usual (a benchmark may
+ * return anything), but the first run of a cli_run to see it says so in
+ * one warning line on stderr: a program that failed early (a missing input
+ * file, bad arguments) would otherwise be analysed silently, its own
+ * message hidden without --guest-output. */
 #ifndef IC_CLI_RUN_H
 #define IC_CLI_RUN_H
 
@@ -72,6 +77,8 @@ typedef struct cli_run {
   uint64_t max;            /* timed instructions (0: to the end) */
   int guest_fd;            /* /dev/null fd for guest output, or -1 */
   uint64_t skipped;        /* instructions actually fast-forwarded */
+  int guest_output;        /* --guest-output was given */
+  _Atomic int exit_noted;  /* the guest's nonzero exit status was reported */
 } cli_run;
 
 /* Loads the config (applying every --set), resolves the workload, loads the
