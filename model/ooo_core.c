@@ -925,6 +925,24 @@ static uint64_t issue_slot(ooo_core *c, int h, uint64_t i) {
   return j;
 }
 
+/* The FU edge's source for an op issuing on `pool`: the unpipelined op
+ * whose unit frees first among the pool's units, or NONE where some unit is
+ * not held by one (the op needs only some free unit, not the one it got: the
+ * holder of the unit it happened to take, the first free by index, may have
+ * released it long before another unit, and under an idealization that
+ * moves the ops closer that edge would serialize ops the machine overlaps,
+ * e.g. divides alternating over two units). Where the wait for a unit binds,
+ * the first to free is the unit the op took, so the edge is the same. */
+static uint64_t fu_source(const ooo_core *c, int pool) {
+  const uint64_t *busy = c->fu_busy[pool], *hold = c->fu_hold[pool];
+  uint64_t src = NONE_SEQ, soonest = INF_CYCLE;
+  for (uint32_t u = 0; u < c->fu_n[pool]; u++) {
+    if (hold[u] == NONE_SEQ) return NONE_SEQ;
+    if (busy[u] < soonest) soonest = busy[u], src = hold[u];
+  }
+  return src;
+}
+
 static void issue(ooo_core *c, uint64_t t) {
   /* operands ready this cycle: wheel bucket t -> bitmap */
   uint64_t b = t & c->wheel_mask;
@@ -1075,8 +1093,8 @@ static void issue(ooo_core *c, uint64_t t) {
     } else {
       p = t + lat;
     }
+    c->fu_src[x] = c->have_sink ? fu_source(c, pool) : NONE_SEQ;
     busy[unit] = t + occ;
-    c->fu_src[x] = c->fu_hold[pool][unit];
     c->fu_hold[pool][unit] = occ > 1 ? seq : NONE_SEQ;
     c->E[x] = t;
     c->P[x] = p;
