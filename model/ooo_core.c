@@ -116,6 +116,11 @@ struct ooo_core {
   uint64_t *sh_key, *sh_val;
   uint64_t sh_mask;
   int sh_bits;
+  /* graph only: committed stores, 8-byte chunk -> (seq << 8 | bytes
+   * written) of the youngest committed store to it, direct mapped and
+   * lossy (cs_bits: at least maxdist entries) */
+  uint64_t *cs_key, *cs_val;
+  int cs_bits;
 
   /* timing wheel */
   uint64_t *wheel_head;
@@ -304,6 +309,43 @@ static uint64_t sh_find(const ooo_core *c, uint64_t k) {
   return NONE_SEQ;
 }
 
+/* The bytes of chunk k (8 bytes) that an access [a, a + sz) covers, as a
+ * mask. */
+static inline uint64_t chunk_bytes(uint64_t k, uint64_t a, uint64_t sz) {
+  uint64_t lo = a > k << 3 ? a - (k << 3) : 0, hi = a + sz - (k << 3);
+  if (hi > 8) hi = 8;
+  return ((1ull << hi) - 1) & ~((1ull << lo) - 1);
+}
+
+/* Committed stores (graph only). A load whose bytes a committed store wrote
+ * depends on it as much as on an in-flight one: in the machine with a
+ * larger window (win) or any idealization that moves the load earlier, the
+ * store is still in flight and forwards. The dependence is a PR edge like a
+ * forwarding store's; in the baseline it does not bind (the store executed
+ * before it committed, before the load dispatched). */
+static inline uint64_t cs_home(const ooo_core *c, uint64_t k) {
+  return (k * 0x9E3779B97F4A7C15ull) >> (64 - c->cs_bits);
+}
+
+static void cs_insert(ooo_core *c, uint64_t k, uint64_t seq, uint64_t bytes) {
+  uint64_t h = cs_home(c, k);
+  c->cs_key[h] = k;
+  c->cs_val[h] = seq << 8 | bytes;
+}
+
+/* The youngest committed store within maxdist of load i that wrote a byte
+ * of [a, a + sz) in this run, as far as the table remembers, or NONE. */
+static uint64_t cs_find(const ooo_core *c, uint64_t a, uint64_t sz, uint64_t i) {
+  uint64_t best = NONE_SEQ;
+  for (uint64_t k = a >> 3; k <= (a + sz - 1) >> 3; k++) {
+    uint64_t h = cs_home(c, k), v = c->cs_val[h], s = v >> 8;
+    if (c->cs_key[h] != k || !(v & chunk_bytes(k, a, sz))) continue;
+    if (s < c->run_first || s >= i || i - s > c->maxdist) continue;
+    if (best == NONE_SEQ || s > best) best = s;
+  }
+  return best;
+}
+
 static void sh_remove(ooo_core *c, uint64_t k, uint64_t seq) {
   uint64_t i = sh_home(c, k);
   while (c->sh_key[i] != NONE_SEQ && c->sh_key[i] != k) i = (i + 1) & c->sh_mask;
@@ -424,6 +466,11 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->sh_key, c->sh_mask + 1);
   ALLOC(c->sh_val, c->sh_mask + 1);
   memset(c->sh_key, 0xff, (c->sh_mask + 1) * sizeof *c->sh_key);
+  c->cs_bits = 8;
+  while ((1ull << c->cs_bits) < c->maxdist) c->cs_bits++;
+  ALLOC(c->cs_key, 1ull << c->cs_bits);
+  ALLOC(c->cs_val, 1ull << c->cs_bits);
+  memset(c->cs_key, 0xff, (1ull << c->cs_bits) * sizeof *c->cs_key);
 
   uint64_t maxlat = (uint64_t)c->tlb_lat + v[OOO_L1D_LATENCY] + c->l2_lat + c->mem_lat +
                     (uint64_t)v[OOO_LAT_INT_DIV] + (uint64_t)v[OOO_LAT_FP_DIV] +
@@ -500,6 +547,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_none);
   free(c->dwin); free(c->re_mshr); free(c->re_lg); free(c->sb_blk); free(c->blk_why);
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
+  free(c->cs_key); free(c->cs_val);
   free(c->wheel_head); free(c->mshr_free); free(c->mshr_hold); free(c->mshr_ring); free(c->mroot_ring); free(c->mtag);
   free(c->mshr_src); free(c->batch);
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
@@ -691,6 +739,9 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   const uint64_t *prod = &c->prod[x * 4];
   for (unsigned m = c->pmask[x]; m; m &= m - 1) {
     int k = __builtin_ctz(m);
+    /* a committed store's data is there before the load could wait for it
+     * (cs_find) unless wakeup exceeds dispatch_ready by more than 1 */
+    if (k == 3 && c->Phist[prod[k] & c->hmask] + c->wk - 1 > c->R[x]) continue;
     ic_edge *pr = edge1(&cur, IC_EDGE_PR, (uint32_t)(i - prod[k]), IC_CAT_NONE, c->wk - 1);
     if (k == 3) pr->flags = IC_EDGE_MEM;
   }
@@ -821,7 +872,10 @@ static void commit(ooo_core *c, uint64_t t) {
         }
       }
       uint64_t a = in->mem_addr, sz = in->mem_size ? in->mem_size : 1;
-      for (uint64_t k = a >> 3; k <= (a + sz - 1) >> 3; k++) sh_remove(c, k, i);
+      for (uint64_t k = a >> 3; k <= (a + sz - 1) >> 3; k++) {
+        sh_remove(c, k, i);
+        if (c->have_sink) cs_insert(c, k, i, chunk_bytes(k, a, sz));
+      }
     }
     if (f & (FL_LOAD | FL_STORE)) c->lsq_count--;
     c->C[x] = t;
@@ -1247,6 +1301,9 @@ static void dispatch(ooo_core *c, uint64_t t) {
             c->cons_head[bx] = i * 4 + 3;
             pend++;
           }
+        } else if (c->have_sink && (best = cs_find(c, a, sz, i)) != NONE_SEQ) {
+          c->prod[x * 4 + 3] = best; /* committed: its data was in the cache */
+          pm |= 8;
         }
       }
       if (f & FL_STORE)

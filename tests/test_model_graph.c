@@ -19,7 +19,7 @@ typedef struct counting {
   ooo_graph_check *chk;
   ic_graph_sink inner;
   uint64_t kinds[IC_EDGE_KIND_COUNT];
-  uint64_t mem_pr, cd_wrong_dist, fbw_wrong_dist, records;
+  uint64_t mem_pr, mem_pr_far, cd_wrong_dist, fbw_wrong_dist, records;
   uint32_t rob, fw;
   uint64_t part_cycles[IC_CAT_COUNT + 1];
 } counting;
@@ -31,7 +31,10 @@ static ic_status count_consume(void *ctx, const ic_graph_rec *r, size_t n, ic_er
     for (int k = 0; k < r[i].nedges; k++) {
       const ic_edge *e = &r[i].edge[k];
       c->kinds[e->kind]++;
-      if (e->kind == IC_EDGE_PR && (e->flags & IC_EDGE_MEM)) c->mem_pr++;
+      if (e->kind == IC_EDGE_PR && (e->flags & IC_EDGE_MEM)) {
+        c->mem_pr++;
+        c->mem_pr_far += e->dist > c->rob;
+      }
       if (e->kind == IC_EDGE_CD && e->dist != c->rob) c->cd_wrong_dist++;
       if (e->kind == IC_EDGE_FBW && e->dist != c->fw) c->fbw_wrong_dist++;
       for (int p = 0; p < e->nparts; p++)
@@ -109,6 +112,23 @@ static void g_fwd(ic_inst *in, size_t j, void *st) {
   in->mem_size = 8;
 }
 
+/* 48-instruction iterations: a store to word k % 16, a load of word
+ * (k - 2) % 16 (last written 96 instructions back, by a store that has
+ * committed when the load dispatches: it reads the cache), then adds */
+static void g_farfwd(ic_inst *in, size_t j, void *st) {
+  uint64_t *k = st;
+  if (j == 0) {
+    *in = mk(IC_OP_STORE, IC_REG_NONE, 4, 6);
+    in->mem_addr = 0x70010000 + 8 * (*k % 16);
+  } else if (j == 1) {
+    *in = mk(IC_OP_LOAD, 6, 4, IC_REG_NONE);
+    in->mem_addr = 0x70010000 + 8 * (((*k)++ + 14) % 16);
+  } else {
+    *in = mk(IC_OP_INT_ALU, (uint8_t)(7 + j % 8), IC_REG_NONE, IC_REG_NONE);
+  }
+  in->mem_size = (uint8_t)(j < 2 ? 8 : 0);
+}
+
 /* every config, with nothing and everything idealized; each single
  * idealization on the baseline */
 Test(model_graph, synthetic_streams_every_config_and_idealization) {
@@ -172,6 +192,16 @@ Test(model_graph, edges_say_what_happened) {
   v = make_loop(n, 16, g_fwd, &k);
   check_stream(cfg, "fwd", 0, v, n, 0, &c);
   cr_expect(c.mem_pr >= n * 7 / 16, "memory PR edges %llu", (unsigned long long)c.mem_pr);
+  free(v);
+  /* ... and for a load of a word a committed store wrote (a larger window
+   * would forward it): one per iteration but the first two */
+  k = 0;
+  v = make_loop(n, 48, g_farfwd, &k);
+  check_stream(cfg, "farfwd", 0, v, n, 0, &c);
+  cr_expect(c.mem_pr_far + 3 >= n / 49 && c.mem_pr <= n / 49 + 1, "far memory PR edges %llu of %llu, %zu iterations",
+            (unsigned long long)c.mem_pr_far, (unsigned long long)c.mem_pr, n / 49);
+  check_stream(cfg, "farfwd", IC_CATBIT(IC_CAT_WIN), v, n, 0, &c);
+  cr_expect(c.mem_pr + 3 >= n / 49, "forwarded with the larger window: %llu", (unsigned long long)c.mem_pr);
   free(v);
   /* a long dependent chain fills the ROB: CD edges at the ROB size */
   n = 8000;
