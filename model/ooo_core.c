@@ -118,8 +118,11 @@ struct ooo_core {
   int sh_bits;
   /* graph only: committed stores, 8-byte chunk -> (seq << 8 | bytes
    * written) of the youngest committed store to it, direct mapped and
-   * lossy (cs_bits: at least maxdist entries) */
-  uint64_t *cs_key, *cs_val;
+   * lossy (at least maxdist / 2 entries: stores are rarely more than every
+   * other instruction) */
+  struct cs_entry {
+    uint64_t key, val;
+  } *cs;
   int cs_bits;
 
   /* timing wheel */
@@ -328,9 +331,9 @@ static inline uint64_t cs_home(const ooo_core *c, uint64_t k) {
 }
 
 static void cs_insert(ooo_core *c, uint64_t k, uint64_t seq, uint64_t bytes) {
-  uint64_t h = cs_home(c, k);
-  c->cs_key[h] = k;
-  c->cs_val[h] = seq << 8 | bytes;
+  struct cs_entry *e = &c->cs[cs_home(c, k)];
+  e->key = k;
+  e->val = seq << 8 | bytes;
 }
 
 /* The youngest committed store within maxdist of load i that wrote a byte
@@ -338,8 +341,9 @@ static void cs_insert(ooo_core *c, uint64_t k, uint64_t seq, uint64_t bytes) {
 static uint64_t cs_find(const ooo_core *c, uint64_t a, uint64_t sz, uint64_t i) {
   uint64_t best = NONE_SEQ;
   for (uint64_t k = a >> 3; k <= (a + sz - 1) >> 3; k++) {
-    uint64_t h = cs_home(c, k), v = c->cs_val[h], s = v >> 8;
-    if (c->cs_key[h] != k || !(v & chunk_bytes(k, a, sz))) continue;
+    const struct cs_entry *e = &c->cs[cs_home(c, k)];
+    uint64_t v = e->val, s = v >> 8;
+    if (e->key != k || !(v & chunk_bytes(k, a, sz))) continue;
     if (s < c->run_first || s >= i || i - s > c->maxdist) continue;
     if (best == NONE_SEQ || s > best) best = s;
   }
@@ -467,10 +471,9 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->sh_val, c->sh_mask + 1);
   memset(c->sh_key, 0xff, (c->sh_mask + 1) * sizeof *c->sh_key);
   c->cs_bits = 8;
-  while ((1ull << c->cs_bits) < c->maxdist) c->cs_bits++;
-  ALLOC(c->cs_key, 1ull << c->cs_bits);
-  ALLOC(c->cs_val, 1ull << c->cs_bits);
-  memset(c->cs_key, 0xff, (1ull << c->cs_bits) * sizeof *c->cs_key);
+  while ((1ull << c->cs_bits) < c->maxdist / 2) c->cs_bits++;
+  ALLOC(c->cs, 1ull << c->cs_bits);
+  memset(c->cs, 0xff, (1ull << c->cs_bits) * sizeof *c->cs);
 
   uint64_t maxlat = (uint64_t)c->tlb_lat + v[OOO_L1D_LATENCY] + c->l2_lat + c->mem_lat +
                     (uint64_t)v[OOO_LAT_INT_DIV] + (uint64_t)v[OOO_LAT_FP_DIV] +
@@ -547,7 +550,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_none);
   free(c->dwin); free(c->re_mshr); free(c->re_lg); free(c->sb_blk); free(c->blk_why);
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
-  free(c->cs_key); free(c->cs_val);
+  free(c->cs);
   free(c->wheel_head); free(c->mshr_free); free(c->mshr_hold); free(c->mshr_ring); free(c->mroot_ring); free(c->mtag);
   free(c->mshr_src); free(c->batch);
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
