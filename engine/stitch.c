@@ -30,6 +30,7 @@ void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b) {
   a->redirected += b->redirected;
   a->truncated += b->truncated;
   a->site_returns += b->site_returns;
+  a->unwound += b->unwound;
 }
 
 struct ic_stitch_sites {
@@ -298,20 +299,24 @@ static int own_event_seen(const sig_db *db, uint64_t pc, uint64_t seq) {
  * before k): no pc outside the code, no bit/opcode combination that cannot
  * happen. Time: O(instructions walked). */
 #define FIT_STACK 64
-/* As path_fits, but returns how many instructions were checked (to the end
- * or to the next unknown target, at least 1) or 0 when they do not fit. */
+/* Instructions after a return checked against its call's return site. */
+#define RETURN_CHECK 32u
+/* As path_fits, but returns how many instructions were checked (to the end,
+ * to the next unknown target or to position k + lim, at least 1) or 0 when
+ * they do not fit. */
 static uint32_t path_fit_len(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
-                             uint64_t pc);
+                             uint64_t pc, uint32_t lim);
 static int path_fits(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
                      uint64_t pc) {
-  return k >= sk->n || path_fit_len(img, sk, k, pc) > 0;
+  return k >= sk->n || path_fit_len(img, sk, k, pc, UINT32_MAX) > 0;
 }
 
 static uint32_t path_fit_len(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
-                             uint64_t pc) {
+                             uint64_t pc, uint32_t lim) {
   uint64_t calls[FIT_STACK];
   int top = 0, depth = 0; /* a ring, as the walk's own stack */
-  for (uint32_t q = k; q < sk->n; q++) {
+  uint32_t end = sk->n - k > lim ? k + lim : sk->n;
+  for (uint32_t q = k; q < end; q++) {
     ic_static_inst si;
     memset(&si, 0, sizeof si);
     if (!img->lookup(img->ctx, pc, &si) || !si.valid || si.opclass >= IC_OP_COUNT) return 0;
@@ -336,12 +341,17 @@ static uint32_t path_fit_len(const ic_program_image *img, const sig_skeleton *sk
       top = (top + FIT_STACK - 1) % FIT_STACK;
       depth--;
       pc = calls[top];
+      /* a return not to its call's site (longjmp): as the walk, the target
+         is unknown from here (the shorter check of the site does not
+         look at returns again) */
+      if (lim > RETURN_CHECK && q + 1 < sk->n && !path_fit_len(img, sk, q + 1, pc, RETURN_CHECK))
+        return q - k + 1;
       break;
     case IC_OP_IJUMP: return q - k + 1;
     default: pc = fall; break;
     }
   }
-  return sk->n > k ? sk->n - k : 1;
+  return end > k ? end - k : 1;
 }
 
 /* The target of an indirect transfer at position k (pc) whose own target is
@@ -376,7 +386,7 @@ static uint64_t furthest_fit(const ic_program_image *img, const uint64_t *cand, 
   uint32_t blen = 0;
   int ties = 0;
   for (size_t i = 0; i < n; i++) {
-    uint32_t len = path_fit_len(img, sk, k + 1, cand[i]);
+    uint32_t len = path_fit_len(img, sk, k + 1, cand[i], UINT32_MAX);
     if (len > blen) {
       blen = len;
       best = cand[i];
@@ -491,10 +501,11 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   uint64_t pc = sk->start_pc;
   uint64_t maxdist = (uint64_t)IC_WIN_FACTOR * m->rob;
   uint64_t exact = 0, approx = 0, inferred = 0, patched = 0, redirected = 0, site_returns = 0;
+  uint64_t unwound = 0;
   struct {
     int64_t at; /* the latest position whose next pc was guessed, -1: none */
-    uint64_t exact, approx, inferred, patched, redirected, site_returns;
-  } guess = {-1, 0, 0, 0, 0, 0, 0};
+    uint64_t exact, approx, inferred, patched, redirected, site_returns, unwound;
+  } guess = {-1, 0, 0, 0, 0, 0, 0, 0};
   uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
   int prev_wbound = 0;            /* the previous position waited for the window */
   uint32_t n = sk->n;
@@ -514,6 +525,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
       patched = guess.patched;
       redirected = guess.redirected;
       site_returns = guess.site_returns;
+      unwound = guess.unwound;
       st->truncated++;
       break;
     }
@@ -756,19 +768,30 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     case IC_OP_IJUMP:
       pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir);
       break;
-    case IC_OP_RETURN:
+    case IC_OP_RETURN: {
+      uint64_t back = 0;
       if (depth > 0) {
         sp = (sp + STACK_MAX - 1) % STACK_MAX;
         depth--;
-        pc = stack[sp];
-      } else {
-        pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir);
-        if (!pc && (pc = site_target(img, sites, sk, k)) != 0) {
-          site_returns++;
-          guessed = 1;
+        back = stack[sp];
+        /* the call's return site, unless the bits after it do not fit
+           there: a return that does not go back to its call (longjmp, a
+           context switch) leaves the stack wrong, so it is dropped and
+           the target found as for a return whose call is not known */
+        if (k + 1 >= n || path_fit_len(img, sk, k + 1, back, RETURN_CHECK) > 0) {
+          pc = back;
+          break;
         }
+        depth = 0;
+        unwound++;
+      }
+      pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir);
+      if (!pc && (pc = site_target(img, sites, sk, k)) != 0) {
+        site_returns++;
+        guessed = 1;
       }
       break;
+    }
     default: pc = fall; break;
     }
     redirected += (uint64_t)redir;
@@ -777,6 +800,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
          not counted: cut there, the guess is not used) */
       guess.at = k;
       guess.site_returns = site_returns - 1;
+      guess.unwound = unwound;
       guess.exact = exact;
       guess.approx = approx;
       guess.inferred = inferred;
@@ -800,6 +824,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   st->patched += patched;
   st->redirected += redirected;
   st->site_returns += site_returns;
+  st->unwound += unwound;
   *built = n;
   return IC_OK;
 }

@@ -133,6 +133,9 @@ typedef struct ic_stitch_stats {
                             counted in stitched too) */
   uint64_t site_returns; /* returns without their call or a fitting sampled
                             target sent to a return site (ic_stitch_sites) */
+  uint64_t unwound;      /* returns whose call's return site the bits after
+                            them did not fit (a longjmp, a context switch):
+                            the walk's call stack was dropped there */
 } ic_stitch_stats;
 
 /* The program's return sites: the instruction after each call the code

@@ -369,6 +369,42 @@ Test(stitch, return_without_call_goes_to_a_return_site) {
   sig_db_destroy(db);
 }
 
+/* A return whose call's site the bits after it do not fit (a longjmp: the
+ * ret leaves a frame other than the one the call entered) goes where its
+ * samples went, and the walk's call stack is dropped; a return that fits
+ * its call's site goes there. */
+Test(stitch, return_not_to_its_call_drops_the_stack) {
+  sig_machine m = machine();
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  sig_detail ret = sample(10, 0x2004, IC_OP_RETURN, 0x3000, 0);
+  cr_assert_eq(o.detail(o.ctx, &ret, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  /* call, mul, ret, then bit 1 clear: not the indirect jump at the call's
+     site 0x1014 (its bit 1 is always set), the div the sample went to */
+  const uint8_t bits[] = {B1, 0, B1, 0};
+  sig_skeleton sk = skel(0x1010, bits, sizeof bits);
+  ic_graph_rec recs[sizeof bits];
+  size_t built;
+  ic_stitch_stats st = {0};
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, 4);
+  cr_assert_eq(recs[3].pc, 0x3000);
+  cr_assert_eq(st.unwound, 1);
+  cr_assert_eq(st.aborted, 0);
+  /* bit 1 set after the ret: the call's site fits, the sample is not asked */
+  const uint8_t fits[] = {B1, 0, B1, B1};
+  sig_skeleton sk2 = skel(0x1010, fits, sizeof fits);
+  ic_stitch_stats st2 = {0};
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk2, recs, &built, &st2, &err), IC_OK);
+  cr_assert_eq(built, 4);
+  cr_assert_eq(recs[3].pc, 0x1014);
+  cr_assert_eq(st2.unwound, 0);
+  sig_db_destroy(db);
+}
+
 static int has_bw_break(const ic_graph_rec *r) {
   const ic_edge *dd = find(r, IC_EDGE_DD, 0);
   for (int q = 0; dd && q < dd->nparts; q++)
