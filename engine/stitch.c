@@ -31,6 +31,7 @@ void ic_stitch_stats_add(ic_stitch_stats *a, const ic_stitch_stats *b) {
   a->truncated += b->truncated;
   a->site_returns += b->site_returns;
   a->unwound += b->unwound;
+  a->near_jumps += b->near_jumps;
 }
 
 struct ic_stitch_sites {
@@ -403,6 +404,25 @@ static uint64_t site_target(const ic_program_image *img, const ic_stitch_sites *
   return sites ? furthest_fit(img, sites->pc, sites->n, sk, k) : 0;
 }
 
+/* The target of an indirect jump at position k (pc) that no sample shows:
+ * jump tables (a switch, glibc's memcpy tails) jump within their function,
+ * and a rarely run one may have no sample of its own, so every instruction
+ * boundary within NEAR_BYTES of pc is a candidate and the one the bits fit
+ * furthest is taken, if no other fits as far; 0 otherwise. Time: O(NEAR_BYTES
+ * * instructions checked per candidate), once per such jump. */
+#define NEAR_BYTES 2048u
+static uint64_t near_target(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
+                            uint64_t pc) {
+  uint64_t cand[NEAR_BYTES];
+  size_t n = 0;
+  uint64_t lo = pc > NEAR_BYTES ? pc - NEAR_BYTES : 2;
+  for (uint64_t a = lo & ~(uint64_t)1; a <= pc + NEAR_BYTES && n < NEAR_BYTES; a += 2) {
+    ic_static_inst si;
+    if (img->lookup(img->ctx, a, &si) && si.valid && si.opclass < IC_OP_COUNT) cand[n++] = a;
+  }
+  return furthest_fit(img, cand, n, sk, k);
+}
+
 /* The node times of record k with nothing idealized, from its edges and
  * the earlier records' times (sources before the fragment at time 0, as the
  * solver has them); the nodes in the order D R E P C, which every edge
@@ -501,11 +521,11 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   uint64_t pc = sk->start_pc;
   uint64_t maxdist = (uint64_t)IC_WIN_FACTOR * m->rob;
   uint64_t exact = 0, approx = 0, inferred = 0, patched = 0, redirected = 0, site_returns = 0;
-  uint64_t unwound = 0;
+  uint64_t unwound = 0, near_jumps = 0;
   struct {
     int64_t at; /* the latest position whose next pc was guessed, -1: none */
-    uint64_t exact, approx, inferred, patched, redirected, site_returns, unwound;
-  } guess = {-1, 0, 0, 0, 0, 0, 0, 0};
+    uint64_t exact, approx, inferred, patched, redirected, site_returns, unwound, near_jumps;
+  } guess = {-1, 0, 0, 0, 0, 0, 0, 0, 0};
   uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
   int prev_wbound = 0;            /* the previous position waited for the window */
   uint32_t n = sk->n;
@@ -526,6 +546,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
       redirected = guess.redirected;
       site_returns = guess.site_returns;
       unwound = guess.unwound;
+      near_jumps = guess.near_jumps;
       st->truncated++;
       break;
     }
@@ -765,9 +786,15 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
       }
       /* an indirect jump or call: as IJUMP */
       __attribute__((fallthrough));
-    case IC_OP_IJUMP:
+    case IC_OP_IJUMP: {
+      uint64_t at = pc;
       pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir);
+      if (!pc && si.opclass == IC_OP_IJUMP && (pc = near_target(img, sk, k, at)) != 0) {
+        near_jumps++;
+        guessed = 1;
+      }
       break;
+    }
     case IC_OP_RETURN: {
       uint64_t back = 0;
       if (depth > 0) {
@@ -799,8 +826,9 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
       /* the counts of the positions up to the latest guess (its own guess
          not counted: cut there, the guess is not used) */
       guess.at = k;
-      guess.site_returns = site_returns - 1;
+      guess.site_returns = site_returns - (si.opclass == IC_OP_RETURN);
       guess.unwound = unwound;
+      guess.near_jumps = near_jumps - (si.opclass != IC_OP_RETURN);
       guess.exact = exact;
       guess.approx = approx;
       guess.inferred = inferred;
@@ -825,6 +853,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   st->redirected += redirected;
   st->site_returns += site_returns;
   st->unwound += unwound;
+  st->near_jumps += near_jumps;
   *built = n;
   return IC_OK;
 }

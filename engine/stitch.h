@@ -136,6 +136,9 @@ typedef struct ic_stitch_stats {
   uint64_t unwound;      /* returns whose call's return site the bits after
                             them did not fit (a longjmp, a context switch):
                             the walk's call stack was dropped there */
+  uint64_t near_jumps;   /* indirect jumps without a sample that fits sent to
+                            the code near them the bits fit furthest (a jump
+                            table) */
 } ic_stitch_stats;
 
 /* The program's return sites: the instruction after each call the code

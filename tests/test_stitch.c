@@ -405,6 +405,40 @@ Test(stitch, return_not_to_its_call_drops_the_stack) {
   sig_db_destroy(db);
 }
 
+/* An indirect jump no sample shows goes to the instruction near it that
+ * the bits after it fit furthest, when no other fits as far (a jump table
+ * in the same function); with two equal fits the path is cut there. */
+Test(stitch, unsampled_indirect_jump_goes_to_the_code_the_bits_fit) {
+  sig_machine m = machine();
+  sig_db *db = empty_db();
+  /* call, mul, ret (to 0x1014), the jump; then addi, ld, add, beq not
+     taken, call: from 0x1000 only (0x1004: a load without bit 1 or 2;
+     0x1008: the taken beq leads to a load without them; 0x100c: the
+     ret after the call has bit 1 clear; 0x1010, 0x1014: bit 1 clear) */
+  const uint8_t bits[] = {B1, 0, B1, B1, 0, B1, 0, 0, B1};
+  sig_skeleton sk = skel(0x1010, bits, sizeof bits);
+  ic_graph_rec recs[sizeof bits];
+  size_t built;
+  ic_stitch_stats st = {0};
+  ic_err err;
+  cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &sk, 1, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, sizeof bits);
+  cr_assert_eq(recs[4].pc, 0x1000);
+  cr_assert_eq(recs[8].pc, 0x1010);
+  cr_assert_eq(st.near_jumps, 1);
+  cr_assert_eq(st.truncated, 0);
+  /* bit 1 clear after the jump and nothing else known: 0x1000 and 0x1008
+     both fit one instruction, so the target stays unknown */
+  const uint8_t amb[] = {B1, 0, B1, B1, 0};
+  sig_skeleton sk2 = skel(0x1010, amb, sizeof amb);
+  ic_stitch_stats st2 = {0};
+  cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &sk2, 1, recs, &built, &st2, &err), IC_OK);
+  cr_assert_eq(built, 4);
+  cr_assert_eq(st2.near_jumps, 0);
+  cr_assert_eq(st2.truncated, 1);
+  sig_db_destroy(db);
+}
+
 static int has_bw_break(const ic_graph_rec *r) {
   const ic_edge *dd = find(r, IC_EDGE_DD, 0);
   for (int q = 0; dd && q < dd->nparts; q++)

@@ -320,12 +320,13 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
     fprintf(stderr,
             "icost: profiler: %llu fragments stitched, %llu aborted; instructions %llu exact, "
             "%llu approximate, %llu inferred, %llu patched; %llu indirect targets redirected, "
-            "%llu fragments cut at an unknown one, %llu returns not to their call\n",
+            "%llu fragments cut at an unknown one, %llu returns not to their call, %llu indirect "
+            "jumps sent to nearby code\n",
             (unsigned long long)ps.stitch.stitched, (unsigned long long)ps.stitch.aborted,
             (unsigned long long)ps.stitch.exact, (unsigned long long)ps.stitch.approx,
             (unsigned long long)ps.stitch.inferred, (unsigned long long)ps.stitch.patched,
             (unsigned long long)ps.stitch.redirected, (unsigned long long)ps.stitch.truncated,
-            (unsigned long long)ps.stitch.unwound);
+            (unsigned long long)ps.stitch.unwound, (unsigned long long)ps.stitch.near_jumps);
   return st;
 }
 

@@ -268,13 +268,14 @@ static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_fil
             "stitching:\n  fragments: %llu\n  stitched: %llu\n  aborted: %llu\n"
             "  instructions: %llu\n  exact: %llu\n  approximate: %llu\n  inferred: %llu\n"
             "  patched: %llu\n  redirected: %llu\n  truncated: %llu\n  site_returns: %llu\n"
-            "  unwound: %llu\n",
+            "  unwound: %llu\n  near_jumps: %llu\n",
             (unsigned long long)s->fragments, (unsigned long long)s->stitched,
             (unsigned long long)s->aborted, (unsigned long long)s->instructions,
             (unsigned long long)s->exact, (unsigned long long)s->approx,
             (unsigned long long)s->inferred, (unsigned long long)s->patched,
             (unsigned long long)s->redirected, (unsigned long long)s->truncated,
-            (unsigned long long)s->site_returns, (unsigned long long)s->unwound);
+            (unsigned long long)s->site_returns, (unsigned long long)s->unwound,
+            (unsigned long long)s->near_jumps);
     for (int k = 0; k < IC_STITCH_ABORT_COUNT; k++)
       fprintf(f, "  aborted_%s: %llu\n", ic_stitch_abort_names[k],
               (unsigned long long)s->abort_why[k]);
@@ -295,12 +296,12 @@ static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_fil
             "\nstitched insts  %llu: %.1f%% exact, %.1f%% approximate, %.1f%% inferred; "
             "%.1f%% patched; %llu indirect targets redirected; %llu fragments cut at an "
             "unknown one; %llu returns sent to a return site; %llu returns not to their "
-            "call (call stack dropped)\n\n",
+            "call (call stack dropped); %llu indirect jumps sent to nearby code\n\n",
             (unsigned long long)s->instructions, 100.0 * (double)s->exact / n,
             100.0 * (double)s->approx / n, 100.0 * (double)s->inferred / n,
             100.0 * (double)s->patched / n, (unsigned long long)s->redirected,
             (unsigned long long)s->truncated, (unsigned long long)s->site_returns,
-            (unsigned long long)s->unwound);
+            (unsigned long long)s->unwound, (unsigned long long)s->near_jumps);
   }
 }
 
