@@ -60,6 +60,8 @@ enum { FR_BW, FR_FQ, FR_IMISS, FR_MISP, FR_END, FR_COUNT };
 /* Why the dispatch head could not dispatch. */
 enum { DB_NONE, DB_ROB, DB_IQ, DB_LSQ, DB_EMPTY };
 /* Why a ready instruction could not issue. */
+/* fill_seq tag: the line was filled by a store's miss at commit */
+#define STORE_FILL (UINT64_C(1) << 62)
 enum { IB_FU = 1, IB_MSHR = 2, IB_LONG = 3 }; /* IB_LONG: every unit held by an unpipelined op */
 
 /* per-instruction flags */
@@ -812,7 +814,10 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   /* P: EP, PP */
   ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);
   edge_add(ep, IC_CAT_DMISS, c->ep_b[x]);
-  if (c->pp_src[x] != NONE_SEQ) edge1(&cur, IC_EDGE_PP, (uint32_t)(i - c->pp_src[x]), IC_CAT_NONE, 0);
+  if (c->pp_src[x] != NONE_SEQ) {
+    uint64_t w = c->P[x] - c->Phist[c->pp_src[x] & c->hmask]; /* > 0: filled by a store */
+    edge1(&cur, IC_EDGE_PP, (uint32_t)(i - c->pp_src[x]), w ? IC_CAT_DMISS : IC_CAT_NONE, w);
+  }
   /* C: CC, PC, CBW */
   n = 0;
   e[n] = edge1(&cur, IC_EDGE_CC, 1, IC_CAT_NONE, 0);
@@ -872,6 +877,7 @@ static void commit(ooo_core *c, uint64_t t) {
         if (!hit) {
           c->st.l1d_misses++;
           c->l1d.ready[l] = t + l2_access(c, in->mem_addr, t);
+          c->l1d.fill_seq[l] = i | STORE_FILL;
         }
       }
       uint64_t a = in->mem_addr, sz = in->mem_size ? in->mem_size : 1;
@@ -1103,9 +1109,16 @@ static void issue(ooo_core *c, uint64_t t) {
         p = base;
         part_dmiss = tlb;
         if (ready > base) {
+          /* the line is in flight: filled by a missing load (the wait
+           * ends at its P) or by a store that missed at commit (at its P
+           * plus the rest, a dmiss part of the PP edge): the wait moves with
+           * that access instead of staying a fixed part of this one */
           uint64_t fs = c->l1d.fill_seq[l1];
+          int st = fs != NONE_SEQ && (fs & STORE_FILL);
+          if (st) fs &= ~STORE_FILL;
           if (fs != NONE_SEQ && fs < seq && fs >= c->run_first && seq - fs <= c->maxdist &&
-              (fs < c->head || (c->fl[fs & c->mask] & FL_ISSUED)) && c->Phist[fs & c->hmask] == ready)
+              (fs < c->head || (c->fl[fs & c->mask] & FL_ISSUED)) &&
+              (st ? c->Phist[fs & c->hmask] < ready : c->Phist[fs & c->hmask] == ready))
             pp_src = fs;
           else
             part_dmiss += ready - base;

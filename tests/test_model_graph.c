@@ -19,7 +19,7 @@ typedef struct counting {
   ooo_graph_check *chk;
   ic_graph_sink inner;
   uint64_t kinds[IC_EDGE_KIND_COUNT];
-  uint64_t mem_pr, mem_pr_far, cd_wrong_dist, fbw_wrong_dist, records;
+  uint64_t mem_pr, mem_pr_far, pp_dmiss, cd_wrong_dist, fbw_wrong_dist, records;
   uint32_t rob, fw;
   uint64_t part_cycles[IC_CAT_COUNT + 1];
 } counting;
@@ -36,6 +36,7 @@ static ic_status count_consume(void *ctx, const ic_graph_rec *r, size_t n, ic_er
         c->mem_pr_far += e->dist > c->rob;
       }
       if (e->kind == IC_EDGE_CD && e->dist != c->rob) c->cd_wrong_dist++;
+      if (e->kind == IC_EDGE_PP && e->nparts == 1 && e->part[0].cat == IC_CAT_DMISS) c->pp_dmiss++;
       if (e->kind == IC_EDGE_FBW && e->dist != c->fw) c->fbw_wrong_dist++;
       for (int p = 0; p < e->nparts; p++)
         c->part_cycles[e->part[p].cat == IC_CAT_NONE ? IC_CAT_COUNT : e->part[p].cat] += e->part[p].cycles;
@@ -129,6 +130,24 @@ static void g_farfwd(ic_inst *in, size_t j, void *st) {
   in->mem_size = (uint8_t)(j < 2 ? 8 : 0);
 }
 
+/* 80-instruction iterations: a store to a new line (it misses when it
+ * commits), adds, and a load of another word of the previous iteration's
+ * line, dispatched after that store committed: the line is in flight */
+static void g_stfill(ic_inst *in, size_t j, void *st) {
+  uint64_t *k = st;
+  if (j == 0) {
+    *in = mk(IC_OP_STORE, IC_REG_NONE, 4, 6);
+    in->mem_addr = 0x50000000 + 64 * ++*k;
+    in->mem_size = 8;
+  } else if (j == 1) {
+    *in = mk(IC_OP_LOAD, 6, 4, IC_REG_NONE);
+    in->mem_addr = 0x50000000 + 64 * (*k - 1) + 8;
+    in->mem_size = 8;
+  } else {
+    *in = mk(IC_OP_INT_ALU, (uint8_t)(7 + j % 8), IC_REG_NONE, IC_REG_NONE);
+  }
+}
+
 /* every config, with nothing and everything idealized; each single
  * idealization on the baseline */
 Test(model_graph, synthetic_streams_every_config_and_idealization) {
@@ -202,6 +221,14 @@ Test(model_graph, edges_say_what_happened) {
             (unsigned long long)c.mem_pr_far, (unsigned long long)c.mem_pr, n / 49);
   check_stream(cfg, "farfwd", IC_CATBIT(IC_CAT_WIN), v, n, 0, &c);
   cr_expect(c.mem_pr + 3 >= n / 49, "forwarded with the larger window: %llu", (unsigned long long)c.mem_pr);
+  free(v);
+  /* a load of a line a store's miss at commit is filling waits on a PP
+     edge from the store, with the rest of the fill as a dmiss part */
+  k = 0;
+  v = make_loop(n, 80, g_stfill, &k);
+  check_stream(cfg, "stfill", 0, v, n, 0, &c);
+  cr_expect(c.pp_dmiss + 3 >= n / 81, "PP edges from stores %llu, %zu iterations", (unsigned long long)c.pp_dmiss,
+            n / 81);
   free(v);
   /* a long dependent chain fills the ROB: CD edges at the ROB size */
   n = 8000;
