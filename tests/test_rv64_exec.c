@@ -210,7 +210,15 @@ Test(rv64_exec, faults_name_pc_reason_and_bytes) {
   p = load_words(bad_sys, 3, NULL, 0);
   rv_proc_skip(p, 100);
   rv_proc_state(p, NULL, &why);
-  cr_assert(strstr(why, "fault at pc 0x10004: unsupported system call 1999"), "%s", why);
+  cr_assert(strstr(why, "fault at pc 0x10004: unsupported system call 1999 (bytes"), "%s", why);
+  rv_proc_destroy(p);
+
+  const uint32_t clone_sys[] = {LI(A7, 220), ECALL, EBREAK};
+  p = load_words(clone_sys, 3, NULL, 0);
+  rv_proc_skip(p, 100);
+  rv_proc_state(p, NULL, &why);
+  cr_assert(strstr(why, "unsupported system call 220 (clone: threads and child processes are not supported)"),
+            "%s", why);
   rv_proc_destroy(p);
 }
 

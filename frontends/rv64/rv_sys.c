@@ -307,6 +307,19 @@ static int64_t sys_ioctl(rv_proc *p, uint64_t fd, uint64_t req, uint64_t arg) {
   return -ENOTTY;
 }
 
+/* What an unsupported system call is, for the fault message: the run is
+ * one single-threaded process with no network. */
+static const char *sys_unsupported_why(uint64_t nr) {
+  switch (nr) {
+  case 220: case 435: return " (clone: threads and child processes are not supported)";
+  case 221: case 281: return " (execve: running another program is not supported)";
+  case 260: return " (wait4: child processes are not supported)";
+  case 198: case 199: case 200: case 201: case 202: case 203: case 242:
+    return " (sockets are not supported)";
+  default: return "";
+  }
+}
+
 void rv_syscall(rv_proc *p) {
   uint64_t *x = p->x;
   uint64_t nr = x[17], a0 = x[10], a1 = x[11], a2 = x[12], a3 = x[13], a4 = x[14], a5 = x[15];
@@ -626,7 +639,7 @@ void rv_syscall(rv_proc *p) {
   }
   case 258: case 293: r = -ENOSYS; break; /* riscv_hwprobe, rseq */
   default:
-    rv_fault(p, "unsupported system call %llu", (unsigned long long)nr);
+    rv_fault(p, "unsupported system call %llu%s", (unsigned long long)nr, sys_unsupported_why(nr));
     return;
   }
   x[10] = (uint64_t)r;
