@@ -2,6 +2,9 @@
 # build.sh OUTDIR: builds the icost workload suite into OUTDIR (static
 # riscv64 Linux programs and their inputs; the manifest's {W}).
 #
+#  - extra programs (src/x_*.c), each with a behaviour the suite lacks,
+#    tagged extra: bench_validate.sh TAG=extra checks accuracy beyond the
+#    suite;
 #  - the project's own kernels (src/*.c): chase stream branchy depchain
 #    stencil mix;
 #  - bzip2, gzip and lua5.4 from their Debian source packages, fetched with
@@ -67,6 +70,18 @@ for p in chase stream branchy depchain stencil mix; do
     mv "$OUT/$p.tmp" "$OUT/$p"
   fi
 done
+
+# ---- extra programs (tag extra: outside the suite's averages) --------------
+for p in x_qsort x_longjmp x_hash x_strings x_matmul x_interp x_bsearch; do
+  if ! uptodate "$OUT/$p" "$HERE/src/$p.c" "$HERE/build.sh"; then
+    step "$p" "$CROSS" "${CFLAGS_RV[@]}" -Wall -Wextra -o "$OUT/$p.tmp" "$HERE/src/$p.c"
+    mv "$OUT/$p.tmp" "$OUT/$p"
+  fi
+done
+if ! uptodate "$OUT/x_qsort_O0" "$HERE/src/x_qsort.c" "$HERE/build.sh"; then
+  step x_qsort_O0 "$CROSS" -O0 -static -Wall -Wextra -o "$OUT/x_qsort_O0.tmp" "$HERE/src/x_qsort.c"
+  mv "$OUT/x_qsort_O0.tmp" "$OUT/x_qsort_O0"
+fi
 
 # ---- generated inputs ------------------------------------------------------
 if ! uptodate "$OUT/tools/gen_text" "$HERE/src/gen_text.c"; then

@@ -42,7 +42,7 @@ static const char validate_help[] =
     "                                  windows (with --max: about K fragments)\n"
     "  --suite MANIFEST   run every workload of a manifest tagged `full` (or --suite-tag)\n"
     "  --suite-tag TAG    run every workload of the manifest (default one unless\n"
-    "                     --suite) with this tag: short, full, default\n"
+    "                     --suite) with this tag: short, full, default, extra\n"
     "  -j N               multisim runs in parallel (default: all cores)\n"
     "  --fragments K      graphfrag windows (default 200), chosen uniformly among the\n"
     "                     run's blocks of L instructions by reservoir sampling\n"

@@ -21,7 +21,8 @@
 #define WL_TAG_LIST(X) \
   X(DEFAULT, "default") /* the entry run when no program and no --workload is given */ \
   X(SHORT, "short")     /* ~1e6 instructions or fewer: tests, also under ASan */ \
-  X(FULL, "full")       /* suite runs, ~1e8 instructions or fewer */
+  X(FULL, "full")       /* suite runs, ~1e8 instructions or fewer */ \
+  X(EXTRA, "extra")     /* programs outside the suite's averages (bench_validate TAG=extra) */
 
 enum {
 #define WL_X(e, n) WL_TAG_##e,
@@ -182,7 +183,7 @@ static ic_status manifest_parse_line(wl_manifest *m, size_t lineno, char *line, 
   char bad[72];
   if (parse_tags(t[1], &tags, bad, sizeof bad) < 0)
     return ic_fail(err, IC_EINPUT,
-                   "%s:%zu: workload '%.64s': unknown tag '%s' (tags: default, short, full; "
+                   "%s:%zu: workload '%.64s': unknown tag '%s' (tags: default, short, full, extra; "
                    "'-' for none)",
                    m->path, lineno, t[0], bad);
   if (n < 3)
@@ -327,7 +328,7 @@ ic_status cli_workload_list(const char *manifest, const char *tag, cli_workload 
   if (tag) {
     char bad[72];
     if (strchr(tag, ',') || parse_tags(tag, &want, bad, sizeof bad) < 0 || want == 0)
-      return ic_fail(err, IC_EINPUT, "unknown workload tag '%.64s' (tags: default, short, full)",
+      return ic_fail(err, IC_EINPUT, "unknown workload tag '%.64s' (tags: default, short, full, extra)",
                      tag);
   }
   wl_manifest m;

@@ -7,7 +7,7 @@
  *     NAME TAGS COMMAND...
  *
  * whitespace separated; a token starting with `#` starts a comment that runs
- * to the end of the line. TAGS is a comma list from {default, short, full},
+ * to the end of the line. TAGS is a comma list from {default, short, full, extra},
  * or `-` for none; exactly one entry of a manifest is tagged `default`. In
  * COMMAND, `{W}` stands for the workload directory: $ICOST_WORKLOADS if set,
  * else ICOST_SOURCE_DIR "/build/workloads" (where bench/workloads/build.sh
