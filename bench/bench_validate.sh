@@ -5,6 +5,8 @@
 #
 #   bash bench/bench_validate.sh
 #   TAG=short MAX=200k CONFIGS=baseline bash bench/bench_validate.sh
+#   TAG=extra SKIP=4M MAX=300k bash bench/bench_validate.sh   (programs
+#       outside the suite: does the accuracy hold beyond it?)
 #
 # Every workload of the manifest tagged $TAG is fast-forwarded $SKIP
 # instructions (the last $WARM of them warming caches, TLBs and predictors)
