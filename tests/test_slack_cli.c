@@ -113,6 +113,7 @@ Test(slack_cli, bad_options_are_one_line_errors) {
       {"graph --from 0 --count 0", "--count 0"},
       {"graph --from 0 --count 5 --ideal dmiss,nope", "'nope'"},
       {"graph --from 0 --count 5 --ideal dmiss,dmiss", "twice"},
+      {"graph --from 0 --count 5 --run-ideal win,nope", "--run-ideal: unknown category 'nope'"},
       {"graph --from 0 --count 5 --format svg", "'svg'"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -243,6 +244,23 @@ Test(slack_cli, graph_export_reproduces_stamps) {
   igraph_integer_t last_c = 5 * 599 + 4;
   cr_assert_lt(a[last_c], VAN(&g, "t", last_c), "idealizing misses and mispredictions saves nothing");
   cr_assert_str_eq(GAS(&g, "ideal"), "dl1,bmisp,dmiss");
+  double base_last = VAN(&g, "t", last_c);
+  free(a);
+  igraph_destroy(&g);
+  /* --run-ideal: the graph of the run on the machine with misses
+     idealized, whose own longest paths reproduce its stamps, earlier than
+     the baseline machine's */
+  snprintf(args, sizeof args, "graph --from 0 --count 600 --run-ideal dmiss -o %s -- %s " PROG_ARGS, path, exe);
+  cr_assert_eq(run(args, NULL, &err), 0, "%s", err);
+  free(err);
+  f = fopen(path, "r");
+  cr_assert_eq(igraph_read_graph_graphml(&g, f, 0), IGRAPH_SUCCESS);
+  fclose(f);
+  a = t_igraph_longest(&g);
+  for (igraph_integer_t v = 0; v < 5 * 600; v++)
+    cr_assert_eq(a[v], VAN(&g, "t", v), "%s: longest path %.0f, stamp %.0f", VAS(&g, "name", v), a[v],
+                 VAN(&g, "t", v));
+  cr_assert_lt(VAN(&g, "t", last_c), base_last, "the chase is no faster without misses");
   free(a);
   igraph_destroy(&g);
   remove(path);

@@ -29,21 +29,21 @@ static int parse_u64(const char *opt, const char *v, uint64_t *out, ic_err *err)
 }
 
 /* A comma list of category names as a mask; IC_EINPUT names the bad one. */
-static ic_status parse_ideal(const char *list, ic_catmask *out, ic_err *err) {
+static ic_status parse_ideal(const char *opt, const char *list, ic_catmask *out, ic_err *err) {
   *out = 0;
-  if (!*list) return ic_fail(err, IC_EINPUT, "--ideal: empty category list");
+  if (!*list) return ic_fail(err, IC_EINPUT, "%s: empty category list", opt);
   char name[32];
   const char *p = list;
   while (1) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
     if (len == 0 || len >= sizeof name)
-      return ic_fail(err, IC_EINPUT, "--ideal '%s': empty or overlong category name", list);
+      return ic_fail(err, IC_EINPUT, "%s '%s': empty or overlong category name", opt, list);
     memcpy(name, p, len);
     name[len] = 0;
     int c = ic_category_lookup(name);
-    if (c < 0) return ic_fail(err, IC_EINPUT, "--ideal: unknown category '%s'", name);
-    if (*out & IC_CATBIT(c)) return ic_fail(err, IC_EINPUT, "--ideal: category '%s' given twice", name);
+    if (c < 0) return ic_fail(err, IC_EINPUT, "%s: unknown category '%s'", opt, name);
+    if (*out & IC_CATBIT(c)) return ic_fail(err, IC_EINPUT, "%s: category '%s' given twice", opt, name);
     *out |= IC_CATBIT(c);
     if (!e) break;
     p = e + 1;
@@ -82,7 +82,7 @@ static int crit_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
   }
   if (strcmp(argv[i], "--ideal") == 0) {
     if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--ideal: missing category list"));
-    return parse_ideal(v, &o->ideal, err) == IC_OK ? 2 : -1;
+    return parse_ideal("--ideal", v, &o->ideal, err) == IC_OK ? 2 : -1;
   }
   return 0;
 }
@@ -331,7 +331,7 @@ typedef struct graph_opts {
   int have_from, have_count;
   ic_export_format fmt;
   const char *out;
-  ic_catmask ideal;
+  ic_catmask ideal, run_ideal;
 } graph_opts;
 
 static int graph_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
@@ -361,14 +361,18 @@ static int graph_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
   }
   if (strcmp(argv[i], "--ideal") == 0) {
     if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--ideal: missing category list"));
-    return parse_ideal(v, &o->ideal, err) == IC_OK ? 2 : -1;
+    return parse_ideal("--ideal", v, &o->ideal, err) == IC_OK ? 2 : -1;
+  }
+  if (strcmp(argv[i], "--run-ideal") == 0) {
+    if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--run-ideal: missing category list"));
+    return parse_ideal("--run-ideal", v, &o->run_ideal, err) == IC_OK ? 2 : -1;
   }
   return 0;
 }
 
 static void graph_help(void) {
   fputs("usage: icost graph --from N --count M [--format graphml|dot] [-o FILE] [--ideal LIST]\n"
-        "                   [common options] [-- PROGRAM ARGS]\n"
+        "                   [--run-ideal LIST] [common options] [-- PROGRAM ARGS]\n"
         "\n"
         "Runs the program on the timing model (stopping after instruction N+M-1 of the timed\n"
         "run) and writes the dependence graph of timed instructions N..N+M-1 (counted from 0\n"
@@ -381,6 +385,10 @@ static void graph_help(void) {
         "  --ideal LIST    comma list of categories to idealize in the exported edges:\n"
         "                  dl1 win bw bmisp dmiss shalu lgalu imiss (the run itself is the\n"
         "                  baseline machine; the mask is applied to the graph, DESIGN.md)\n"
+        "  --run-ideal LIST  the run itself on the machine with these categories idealized\n"
+        "                  (as multisim's run of that subset): its graph's stamps are that\n"
+        "                  machine's times, to compare with the baseline graph under --ideal\n"
+        "                  (same instructions, same sequence numbers) where they disagree\n"
         "  common options: --config F, --set KEY=VALUE, --skip N, --warm N, --max N, --seed S,\n"
         "                  --workload NAME, --guest-output\n"
         "\n"
@@ -430,7 +438,7 @@ int cmd_graph(int argc, char **argv) {
   if (st == IC_OK) {
     ic_graph_sink sink = ic_export_recorder_sink(rec);
     ooo_stats stats;
-    st = cli_run_execute(&run, 0, &sink, NULL, NULL, &stats, &err);
+    st = cli_run_execute(&run, go.run_ideal, &sink, NULL, NULL, &stats, &err);
   }
   if (st == IC_OK) {
     size_t n;
