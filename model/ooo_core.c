@@ -154,7 +154,7 @@ struct ooo_core {
                                  readiness but not that of iw_src (pw_src) */
   /* the latest committed instruction (seq + 1, 0: none) fetched after a
    * misprediction, after an I-cache stall, and dispatched after a full window */
-  uint64_t ev_misp, ev_imiss, ev_win;
+  uint64_t ev_misp, ev_imiss, ev_win, ev_dmiss;
 
   /* issue-blocked list of the last scanned cycle (for skip accounting) */
   uint64_t *blk_list;
@@ -792,6 +792,7 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   if (c->g_imiss[x]) c->ev_imiss = i + 1;
   if (c->dwin[x]) c->ev_win = i + 1;
   if (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) c->ev_misp = i + 1;
+  if (c->ep_b[x] | c->re_mshr[x] || c->pp_src[x] != NONE_SEQ) c->ev_dmiss = i + 1;
   uint64_t ks = c->iw_src[x], kp = c->pw_src[x];
   ptrdiff_t room = IC_MAX_EDGES - 4 - (c->pp_src[x] != NONE_SEQ); /* EP, PP, CC, PC, CBW follow */
   /* the idealizations under which i keeps its place behind k: none moves
@@ -809,7 +810,11 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
       continue;
     ic_edge *iw = edge1(&cur, IC_EDGE_IW, (uint32_t)(i - k), IC_CAT_BW, 1);
     iw->keep = keep;
-    if ((keep & IC_CATBIT(IC_CAT_WIN)) && !(c->iw_dm[x] >> w & 1)) iw->keep |= IC_CATBIT(IC_CAT_DMISS);
+    /* dmiss keeps i behind k where it moves neither's readiness apart
+       (iw_dm) nor i's dispatch: no full window among the last rob, or no
+       miss at all among the last maxdist instructions */
+    if (!(c->iw_dm[x] >> w & 1) && ((keep & IC_CATBIT(IC_CAT_WIN)) || c->ev_dmiss + c->maxdist <= i))
+      iw->keep |= IC_CATBIT(IC_CAT_DMISS);
   }
   /* P: EP, PP */
   ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);
