@@ -174,6 +174,16 @@ Test(rv64_exec, misaligned_amo_faults_but_misaligned_load_works) {
   rv_proc_destroy(p);
 }
 
+/* Runs the words; the fault message must contain msg. */
+static void expect_fault(const uint32_t *w, size_t n, const char *msg) {
+  rv_proc *p = load_words(w, n, NULL, 0);
+  const char *why = "";
+  rv_proc_skip(p, 100);
+  cr_assert_eq(rv_proc_state(p, NULL, &why), RV_FAULT);
+  cr_assert(strstr(why, msg), "%s", why);
+  rv_proc_destroy(p);
+}
+
 Test(rv64_exec, faults_name_pc_reason_and_bytes) {
   const uint32_t bad_load[] = {LI(A0, 64), LD(A1, A0, 0), EBREAK};
   rv_proc *p = load_words(bad_load, 3, NULL, 0);
@@ -185,11 +195,7 @@ Test(rv64_exec, faults_name_pc_reason_and_bytes) {
   rv_proc_destroy(p);
 
   const uint32_t store_ro[] = {LUI(A0, 0x10), SD(A0, A0, 0), EBREAK};
-  p = load_words(store_ro, 3, NULL, 0);
-  rv_proc_skip(p, 100);
-  rv_proc_state(p, NULL, &why);
-  cr_assert(strstr(why, "store to protected address 0x10000"), "%s", why);
-  rv_proc_destroy(p);
+  expect_fault(store_ro, 3, "store to protected address 0x10000");
 
   const uint32_t illegal[] = {LI(A0, 1), 0xffffffffu, EBREAK};
   p = load_words(illegal, 3, NULL, 0);
@@ -200,26 +206,11 @@ Test(rv64_exec, faults_name_pc_reason_and_bytes) {
   rv_proc_destroy(p);
 
   const uint32_t jump_away[] = {LUI(A0, 0x20), JALR(ZERO, A0, 0), EBREAK};
-  p = load_words(jump_away, 3, NULL, 0);
-  rv_proc_skip(p, 100);
-  rv_proc_state(p, NULL, &why);
-  cr_assert(strstr(why, "instruction fetch from non-executable address 0x20000"), "%s", why);
-  rv_proc_destroy(p);
-
+  expect_fault(jump_away, 3, "instruction fetch from non-executable address 0x20000");
   const uint32_t bad_sys[] = {LI(A7, 1999), ECALL, EBREAK};
-  p = load_words(bad_sys, 3, NULL, 0);
-  rv_proc_skip(p, 100);
-  rv_proc_state(p, NULL, &why);
-  cr_assert(strstr(why, "fault at pc 0x10004: unsupported system call 1999 (bytes"), "%s", why);
-  rv_proc_destroy(p);
-
+  expect_fault(bad_sys, 3, "fault at pc 0x10004: unsupported system call 1999 (bytes");
   const uint32_t clone_sys[] = {LI(A7, 220), ECALL, EBREAK};
-  p = load_words(clone_sys, 3, NULL, 0);
-  rv_proc_skip(p, 100);
-  rv_proc_state(p, NULL, &why);
-  cr_assert(strstr(why, "unsupported system call 220 (clone: threads and child processes are not supported)"),
-            "%s", why);
-  rv_proc_destroy(p);
+  expect_fault(clone_sys, 3, "unsupported system call 220 (clone: threads and child processes are not supported)");
 }
 
 Test(rv64_exec, exit_code_and_skip_counts) {
