@@ -59,9 +59,9 @@ enum { FU_ALU, FU_MUL, FU_FPADD, FU_FPMD, FU_LDST, FU_COUNT };
 enum { FR_BW, FR_FQ, FR_IMISS, FR_MISP, FR_END, FR_COUNT };
 /* Why the dispatch head could not dispatch. */
 enum { DB_NONE, DB_ROB, DB_IQ, DB_LSQ, DB_EMPTY };
-/* Why a ready instruction could not issue. */
 /* fill_seq tag: the line was filled by a store's miss at commit */
 #define STORE_FILL (UINT64_C(1) << 62)
+/* Why a ready instruction could not issue. */
 enum { IB_FU = 1, IB_MSHR = 2, IB_LONG = 3 }; /* IB_LONG: every unit held by an unpipelined op */
 
 /* per-instruction flags */
@@ -744,8 +744,10 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   const uint64_t *prod = &c->prod[x * 4];
   for (unsigned m = c->pmask[x]; m; m &= m - 1) {
     int k = __builtin_ctz(m);
-    /* a committed store's data is there before the load could wait for it
-     * (cs_find) unless wakeup exceeds dispatch_ready by more than 1 */
+    /* a memory producer that had committed (cs_find) does not bind: its
+     * data was there before the load could wait for it, unless wakeup
+     * exceeds dispatch_ready by more than 1 (an in-flight one never fails
+     * this: the load waited for it) */
     if (k == 3 && c->Phist[prod[k] & c->hmask] + c->wk - 1 > c->R[x]) continue;
     ic_edge *pr = edge1(&cur, IC_EDGE_PR, (uint32_t)(i - prod[k]), IC_CAT_NONE, c->wk - 1);
     if (k == 3) pr->flags = IC_EDGE_MEM;
