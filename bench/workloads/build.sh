@@ -72,16 +72,16 @@ for p in chase stream branchy depchain stencil mix; do
 done
 
 # ---- extra programs (tag extra: outside the suite's averages) --------------
-for p in x_qsort x_longjmp x_hash x_strings x_matmul x_interp x_bsearch; do
-  if ! uptodate "$OUT/$p" "$HERE/src/$p.c" "$HERE/build.sh"; then
-    step "$p" "$CROSS" "${CFLAGS_RV[@]}" -Wall -Wextra -o "$OUT/$p.tmp" "$HERE/src/$p.c"
+# OUT:SOURCE:OPT; x_qsort_O0 is x_qsort built -O0
+for e in x_qsort:x_qsort:-O2 x_qsort_O0:x_qsort:-O0 x_longjmp:x_longjmp:-O2 x_hash:x_hash:-O2 \
+         x_strings:x_strings:-O2 x_matmul:x_matmul:-O2 x_interp:x_interp:-O2 \
+         x_bsearch:x_bsearch:-O2; do
+  IFS=: read -r p src opt <<<"$e"
+  if ! uptodate "$OUT/$p" "$HERE/src/$src.c" "$HERE/build.sh"; then
+    step "$p" "$CROSS" "$opt" -static -Wall -Wextra -o "$OUT/$p.tmp" "$HERE/src/$src.c"
     mv "$OUT/$p.tmp" "$OUT/$p"
   fi
 done
-if ! uptodate "$OUT/x_qsort_O0" "$HERE/src/x_qsort.c" "$HERE/build.sh"; then
-  step x_qsort_O0 "$CROSS" -O0 -static -Wall -Wextra -o "$OUT/x_qsort_O0.tmp" "$HERE/src/x_qsort.c"
-  mv "$OUT/x_qsort_O0.tmp" "$OUT/x_qsort_O0"
-fi
 
 # ---- generated inputs ------------------------------------------------------
 if ! uptodate "$OUT/tools/gen_text" "$HERE/src/gen_text.c"; then
