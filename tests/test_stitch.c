@@ -58,13 +58,18 @@ static sig_skeleton skel(uint64_t pc, const uint8_t *bits, uint32_t n) {
   return s;
 }
 
-static sig_db *empty_db(void) {
+/* A built database of the n detailed samples d[0..n-1], in that order. */
+static sig_db *db_of(const sig_detail *d, size_t n) {
   sig_db *db;
   ic_err err;
   cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  for (size_t k = 0; k < n; k++) cr_assert_eq(o.detail(o.ctx, &d[k], &err), IC_OK);
   cr_assert_eq(sig_db_build(db, &err), IC_OK);
   return db;
 }
+
+static sig_db *empty_db(void) { return db_of(NULL, 0); }
 
 static const ic_edge *find(const ic_graph_rec *r, uint8_t kind, uint32_t dist) {
   for (int k = 0; k < r->nedges; k++)
@@ -192,10 +197,7 @@ static sig_detail sample(uint64_t seq, uint64_t pc, uint8_t op, uint64_t next, u
 
 Test(stitch, samples_give_targets_and_latencies) {
   sig_machine m = machine();
-  sig_db *db;
   ic_err err;
-  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
-  sig_out o = sig_db_out(db);
   /* the return at 0x2004 with an empty stack goes where its sample went;
      the indirect jump 0x1014 too. The mul's sample has a long issue wait. */
   sig_detail ret = sample(10, 0x2004, IC_OP_RETURN, 0x1014, 0);
@@ -220,11 +222,8 @@ Test(stitch, samples_give_targets_and_latencies) {
   mul2.seq = 1000;
   mul2.sig = mulsig ^ ((uint64_t)3 << 20);
   mul2.item[0].part[0].cycles = 1;
-  cr_assert_eq(o.detail(o.ctx, &ret, &err), IC_OK);
-  cr_assert_eq(o.detail(o.ctx, &ij, &err), IC_OK);
-  cr_assert_eq(o.detail(o.ctx, &mul, &err), IC_OK);
-  cr_assert_eq(o.detail(o.ctx, &mul2, &err), IC_OK);
-  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  const sig_detail samples[] = {ret, ij, mul, mul2};
+  sig_db *db = db_of(samples, 4);
   const uint8_t bits[] = {0, B1, B1, 0};
   sig_skeleton sk = skel(0x2000, bits, 4);
   ic_graph_rec recs[4];
@@ -327,15 +326,11 @@ Test(stitch, icache_miss_at_first_fetch_of_a_line) {
 Test(stitch, return_without_call_goes_to_a_return_site) {
   sig_machine m = machine();
   ic_err err;
-  sig_db *db;
-  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
   sig_detail d;
   memset(&d, 0, sizeof d);
   d.pc = 0x3000; /* off the path: gives the sites' code range */
   d.opclass = IC_OP_INT_DIV;
-  sig_out o = sig_db_out(db);
-  cr_assert_eq(o.detail(o.ctx, &d, &err), IC_OK);
-  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  sig_db *db = db_of(&d, 1);
   ic_stitch_sites *sites;
   cr_assert_eq(ic_stitch_sites_create(&sites, db, &img, &err), IC_OK);
   cr_assert_eq(ic_stitch_sites_count(sites), 1);
@@ -375,13 +370,9 @@ Test(stitch, return_without_call_goes_to_a_return_site) {
  * its call's site goes there. */
 Test(stitch, return_not_to_its_call_drops_the_stack) {
   sig_machine m = machine();
-  sig_db *db;
   ic_err err;
-  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
-  sig_out o = sig_db_out(db);
   sig_detail ret = sample(10, 0x2004, IC_OP_RETURN, 0x3000, 0);
-  cr_assert_eq(o.detail(o.ctx, &ret, &err), IC_OK);
-  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  sig_db *db = db_of(&ret, 1);
   /* call, mul, ret, then bit 1 clear: not the indirect jump at the call's
      site 0x1014 (its bit 1 is always set), the div the sample went to */
   const uint8_t bits[] = {B1, 0, B1, 0};
