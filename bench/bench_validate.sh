@@ -17,7 +17,10 @@
 # of graph and graphfrag against multisim over the paper's rows (singletons
 # and pairs with the first category) and, "(all)", over every subset (graph);
 # the same metric for graphfrag and the profiler ($METHODS); whether
-# every interaction's sign agrees; the wall seconds of multisim and graph.
+# every interaction's sign agrees; the wall seconds of multisim and graph;
+# "slow": the largest step by which multisim idealizing one category more ran
+# slower, in percent of time (validate's not-monotone note: no graph method
+# can follow those entries).
 #
 # Needs a release build ($BUILD/icost) and the built workloads
 # (bash bench/workloads/build.sh build/workloads).
@@ -56,11 +59,11 @@ for cfg in $CONFIGS; do
   awk -v cfg="$cfg" '
     function flush() {
       if (w != "")
-        printf "  %-16s %9s %9s %9s %9s %6s %7s %10s %8s\n", w, eg, ega, ef, ep, sg, sga, tm, tg
+        printf "  %-16s %9s %9s %9s %9s %6s %7s %10s %8s %6s\n", w, eg, ega, ef, ep, sg, sga, tm, tg, sl
     }
     BEGIN {
-      printf "  %-16s %9s %9s %9s %9s %6s %7s %10s %8s\n", "workload", "err graph", "(all)",
-             "err frag", "err prof", "signs", "(all)", "multisim s", "graph s"
+      printf "  %-16s %9s %9s %9s %9s %6s %7s %10s %8s %6s\n", "workload", "err graph", "(all)",
+             "err frag", "err prof", "signs", "(all)", "multisim s", "graph s", "slow"
     }
     /^methods:/ { sect = "methods"; next }
     /^workloads:/ { sect = "w"; next }
@@ -69,12 +72,13 @@ for cfg in $CONFIGS; do
     sect == "methods" && /^    mean_error_percent_all:/ { meanall[m] = $2 }
     sect == "methods" && /^    workloads_sign_agree:/ { agree[m] = $2 }
     sect == "w" && /^  - name:/ {
-      flush(); w = $3; gsub(/"/, "", w); eg = ega = ef = ep = sg = sga = tm = tg = "-"
+      flush(); w = $3; gsub(/"/, "", w); eg = ega = ef = ep = sg = sga = tm = tg = sl = "-"
     }
     sect == "w" && /^    [a-z]+:$/ { sub2 = $1 }
     sect == "w" && /^      [a-z]+:/ { meth = $1; sub(":", "", meth)
       if (sub2 == "seconds:" && meth == "multisim") tm = sprintf("%.1f", $2)
       if (sub2 == "seconds:" && meth == "graph") tg = sprintf("%.2f", $2) }
+    sect == "w" && /^      worst_percent:/ { sl = sprintf("%.1f", $2) }
     sect == "w" && /^        mean_error_percent:/ {
       if (meth == "graph") eg = sprintf("%.1f", $2)
       else if (meth == "graphfrag") ef = sprintf("%.1f", $2)

@@ -103,6 +103,11 @@ typedef struct vworkload {
   double cycles[IC_VALIDATE_MAX_METHODS];
   double seconds[IC_VALIDATE_MAX_METHODS];
   ic_validate_score score[IC_VALIDATE_MAX_METHODS];
+  /* the reference idealizing more and running slower (find_slowdowns) */
+  int slow_steps;       /* steps (S, c) slower by more than IC_VALIDATE_SLOW_EPS */
+  double slow_worst;    /* the largest cost(S) - cost(S + c), percent; 0 if none */
+  uint32_t slow_on;     /* its S */
+  int slow_add;         /* its c (bit index) */
 } vworkload;
 
 struct ic_validate_report {
@@ -164,6 +169,33 @@ void ic_validate_report_destroy(ic_validate_report *r) {
   free(r);
 }
 
+/* Where the reference is not monotone: over every subset S and category c
+ * not in S, how much slower the run idealizing S + c is than the one
+ * idealizing S alone, cost(S) - cost(S + c) in percent of time, where
+ * cost(S) = t - t(S) is the sum of the icosts of the non-empty subsets of S
+ * (a subset-sum transform of the percent vector). A dependence graph can
+ * only shorten paths when latencies shrink, so it cannot follow such steps:
+ * the report says where they are. cost must hold 2^ncat values. */
+static void find_slowdowns(const ic_validate_report *r, vworkload *w, double *cost) {
+  const double *ref = w->pct; /* method 0 */
+  for (size_t m = 0; m < r->nsub; m++) cost[m] = m ? ref[m] : 0;
+  for (int k = 0; k < r->ncat; k++)
+    for (size_t m = 0; m < r->nsub; m++)
+      if (m & ((size_t)1 << k)) cost[m] += cost[m ^ ((size_t)1 << k)];
+  for (size_t m = 0; m < r->nsub; m++)
+    for (int c = 0; c < r->ncat; c++) {
+      if (m & ((size_t)1 << c)) continue;
+      double d = cost[m] - cost[m | ((size_t)1 << c)];
+      if (d <= IC_VALIDATE_SLOW_EPS) continue;
+      w->slow_steps++;
+      if (d > w->slow_worst) {
+        w->slow_worst = d;
+        w->slow_on = (uint32_t)m;
+        w->slow_add = c;
+      }
+    }
+}
+
 ic_status ic_validate_report_add(ic_validate_report *r, const char *workload,
                                  const double *const *pct, const double *const *lo,
                                  const double *const *hi, const double *cycles, ic_err *err) {
@@ -181,11 +213,13 @@ ic_status ic_validate_report_add(ic_validate_report *r, const char *workload,
   w->pct = malloc(nv * sizeof(double));
   w->lo = malloc(nv * sizeof(double));
   w->hi = malloc(nv * sizeof(double));
-  if (!w->name || !w->pct || !w->lo || !w->hi) {
+  double *cost = malloc(r->nsub * sizeof(double));
+  if (!w->name || !w->pct || !w->lo || !w->hi || !cost) {
     free(w->name);
     free(w->pct);
     free(w->lo);
     free(w->hi);
+    free(cost);
     return ic_fail(err, IC_ERUN, "validate: out of memory");
   }
   for (int m = 0; m < r->nmethods; m++) {
@@ -200,6 +234,8 @@ ic_status ic_validate_report_add(ic_validate_report *r, const char *workload,
     if (m > 0)
       ic_validate_score_pct(w->pct, p, r->ncat, IC_VALIDATE_THRESHOLD, &w->score[m]);
   }
+  find_slowdowns(r, w, cost);
+  free(cost);
   r->nw++;
   return IC_OK;
 }
@@ -373,6 +409,17 @@ static void write_text_workload(const ic_validate_report *r, const vworkload *w,
               s->interactions_all);
     }
   }
+  if (w->slow_steps) {
+    char on[160];
+    row_label(r, (vrow){w->slow_on, 0}, "+", on, sizeof on);
+    fprintf(f, "note: %s is not monotone here: idealizing %s %s%s made the run slower by %.1f%% "
+               "of its time (%d of %d such steps slower by more than %.1f%%); a dependence graph "
+               "only shortens paths when latencies shrink, so no graph method can follow these "
+               "entries\n",
+            r->methods[0], ic_category_names[r->cats[w->slow_add]],
+            w->slow_on ? "on top of " : "alone", w->slow_on ? on : "", w->slow_worst,
+            w->slow_steps, r->ncat << (r->ncat - 1), IC_VALIDATE_SLOW_EPS);
+  }
   int any_time = 0;
   for (int m = 0; m < r->nmethods; m++) any_time |= !isnan(w->seconds[m]);
   if (any_time) {
@@ -500,6 +547,12 @@ static void write_csv(const ic_validate_report *r, FILE *f, int show_all, vrow *
       fprintf(f, ",sign_mismatches_all,%s,%d,,,\n", r->methods[m],
               w->score[m].sign_mismatches_all);
     }
+    csv_str(f, w->name);
+    fprintf(f, ",slowdown_steps,%s,%d,,,\n", r->methods[0], w->slow_steps);
+    csv_str(f, w->name);
+    fprintf(f, ",slowdown_worst_percent,%s", r->methods[0]);
+    csv_num(f, w->slow_worst);
+    fputs(",,,\n", f);
   }
 }
 
@@ -572,6 +625,18 @@ static void write_yaml(const ic_validate_report *r, FILE *f, int show_all, vrow 
       fprintf(f, "\n        counted_all: %d\n        interactions_all: %d\n"
                  "        sign_mismatches_all: %d\n",
               s->counted_all, s->interactions_all, s->sign_mismatches_all);
+    }
+    fprintf(f, "    reference_slowdown:\n      steps: %d\n      worst_percent: ", w->slow_steps);
+    yaml_num(f, w->slow_worst);
+    fputc('\n', f);
+    if (w->slow_steps) {
+      fprintf(f, "      worst_added: %s\n      worst_on: [", ic_category_names[r->cats[w->slow_add]]);
+      for (int c = 0, first = 1; c < r->ncat; c++)
+        if (w->slow_on & (1u << c)) {
+          fprintf(f, "%s%s", first ? "" : ", ", ic_category_names[r->cats[c]]);
+          first = 0;
+        }
+      fputs("]\n", f);
     }
     fputs("    entries:\n", f);
     size_t nrows = build_rows(r, show_all, rows);

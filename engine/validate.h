@@ -47,6 +47,7 @@
 
 #define IC_VALIDATE_THRESHOLD 5.0 /* percent of execution time */
 #define IC_VALIDATE_SIGN_EPS 0.05 /* percentage points */
+#define IC_VALIDATE_SLOW_EPS 0.5  /* percentage points: a reference slowdown noted */
 #define IC_VALIDATE_MAX_CATS 12
 #define IC_VALIDATE_MAX_METHODS 8
 
@@ -118,18 +119,24 @@ double ic_validate_report_mean_error(const ic_validate_report *r, int m, int all
 int ic_validate_report_workloads(const ic_validate_report *r);
 
 /* Writes the report. Text: per workload the Table VIII layout (each method's
- * value and its error against the reference in percentage points); with more
+ * value and its error against the reference in percentage points, and a
+ * note where the reference is not monotone: a step S -> S + c whose run is
+ * slower by more than IC_VALIDATE_SLOW_EPS percent of time, the largest
+ * named, which no graph method can follow); with more
  * than 4 categories and show_all == 0 the entries shown are the singletons,
  * the pairs with the first category, the remaining interactions summed as
  * "other", and base (the score always uses every entry). Then the Table IX
  * summary: per method, its mean error per workload and the mean over
  * workloads, and whether the interaction signs agree. CSV: one row per
- * (workload, entry, method) and per (workload, summary item, method). YAML:
+ * (workload, entry, method) and per (workload, summary item, method), the
+ * items including the reference's `slowdown_steps` and
+ * `slowdown_worst_percent`. YAML:
  * `categories`, `reference`, `threshold_percent`, `methods` (per method
  * `mean_error_percent` over workloads, `sign_agree`), `workloads` (per
  * workload its `cycles` and wall `seconds` per method, per method its
- * score, and its `entries`). Time complexity:
- * O(workloads * methods * 2^ncat). */
+ * score, its `reference_slowdown` (`steps`, `worst_percent`, and where
+ * steps > 0 `worst_added` and `worst_on`), and its `entries`). Time
+ * complexity: O(workloads * (methods + ncat) * 2^ncat). */
 ic_status ic_validate_report_write(const ic_validate_report *r, FILE *f,
                                    ic_validate_format fmt, int show_all, ic_err *err);
 

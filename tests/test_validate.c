@@ -439,6 +439,65 @@ Test(validate, yaml_parses_and_has_keys) {
   ic_validate_report_destroy(r);
 }
 
+/* A two-category report whose reference has times t (ic_validate_pct_from_times
+   order: t, t(A), t(B), t(AB)); the other method is the same vector. */
+static ic_validate_report *times_report(const double t[4]) {
+  const uint8_t cats[2] = {IC_CAT_DL1, IC_CAT_SHALU};
+  const char *methods[2] = {"multisim", "graph"};
+  ic_validate_report *r;
+  ic_err err;
+  double pct[4];
+  cr_assert_eq(ic_validate_pct_from_times(t, 2, pct, &err), IC_OK);
+  cr_assert_eq(ic_validate_report_create(&r, cats, 2, methods, 2, &err), IC_OK);
+  const double *v[2] = {pct, pct};
+  cr_assert_eq(ic_validate_report_add(r, "w", v, NULL, NULL, NULL, &err), IC_OK);
+  return r;
+}
+
+Test(validate, notes_where_reference_is_not_monotone) {
+  /* t(dl1) = 80 but t(dl1, shalu) = 95: shalu on top of dl1 is 15% slower,
+     dl1 on top of shalu (t(shalu) = 90) 5% slower; the single steps are
+     faster */
+  const double t[4] = {100, 80, 90, 95};
+  ic_validate_report *r = times_report(t);
+  char *s = write_to_string(r, IC_VALIDATE_TEXT, 0);
+  cr_assert(strstr(s, "note: multisim is not monotone here: idealizing shalu on top of dl1 made "
+                      "the run slower by 15.0% of its time (2 of 4 such steps slower by more "
+                      "than 0.5%)"), "%s", s);
+  free(s);
+  s = write_to_string(r, IC_VALIDATE_YAML, 0);
+  char v[64];
+  cr_assert_eq(yaml_find(s, "steps", v, sizeof v), 1, "%s", s);
+  cr_assert_str_eq(v, "2");
+  cr_assert_eq(yaml_find(s, "worst_percent", v, sizeof v), 1);
+  cr_assert_float_eq(atof(v), 15.0, 1e-9);
+  cr_assert_eq(yaml_find(s, "worst_added", v, sizeof v), 1);
+  cr_assert_str_eq(v, "shalu");
+  cr_assert_eq(yaml_find(s, "worst_on", v, sizeof v), 1);
+  cr_assert_str_eq(v, "<collection>");
+  free(s);
+  s = write_to_string(r, IC_VALIDATE_CSV, 0);
+  cr_assert(strstr(s, "\nw,slowdown_steps,multisim,2,,,\n"), "%s", s);
+  cr_assert(strstr(s, "\nw,slowdown_worst_percent,multisim,15,,,\n"), "%s", s);
+  free(s);
+  ic_validate_report_destroy(r);
+  /* monotone (every step at least as fast), and a step 0.4% slower (within
+     the 0.5% margin): no note */
+  const double t2[4] = {100, 80, 90, 60}, t3[4] = {100, 80, 90, 80.4};
+  for (int k = 0; k < 2; k++) {
+    r = times_report(k ? t3 : t2);
+    s = write_to_string(r, IC_VALIDATE_TEXT, 0);
+    cr_assert(!strstr(s, "not monotone"), "%s", s);
+    free(s);
+    s = write_to_string(r, IC_VALIDATE_YAML, 0);
+    cr_assert_eq(yaml_find(s, "steps", v, sizeof v), 1);
+    cr_assert_str_eq(v, "0");
+    cr_assert_eq(yaml_find(s, "worst_added", v, sizeof v), 0);
+    free(s);
+    ic_validate_report_destroy(r);
+  }
+}
+
 Test(validate, report_rejects_bad_shapes) {
   ic_validate_report *r;
   ic_err err;

@@ -72,7 +72,13 @@ static const char validate_help[] =
     "subsets. Interaction signs agree unless an interaction is >= +0.05 in one\n"
     "method and <= -0.05 in the other. cycles: multisim's t, graph's critical\n"
     "path, graphfrag's windows' cycles per instruction times the run's instructions.\n"
-    "wall time: seconds each method took (multisim with -j threads).\n";
+    "wall time: seconds each method took (multisim with -j threads).\n"
+    "note: multisim is not monotone: some run idealizing S plus one more category c\n"
+    "was slower than the run idealizing S, by more than 0.5% of time (e.g. faster ops\n"
+    "that change which instructions take the issue slots first); the largest such\n"
+    "step is named. A dependence graph only shortens paths when latencies shrink, so\n"
+    "the entries those runs enter cannot be followed by any graph method (YAML:\n"
+    "reference_slowdown; CSV: slowdown_steps, slowdown_worst_percent).\n";
 
 typedef struct vopts {
   const char *categories, *methods, *suite, *suite_tag, *format, *show;
