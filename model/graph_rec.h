@@ -26,9 +26,13 @@
  *   PC  P(i) -> C(i)     completion to commit
  *   CC  C(i-1) -> C(i)   in-order commit; parts: store bandwidth, residual
  *   CBW C(i-cbw) -> C(i) commit bandwidth, latency 1            (bw: dropped)
- *   FU  P(j) -> E(i)     functional unit: j is the unpipelined operation
- *                        (divide) that held the unit i issued on until its
- *                        completion; no parts                 (bw: dropped)
+ *   FU  P(j) -> E(i)     functional unit: for an unpipelined operation i
+ *                        (a divide), j is the n-th most recent one issued
+ *                        on its pool of n units (those n hold every unit
+ *                        until the first of them completes); for a
+ *                        pipelined one, the unpipelined op whose unit frees
+ *                        first, where every unit is held by one; no parts
+ *                                                             (bw: dropped)
  *                        (added after Table II: without it a divider's
  *                        throughput limit could only be a fixed RE wait,
  *                        which neither a larger window nor bw can shrink)

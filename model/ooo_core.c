@@ -133,6 +133,8 @@ struct ooo_core {
 
   uint64_t *fu_busy[FU_COUNT];
   uint64_t *fu_hold[FU_COUNT]; /* per unit: the unpipelined op that last held it, or NONE */
+  uint64_t *fu_last[FU_COUNT]; /* ring of the pool's last fu_n unpipelined issues (graph) */
+  uint32_t fu_lpos[FU_COUNT];  /* its oldest entry */
   uint64_t *fu_src;             /* per instruction: fu_hold of its unit when it issued */
   uint64_t *anc;  /* [cap][astride]: register ancestors 1..alev steps up one chain (IBW) */
   uint32_t alev;  /* issue width + 1, or 0: not tracked */
@@ -490,6 +492,8 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
     ALLOC(c->fu_busy[f], c->fu_n[f]);
     ALLOC(c->fu_hold[f], c->fu_n[f]);
     memset(c->fu_hold[f], 0xff, c->fu_n[f] * sizeof *c->fu_hold[f]);
+    ALLOC(c->fu_last[f], c->fu_n[f]);
+    memset(c->fu_last[f], 0xff, c->fu_n[f] * sizeof *c->fu_last[f]);
   }
   ALLOC(c->fu_src, n);
   /* IBW edges need iw + 1 ancestors per instruction: skipped for the wide
@@ -556,7 +560,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->wheel_head); free(c->mshr_free); free(c->mshr_hold); free(c->mshr_ring); free(c->mroot_ring); free(c->mtag);
   free(c->mshr_src); free(c->batch);
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
-  for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]), free(c->fu_hold[f]);
+  for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]), free(c->fu_hold[f]), free(c->fu_last[f]);
   free(c->fu_src);
   free(c->anc);
   for (int f = 0; f <= FU_COUNT; f++) free(c->ih[f]);
@@ -1170,7 +1174,25 @@ static void issue(ooo_core *c, uint64_t t) {
     } else {
       p = t + lat;
     }
-    c->fu_src[x] = c->have_sink ? fu_source(c, pool) : NONE_SEQ;
+    if (!c->have_sink) {
+      c->fu_src[x] = NONE_SEQ;
+    } else if (occ > 1) {
+      /* an unpipelined op waits for the n-th most recent one issued on the
+       * pool: with n units and one occupancy per pool, the n before it
+       * hold every unit until the first of them completes, whatever the
+       * pipelined ops did with the units in between. The same op in every
+       * instance: a stream of divides keeps its throughput bound under an
+       * idealization that moves them closer, and a profiler sample's
+       * distance means the same in another instance (the units' last
+       * holders, fu_source, depend on where pipelined ops happened to go) */
+      uint64_t *last = c->fu_last[pool];
+      uint32_t at = c->fu_lpos[pool];
+      c->fu_src[x] = last[at];
+      last[at] = seq;
+      c->fu_lpos[pool] = at + 1 == c->fu_n[pool] ? 0 : at + 1;
+    } else {
+      c->fu_src[x] = fu_source(c, pool);
+    }
     busy[unit] = t + occ;
     c->fu_hold[pool][unit] = occ > 1 ? seq : NONE_SEQ;
     c->E[x] = t;

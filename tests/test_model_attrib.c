@@ -98,6 +98,54 @@ Test(model_attrib, divider_throughput_is_an_fu_edge) {
   ooo_config_destroy(cfg);
 }
 
+/* x_list's shuffle: per step a pipelined multiply, an independent divide
+ * (both on the multiply units) and one-cycle ops. Which unit the multiply
+ * takes decides whether, when a divide issues, every unit is still held by
+ * a divide: a source taken from the units' holders would exist in some
+ * instances and not in others, at distances that vary. The FU edge of a
+ * divide is from the n-th most recent divide issued on the pool, which the
+ * n units bound whatever the multiplies did: every divide after the first
+ * n has one, at one distance in a regular loop (a profiler sample's
+ * distance then means the same in any other instance), and the graph keeps
+ * the dividers' bound under win. */
+static void g_divmul(ic_inst *in, size_t j, void *st) {
+  (void)st;
+  switch (j % 7) {
+  case 0: *in = mk(IC_OP_INT_MUL, 5, 5, 6); break;
+  case 3: *in = mk(IC_OP_INT_DIV, (uint8_t)(7 + j % 4), 5, IC_REG_NONE); break;
+  default: *in = mk(IC_OP_INT_ALU, (uint8_t)(12 + j % 8), IC_REG_NONE, IC_REG_NONE); break;
+  }
+}
+
+Test(model_attrib, divide_fu_edge_is_the_nth_previous_divide) {
+  ooo_config *cfg = base_cfg();
+  const size_t n = 2800;
+  ic_inst *v = make_loop(n, 13, g_divmul, NULL); /* + the loop branch: 14 */
+  ic_err err;
+  ooo_stats s0 = {0};
+  rec_buf b = {0};
+  ic_graph_sink sink = {&b, buf_consume};
+  cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
+  size_t divs = 0, with = 0, same = 0;
+  for (size_t i = 0; i < b.n; i++) {
+    if (b.v[i].opclass != IC_OP_INT_DIV) continue;
+    if (++divs <= 2) continue; /* the baseline machine has 2 multiply units */
+    for (int k = 0; k < b.v[i].nedges; k++)
+      if (b.v[i].edge[k].kind == IC_EDGE_FU) {
+        with++;
+        same += b.v[i].edge[k].dist == 14; /* two steps back */
+      }
+  }
+  free(b.v);
+  cr_expect_eq(with, divs - 2, "%zu of %zu divides with an FU edge", with, divs - 2);
+  cr_expect_eq(same, with, "%zu of %zu FU edges two steps back", same, with);
+  const ic_catmask sets[] = {IC_CATBIT(IC_CAT_WIN), IC_CATBIT(IC_CAT_WIN) | IC_CATBIT(IC_CAT_SHALU)};
+  /* the dividers' bound is exact in both; 5% covers start-up */
+  expect_graph_near_model(cfg, v, n, sets, sizeof sets / sizeof *sets);
+  free(v);
+  ooo_config_destroy(cfg);
+}
+
 /* The same FU edge must leave the graph invariant intact on a mix of
  * divides that depend on each other and on loads (checked by the replay
  * in model_vs_graph), and dropping it under bw may never make the graph
