@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "categories.h"
+#include "ooo.h"
 
 const char *const ic_stitch_abort_names[IC_STITCH_ABORT_COUNT] = {
 #define IC_X(e, n, d) n,
@@ -450,6 +451,90 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
   }
 }
 
+/* Issue slots from the fragment's own times (position k, its edges in
+ * place but for IW). A sample's issue wait (RE's bw part) and IW edges are
+ * its instance's: where the issue slots were taken, and by whom, depends on
+ * the phase of the loop around it, and pasted into a fragment beside
+ * samples of other instances they add waits where this fragment had free
+ * slots (a max over edges of random phase is later than each phase's own).
+ * So both are rebuilt from the fragment as the model issues: at most
+ * issue_width instructions per cycle and at most its units per pool
+ * (ooo_pool_of), oldest first (taking slots in age order is exactly that:
+ * an older instruction's issue never depends on a younger one). Position k
+ * issues at the first cycle from E' (its other E edges) with a free slot;
+ * a delay is RE's bw part, as the model charges it; the IW edge is from the
+ * issue_width-th most recent older instruction to issue before it, and a
+ * second from the units-th most recent of its pool where the pool has
+ * fewer units than the width and that source differs (the model's
+ * definition, graph_rec.h), keeping `keep`. Instructions older than a ROB
+ * back issued before k was dispatched, so only the last rob positions can
+ * hold slots at E' or later; IW sources are looked for among the last
+ * 2 rob. Time: O(rob) per position and cycle tried. */
+static uint32_t slot_source(const ic_graph_rec *recs, uint32_t k, uint32_t lo, uint64_t e,
+                            uint32_t n, int pool) {
+  for (uint64_t t = e;; t--) { /* cycle by cycle back from e, older first within one */
+    uint64_t first = UINT64_MAX; /* the earliest issue before t among the candidates */
+    for (uint32_t j = k; j-- > lo;) {
+      uint64_t ej = recs[j].t[IC_NODE_E];
+      if (ej > t || (pool >= 0 && ooo_pool_of(recs[j].opclass) != pool)) continue;
+      if (ej == t) {
+        if (--n == 0) return k - j;
+      } else if (first == UINT64_MAX || ej > first) {
+        first = ej;
+      }
+    }
+    if (first == UINT64_MAX) return 0;
+    t = first + 1;
+  }
+}
+
+static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, uint8_t keep) {
+  ic_graph_rec *r = &recs[k];
+  const uint32_t n = m->issue_width;
+  const uint32_t units[OOO_POOL_COUNT] = {m->fu_int_alu, m->fu_int_mul, m->fu_fp_add,
+                                          m->fu_fp_muldiv, m->fu_ldst};
+  const int pool = ooo_pool_of(r->opclass);
+  const uint32_t pn = units[pool];
+  int w = 0, re = -1;
+  for (int q = 0; q < r->nedges; q++) {
+    if (r->edge[q].kind == IC_EDGE_IW) continue;
+    if (r->edge[q].kind == IC_EDGE_RE) re = w;
+    r->edge[w++] = r->edge[q];
+  }
+  r->nedges = (uint8_t)w;
+  if (re < 0 || !n || !pn) return;
+  ic_edge *ree = &r->edge[re];
+  drop_parts(ree, IC_CAT_BW);
+  solve_record(recs, k);
+  const uint64_t e0 = r->t[IC_NODE_E];
+  uint64_t e = e0;
+  const uint32_t lo = k > m->rob ? k - m->rob : 0;
+  for (;;) {
+    uint32_t all = 0, same = 0;
+    for (uint32_t j = lo; j < k; j++)
+      if (recs[j].t[IC_NODE_E] == e) {
+        all++;
+        same += ooo_pool_of(recs[j].opclass) == pool;
+      }
+    if (all < n && same < pn) break;
+    e++;
+  }
+  if (e > e0) part(ree, IC_CAT_BW, e - (r->t[IC_NODE_R] + ic_edge_latency(ree, 0)));
+  const uint32_t lo2 = k > 2 * m->rob ? k - 2 * m->rob : 0;
+  uint32_t d = slot_source(recs, k, lo2, e, n, -1);
+  uint32_t dp = pn < n ? slot_source(recs, k, lo2, e, pn, pool) : 0;
+  if (d && r->nedges < IC_MAX_EDGES) {
+    ic_edge *iw = new_edge(r, IC_EDGE_IW, d);
+    part(iw, IC_CAT_BW, 1);
+    iw->keep = keep;
+  }
+  if (dp && dp != d && r->nedges < IC_MAX_EDGES) {
+    ic_edge *iw = new_edge(r, IC_EDGE_IW, dp);
+    part(iw, IC_CAT_BW, 1);
+    iw->keep = keep;
+  }
+}
+
 #define STACK_MAX 256
 #define ABORT(why)                          \
   do {                                      \
@@ -528,6 +613,8 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   } guess = {-1, 0, 0, 0, 0, 0, 0, 0, 0};
   uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
   int prev_wbound = 0;            /* the previous position waited for the window */
+  int64_t ev_misp = INT64_MIN / 2, ev_imiss = INT64_MIN / 2, ev_win = INT64_MIN / 2,
+          ev_dmiss = INT64_MIN / 2; /* the latest position with such an event */
   uint32_t n = sk->n;
   sig_detail cur;
   for (uint32_t k = 0; k < n; k++) {
@@ -752,6 +839,27 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     for (int q = 0; d && q < d->nitems && r->nedges < IC_MAX_EDGES; q++)
       if (!handled_kind(d->item[q].kind))
         *new_edge(r, d->item[q].kind, d->item[q].dist) = d->item[q];
+    /* what moved dispatch or readiness within the window, as the model
+       sets an IW edge's keep (graph_rec.h) from the fragment's own events;
+       dmiss from the sample's IW edge where it had one */
+    if (pd) ev_misp = k;
+    if (imiss_cyc) ev_imiss = k;
+    if (wbound) ev_win = k;
+    for (int q = 0; q < r->nedges; q++) {
+      const ic_edge *e = &r->edge[q];
+      if (e->kind == IC_EDGE_PP || e->kind == IC_EDGE_MSHR ||
+          (e->kind == IC_EDGE_EP && has_cat(e, IC_CAT_DMISS)))
+        ev_dmiss = k;
+    }
+    uint8_t keep = 0;
+    if ((int64_t)k - ev_misp >= (int64_t)m->rob) keep |= IC_CATBIT(IC_CAT_BMISP);
+    if ((int64_t)k - ev_imiss >= (int64_t)m->rob) keep |= IC_CATBIT(IC_CAT_IMISS);
+    if ((int64_t)k - ev_win >= (int64_t)m->rob) keep |= IC_CATBIT(IC_CAT_WIN);
+    const ic_edge *iwi = item(d, IC_EDGE_IW, 0);
+    if (iwi ? (iwi->keep & IC_CATBIT(IC_CAT_DMISS))
+            : ((keep & IC_CATBIT(IC_CAT_WIN)) || (int64_t)k - ev_dmiss > (int64_t)maxdist))
+      keep |= IC_CATBIT(IC_CAT_DMISS);
+    if (!own) issue_slots(recs, k, m, keep);
     solve_record(recs, k);
     /* misprediction penalty for the next instruction */
     it = item(d, IC_EDGE_PD, 0);

@@ -31,8 +31,9 @@
  * Records. Position k's edges come from its best sample (sig_db.h: window of
  * the skeleton's bits at k-10..k+10 that lie inside the skeleton, the
  * centre (k's own 2 bits) ranked first; wanted retire count = the
- * skeleton's + k): DD, RE, EP, CC, PP, memory PR, the FBW/CD/PC/CBW
- * overrides and any other measured kind (FU, MSHR) as sampled; the PD item
+ * skeleton's + k): DD, RE (but for its bw part), EP, CC, PP, memory PR,
+ * the FBW/CD/PC/CBW overrides and any other measured kind (FU, MSHR) as
+ * sampled; the PD item
  * of the sample at k-1 becomes k's PD edge (at k = 0, which has no previous
  * sample: the PD item the sample of k charged to itself, SIG_ITEM_SELF).
  * Own bits first: where the best sample's own bits differ from the
@@ -67,6 +68,22 @@
  * hides behind it, as the model charges no bw where fetch waits on a full
  * queue). Only a sample of this very instance (retire count = the
  * skeleton's + k) keeps its own DD as measured.
+ * Issue slots: RE's bw part (the wait for an issue slot) and the IW edges
+ * are the fragment's own, not a sample's: where the slots were taken and by
+ * whom depends on the phase of the code around an instance, and waits
+ * pasted from instances of other phases land where this fragment had free
+ * slots (on a store-bound loop the stitched time was 17% too long). In
+ * position order (oldest first, as the model issues) each takes the first
+ * cycle from the time its other E edges give with fewer than issue_width
+ * older issues and fewer than its pool's units (fu.*, ooo_pool_of) of its
+ * pool; a delay is RE's bw part; its IW edges are from the issue_width-th
+ * most recent older issue and, where its pool has fewer units, from the
+ * units-th most recent of the pool (graph_rec.h), with the keep mask the
+ * model would set from the fragment's own mispredictions, I-cache misses
+ * and window stalls of the last rob positions (dmiss: the sample's IW
+ * edge's, or else whether the fragment had a miss within IC_WIN_FACTOR *
+ * rob or no window stall). A sample of this very instance keeps its own
+ * RE and IW.
  * Rebuilt from the machine: DR (dispatch_ready),
  * FBW (fetch_width, bw 1), CD (rob, 0), PC (1), CBW (commit_width, bw 1)
  * as the sample's present mask says, register PR edges to the last writer of

@@ -60,6 +60,27 @@
 #include "ic_err.h"
 #include "inst.h"
 
+/* The functional-unit pools (config keys fu.int_alu, fu.int_mul, fu.fp_add,
+ * fu.fp_muldiv, fu.ldst: the units of each), and the pool an instruction of
+ * opclass op issues on: multiplies and integer divides on the multiply
+ * units, FP multiplies and divides on the FP mult/div units, loads and
+ * stores on the LD/ST ports, everything else (control transfers included)
+ * on the integer ALUs. */
+enum { OOO_POOL_ALU, OOO_POOL_MUL, OOO_POOL_FPADD, OOO_POOL_FPMD, OOO_POOL_LDST, OOO_POOL_COUNT };
+
+static inline int ooo_pool_of(uint8_t op) {
+  switch (op) {
+  case IC_OP_INT_MUL:
+  case IC_OP_INT_DIV: return OOO_POOL_MUL;
+  case IC_OP_FP_ADD: return OOO_POOL_FPADD;
+  case IC_OP_FP_MUL:
+  case IC_OP_FP_DIV: return OOO_POOL_FPMD;
+  case IC_OP_LOAD:
+  case IC_OP_STORE: return OOO_POOL_LDST;
+  default: return OOO_POOL_ALU;
+  }
+}
+
 /* ---- machine configuration ---------------------------------------------- */
 
 typedef struct ooo_config ooo_config;

@@ -53,7 +53,14 @@ const char *const ooo_stats_help[] = {
 };
 const int ooo_stats_count = (int)(sizeof(ooo_stats) / sizeof(uint64_t));
 
-enum { FU_ALU, FU_MUL, FU_FPADD, FU_FPMD, FU_LDST, FU_COUNT };
+enum {
+  FU_ALU = OOO_POOL_ALU,
+  FU_MUL = OOO_POOL_MUL,
+  FU_FPADD = OOO_POOL_FPADD,
+  FU_FPMD = OOO_POOL_FPMD,
+  FU_LDST = OOO_POOL_LDST,
+  FU_COUNT = OOO_POOL_COUNT
+};
 
 /* Why fetch delivered nothing more in a cycle; every cycle gets one. */
 enum { FR_BW, FR_FQ, FR_IMISS, FR_MISP, FR_END, FR_COUNT };
@@ -920,15 +927,16 @@ static inline void op_timing(const ooo_core *c, uint8_t op, int *pool, uint32_t 
                              uint32_t *occ, uint8_t *cat) {
   *occ = 1;
   *cat = IC_CAT_LGALU;
+  *pool = ooo_pool_of(op);
   switch (op) {
-  case IC_OP_INT_MUL: *pool = FU_MUL; *lat = c->lat_mul; break;
-  case IC_OP_INT_DIV: *pool = FU_MUL; *lat = c->lat_div; *occ = c->lat_div ? c->lat_div : 1; break;
-  case IC_OP_FP_ADD: *pool = FU_FPADD; *lat = c->lat_fpadd; break;
-  case IC_OP_FP_MUL: *pool = FU_FPMD; *lat = c->lat_fpmul; break;
-  case IC_OP_FP_DIV: *pool = FU_FPMD; *lat = c->lat_fpdiv; *occ = c->lat_fpdiv ? c->lat_fpdiv : 1; break;
+  case IC_OP_INT_MUL: *lat = c->lat_mul; break;
+  case IC_OP_INT_DIV: *lat = c->lat_div; *occ = c->lat_div ? c->lat_div : 1; break;
+  case IC_OP_FP_ADD: *lat = c->lat_fpadd; break;
+  case IC_OP_FP_MUL: *lat = c->lat_fpmul; break;
+  case IC_OP_FP_DIV: *lat = c->lat_fpdiv; *occ = c->lat_fpdiv ? c->lat_fpdiv : 1; break;
   case IC_OP_LOAD:
-  case IC_OP_STORE: *pool = FU_LDST; *lat = 1; *cat = IC_CAT_NONE; break;
-  default: *pool = FU_ALU; *lat = c->lat_alu; *cat = IC_CAT_SHALU; break;
+  case IC_OP_STORE: *lat = 1; *cat = IC_CAT_NONE; break;
+  default: *lat = c->lat_alu; *cat = IC_CAT_SHALU; break;
   }
 }
 

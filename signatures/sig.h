@@ -30,7 +30,9 @@
  *        with flag SIG_ITEM_SELF: the penalty charged to this instruction
  *        (after a mispredicted predecessor)
  *   PR   (flag IC_EDGE_MEM) memory-producer distance (store -> load)
- *   RE   issue wait parts (issue width, FU contention, MSHR stall)
+ *   RE   issue wait parts (issue width, FU contention, MSHR stall; the
+ *        stitcher uses the issue-slot part, bw, only at the sample's own
+ *        instance: elsewhere the fragment's own slots decide, stitch.h)
  *   EP   execution latency parts (dl1, dmiss, shalu, lgalu)
  *   PP   cache-line-sharing producer distance
  *   CC   commit wait parts (store bandwidth, residual)
@@ -134,7 +136,12 @@
   X(tlb_miss, "tlb.miss_latency") \
   X(issue_width, "core.issue_width") \
   X(fetch_taken, "core.fetch_taken") \
-  X(l1i_line, "l1i.line")
+  X(l1i_line, "l1i.line") \
+  X(fu_int_alu, "fu.int_alu") \
+  X(fu_int_mul, "fu.int_mul") \
+  X(fu_fp_add, "fu.fp_add") \
+  X(fu_fp_muldiv, "fu.fp_muldiv") \
+  X(fu_ldst, "fu.ldst")
 
 typedef struct sig_machine {
 #define SIG_X(f, k) uint32_t f;

@@ -539,6 +539,8 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
       "recorded before the MSHR edge (its graphs would lack it)",
       "recorded without the I-cache line size (the stitcher needs it to tell I-cache misses)",
       "recorded before the IW (issue slot) edge",
+      "recorded without the machine's functional unit counts (the stitcher needs them for "
+      "the issue slots of each pool)",
   };
   _Static_assert(sizeof older / sizeof *older == SIG_FILE_VERSION, "a reason per older version");
   if (h->version >= 1 && h->version < SIG_FILE_VERSION)

@@ -1,14 +1,15 @@
 /* sig_file.h: the sample file, written incrementally and read with every
  * field checked.
  *
- * Format, version 4 (version 1, without the edge kind count, predates the
+ * Format, version 5 (version 1, without the edge kind count, predates the
  * MSHR edge; version 2 lacks the machine's l1i.line; version 3 predates the
- * IW edge and its keep mask; all are refused with that reason). Integers are little-endian; "varint" is unsigned LEB128
+ * IW edge and its keep mask; version 4 lacks the functional unit counts;
+ * all are refused with that reason). Integers are little-endian; "varint" is unsigned LEB128
  * (7 bits per byte, low first, at most 10 bytes); checksums are FNV-1a 64
  * over the bytes they cover.
  *
  *   offset 0   magic "ICSAMPLE" (8 bytes)
- *          8   u32 version (4)
+ *          8   u32 version (5)
  *         12   u32 H: header payload bytes (<= 16 MiB)
  *         16   u64 checksum of the header payload
  *         24   header payload:
@@ -55,7 +56,7 @@
 #include "sig.h"
 
 #define SIG_FILE_MAGIC "ICSAMPLE"
-#define SIG_FILE_VERSION 4u
+#define SIG_FILE_VERSION 5u
 #define SIG_FILE_MAX_PAYLOAD (16u << 20)
 
 typedef struct sig_file_header {

@@ -15,7 +15,8 @@
  *   0x400 ld x6 <- (x5)   0x404 addi x6 <- x6
  *   0x210 jr x5 (indirect)
  *   0x500 .. 0x5a0: 41 x addi x7 <- x7
- *   0x600 .. 0x69c: 40 x addi x7 <- x7, 0x6a0 ld x6 <- (x5) */
+ *   0x600 .. 0x69c: 40 x addi x7 <- x7, 0x6a0 ld x6 <- (x5)
+ *   0x700 .. 0x79c: 40 independent adds (x8 .. x15) */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,11 @@ static int lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
       o->opclass = IC_OP_INT_ALU;
       o->src[0] = 7;
       o->dst[0] = 7;
+      break;
+    }
+    if (pc >= 0x700 && pc < 0x7a0) { /* 40 independent adds */
+      o->opclass = IC_OP_INT_ALU;
+      o->dst[0] = (uint8_t)(8 + (pc >> 2) % 8);
       break;
     }
     o->valid = 0;
@@ -146,7 +152,7 @@ Test(stitch_skeleton, own_bits_override_the_sample) {
   /* the only load sample: an L1 hit (own bits B1), a 2-cycle EP */
   sig_detail ld = sample(10, 0x108, IC_OP_LOAD, 0x10c, CENTRE(B1));
   add(&ld, IC_EDGE_EP, 0, IC_CAT_DL1, 2);
-  add(&ld, IC_EDGE_RE, 0, IC_CAT_BW, 3); /* kept: not decided by the bits */
+  add(&ld, IC_EDGE_RE, 0, IC_CAT_DMISS, 3); /* kept: not decided by the bits (an MSHR wait) */
   /* the only branch sample: taken, not mispredicted (no PD item) */
   sig_detail br = sample(11, 0x114, IC_OP_BRANCH, 0x100, CENTRE(B1));
   cr_assert_eq(o.detail(o.ctx, &ld, &err), IC_OK);
@@ -370,5 +376,58 @@ Test(stitch_skeleton, indirect_target_checked_to_the_end) {
   cr_assert_eq(recs[1].pc, 0x600);
   cr_assert_eq(recs[41].pc, 0x6a0);
   cr_assert_eq(st.redirected, 1);
+  sig_db_destroy(db);
+}
+
+/* Issue slots are the fragment's own (stitch.h): 40 independent adds and at
+   most issue_width = 2 issues per cycle. Samples of other instances bring a
+   5-cycle issue wait and an IW edge 7 back, which their own phase of the
+   slots gave them; both are replaced by the fragment's oldest-first slots.
+   A sample of the very instance (position 20) keeps its own. */
+Test(stitch_skeleton, issue_slots_are_the_fragments_own) {
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  for (uint64_t pc = 0x700; pc < 0x7a0; pc += 4) {
+    int own = pc == 0x750;
+    sig_detail a = sample(own ? 7000 + 20 : 100 + pc, pc, IC_OP_INT_ALU, pc + 4, 0);
+    add(&a, IC_EDGE_RE, 0, IC_CAT_BW, 5);
+    if (!own) add(&a, IC_EDGE_IW, 7, IC_CAT_BW, 1);
+    cr_assert_eq(o.detail(o.ctx, &a, &err), IC_OK);
+  }
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  static const uint8_t zero[40];
+  sig_machine m = machine();
+  sig_skeleton sk = {7000, 0x700, 40, (uint8_t *)zero, 0};
+  ic_graph_rec recs[40];
+  size_t built;
+  ic_stitch_stats st = {0};
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK, "%s",
+               err.msg);
+  cr_assert_eq(built, 40);
+  for (int k = 0; k < 20; k++) {
+    const ic_graph_rec *r = &recs[k];
+    uint64_t e = r->t[IC_NODE_E];
+    int same = 0;
+    for (int j = 0; j < 20; j++) same += recs[j].t[IC_NODE_E] == e;
+    cr_assert_leq(same, 2, "%d issues in cycle %llu", same, (unsigned long long)e);
+    /* the wait is the slots': none where a slot was free at once */
+    const ic_edge *re = find(r, IC_EDGE_RE);
+    cr_assert_eq(r->t[IC_NODE_R] + ic_edge_latency(re, 0), e, "position %d", k);
+    if (k >= 2) {
+      cr_assert_eq(e, recs[k - 2].t[IC_NODE_E] + 1, "position %d", k);
+      /* the 2nd most recent older issue: the one 2 back */
+      const ic_edge *iw = find(r, IC_EDGE_IW);
+      cr_assert_not_null(iw, "position %d", k);
+      cr_assert_eq(iw->dist, 2, "position %d", k);
+      cr_assert_eq(count(r, IC_EDGE_IW), 1);
+    }
+  }
+  /* the slots bind: dispatch runs ahead of issue */
+  cr_assert_gt(ic_edge_latency(find(&recs[19], IC_EDGE_RE), 0), 0);
+  /* the own sample keeps its wait and has no IW edge */
+  cr_assert_eq(ic_edge_latency(find(&recs[20], IC_EDGE_RE), 0), 5);
+  cr_assert_null(find(&recs[20], IC_EDGE_IW));
   sig_db_destroy(db);
 }
