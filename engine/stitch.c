@@ -466,29 +466,65 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
  * issue_width-th most recent older instruction to issue before it, and a
  * second from the units-th most recent of its pool where the pool has
  * fewer units than the width and that source differs (the model's
- * definition, graph_rec.h), keeping `keep`. Instructions older than a ROB
- * back issued before k was dispatched, so only the last rob positions can
- * hold slots at E' or later; IW sources are looked for among the last
- * 2 rob. Time: O(rob) per position and cycle tried. */
-static uint32_t slot_source(const ic_graph_rec *recs, uint32_t k, uint32_t lo, uint64_t e,
-                            uint32_t n, int pool) {
-  for (uint64_t t = e;; t--) { /* cycle by cycle back from e, older first within one */
-    uint64_t first = UINT64_MAX; /* the earliest issue before t among the candidates */
-    for (uint32_t j = k; j-- > lo;) {
-      uint64_t ej = recs[j].t[IC_NODE_E];
-      if (ej > t || (pool >= 0 && ooo_pool_of(recs[j].opclass) != pool)) continue;
-      if (ej == t) {
-        if (--n == 0) return k - j;
-      } else if (first == UINT64_MAX || ej > first) {
-        first = ej;
-      }
-    }
-    if (first == UINT64_MAX) return 0;
-    t = first + 1;
-  }
+ * definition, graph_rec.h), keeping `keep`.
+ *
+ * The slot table counts the issues of the positions so far per cycle (all,
+ * and per pool), grown as the fragment's times grow. Positions more than
+ * a ROB older than k committed before k dispatched (the CD edge), so they
+ * issued before any cycle k can take; the IW sources are looked for among
+ * the last 2 rob positions (the ones issued in the cycle the count lands
+ * in), after walking the counts back at most SLOT_WALK cycles. */
+#define SLOT_WALK 4096u
+typedef struct slot_tab {
+  uint8_t (*n)[1 + OOO_POOL_COUNT]; /* per cycle: issues, then per pool */
+  uint64_t cap;
+} slot_tab;
+
+static uint32_t slot_count(const slot_tab *st, uint64_t cycle, int col) {
+  return cycle < st->cap ? st->n[cycle][col] : 0;
 }
 
-static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, uint8_t keep) {
+/* Counts position k's issue; 0 when out of memory. */
+static int slot_add(slot_tab *st, uint64_t cycle, int pool) {
+  if (cycle >= st->cap) {
+    uint64_t cap = st->cap ? st->cap : 4096;
+    while (cap <= cycle) cap *= 2;
+    void *n = realloc(st->n, cap * sizeof *st->n);
+    if (!n) return 0;
+    st->n = n;
+    memset(st->n + st->cap, 0, (cap - st->cap) * sizeof *st->n);
+    st->cap = cap;
+  }
+  uint8_t *c = st->n[cycle];
+  if (c[0] < UINT8_MAX) c[0]++;
+  if (c[1 + pool] < UINT8_MAX) c[1 + pool]++;
+  return 1;
+}
+
+/* The distance back to the n-th most recent issue before position k at
+ * or before cycle e (col 0: any; 1 + pool: of that pool), issues of one
+ * cycle in age order; 0 where there are not n within reach. */
+static uint32_t slot_source(const ic_graph_rec *recs, uint32_t k, uint32_t rob, const slot_tab *st,
+                            uint64_t e, uint32_t n, int col) {
+  uint64_t t = e, stop = e > SLOT_WALK ? e - SLOT_WALK : 0;
+  uint32_t c;
+  for (;; t--) {
+    c = slot_count(st, t, col);
+    if (c >= n) break;
+    n -= c;
+    if (t == stop) return 0;
+  }
+  /* the n-th most recent of the c issued in cycle t: the (c - n + 1)-th
+     oldest */
+  const uint32_t lo = k > 2 * rob ? k - 2 * rob : 0;
+  for (uint32_t j = k; j-- > lo;)
+    if (recs[j].t[IC_NODE_E] == t && (col == 0 || ooo_pool_of(recs[j].opclass) == col - 1))
+      if (--n == 0) return k - j;
+  return 0;
+}
+
+static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, const slot_tab *st,
+                        uint8_t keep) {
   ic_graph_rec *r = &recs[k];
   const uint32_t n = m->issue_width;
   const uint32_t units[OOO_POOL_COUNT] = {m->fu_int_alu, m->fu_int_mul, m->fu_fp_add,
@@ -508,21 +544,10 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, ui
   solve_record(recs, k);
   const uint64_t e0 = r->t[IC_NODE_E];
   uint64_t e = e0;
-  const uint32_t lo = k > m->rob ? k - m->rob : 0;
-  for (;;) {
-    uint32_t all = 0, same = 0;
-    for (uint32_t j = lo; j < k; j++)
-      if (recs[j].t[IC_NODE_E] == e) {
-        all++;
-        same += ooo_pool_of(recs[j].opclass) == pool;
-      }
-    if (all < n && same < pn) break;
-    e++;
-  }
+  while (slot_count(st, e, 0) >= n || slot_count(st, e, 1 + pool) >= pn) e++;
   if (e > e0) part(ree, IC_CAT_BW, e - (r->t[IC_NODE_R] + ic_edge_latency(ree, 0)));
-  const uint32_t lo2 = k > 2 * m->rob ? k - 2 * m->rob : 0;
-  uint32_t d = slot_source(recs, k, lo2, e, n, -1);
-  uint32_t dp = pn < n ? slot_source(recs, k, lo2, e, pn, pool) : 0;
+  uint32_t d = slot_source(recs, k, m->rob, st, e, n, 0);
+  uint32_t dp = pn < n ? slot_source(recs, k, m->rob, st, e, pn, 1 + pool) : 0;
   if (d && r->nedges < IC_MAX_EDGES) {
     ic_edge *iw = new_edge(r, IC_EDGE_IW, d);
     part(iw, IC_CAT_BW, 1);
@@ -542,6 +567,7 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, ui
     st->abort_why[IC_STITCH_ABORT_##why]++; \
     free(anc);                              \
     free(lines.slot);                       \
+    free(slots.n);                          \
     return IC_OK;                           \
   } while (0)
 
@@ -613,6 +639,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   } guess = {-1, 0, 0, 0, 0, 0, 0, 0, 0};
   uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
   int prev_wbound = 0;            /* the previous position waited for the window */
+  slot_tab slots = {NULL, 0};     /* issues per cycle so far (issue_slots) */
   int64_t ev_misp = INT64_MIN / 2, ev_imiss = INT64_MIN / 2, ev_win = INT64_MIN / 2,
           ev_dmiss = INT64_MIN / 2; /* the latest position with such an event */
   uint32_t n = sk->n;
@@ -859,8 +886,14 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     if (iwi ? (iwi->keep & IC_CATBIT(IC_CAT_DMISS))
             : ((keep & IC_CATBIT(IC_CAT_WIN)) || (int64_t)k - ev_dmiss > (int64_t)maxdist))
       keep |= IC_CATBIT(IC_CAT_DMISS);
-    if (!own) issue_slots(recs, k, m, keep);
+    if (!own) issue_slots(recs, k, m, &slots, keep);
     solve_record(recs, k);
+    if (!slot_add(&slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass))) {
+      free(anc);
+      free(lines.slot);
+      free(slots.n);
+      return ic_fail(err, IC_ERUN, "stitcher: out of memory");
+    }
     /* misprediction penalty for the next instruction */
     it = item(d, IC_EDGE_PD, 0);
     if (it) {
@@ -952,6 +985,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   }
   free(anc);
   free(lines.slot);
+  free(slots.n);
   st->stitched++;
   st->instructions += n;
   st->exact += exact;
