@@ -72,7 +72,7 @@
  * are the fragment's own, not a sample's: where the slots were taken and by
  * whom depends on the phase of the code around an instance, and waits
  * pasted from instances of other phases land where this fragment had free
- * slots (on a store-bound loop the stitched time was 17% too long). In
+ * slots (on a store-bound loop the stitched time was 18% too long). In
  * position order (oldest first, as the model issues) each takes the first
  * cycle from the time its other E edges give with fewer than issue_width
  * older issues and fewer than its pool's units (fu.*, ooo_pool_of) of its
