@@ -469,36 +469,38 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
  * definition, graph_rec.h), keeping `keep`.
  *
  * The slot table counts the issues of the positions so far per cycle (all,
- * and per pool), grown as the fragment's times grow. Positions more than
- * a ROB older than k committed before k dispatched (the CD edge), so they
- * issued before any cycle k can take; the IW sources are looked for among
- * the last 2 rob positions (the ones issued in the cycle the count lands
- * in), after walking the counts back at most SLOT_WALK cycles. */
+ * and per pool) in a ring of SLOT_CYCLES cycles, each entry tagged with its
+ * cycle (a fixed size whatever the latencies in a sample file: the cycles
+ * that matter lie within a few ROBs of issues; where two live cycles
+ * SLOT_CYCLES apart meet, the newer one's count replaces the older one's).
+ * Positions more than a ROB older than k committed before k dispatched (the
+ * CD edge), so they issued before any cycle k can take; the IW sources are
+ * looked for among the last 2 rob positions (the ones issued in the cycle
+ * the count lands in), after walking the counts back at most SLOT_WALK
+ * cycles. */
 #define SLOT_WALK 4096u
+#define SLOT_CYCLES 16384u /* a power of two, > SLOT_WALK */
+typedef struct slot_entry {
+  uint64_t cycle;
+  uint8_t n[1 + OOO_POOL_COUNT]; /* issues, then per pool */
+} slot_entry;
 typedef struct slot_tab {
-  uint8_t (*n)[1 + OOO_POOL_COUNT]; /* per cycle: issues, then per pool */
-  uint64_t cap;
+  slot_entry *e; /* SLOT_CYCLES entries */
 } slot_tab;
 
 static uint32_t slot_count(const slot_tab *st, uint64_t cycle, int col) {
-  return cycle < st->cap ? st->n[cycle][col] : 0;
+  const slot_entry *e = &st->e[cycle & (SLOT_CYCLES - 1)];
+  return e->cycle == cycle ? e->n[col] : 0;
 }
 
-/* Counts position k's issue; 0 when out of memory. */
-static int slot_add(slot_tab *st, uint64_t cycle, int pool) {
-  if (cycle >= st->cap) {
-    uint64_t cap = st->cap ? st->cap : 4096;
-    while (cap <= cycle) cap *= 2;
-    void *n = realloc(st->n, cap * sizeof *st->n);
-    if (!n) return 0;
-    st->n = n;
-    memset(st->n + st->cap, 0, (cap - st->cap) * sizeof *st->n);
-    st->cap = cap;
+static void slot_add(slot_tab *st, uint64_t cycle, int pool) {
+  slot_entry *e = &st->e[cycle & (SLOT_CYCLES - 1)];
+  if (e->cycle != cycle) {
+    memset(e, 0, sizeof *e);
+    e->cycle = cycle;
   }
-  uint8_t *c = st->n[cycle];
-  if (c[0] < UINT8_MAX) c[0]++;
-  if (c[1 + pool] < UINT8_MAX) c[1 + pool]++;
-  return 1;
+  if (e->n[0] < UINT8_MAX) e->n[0]++;
+  if (e->n[1 + pool] < UINT8_MAX) e->n[1 + pool]++;
 }
 
 /* The distance back to the n-th most recent issue before position k at
@@ -567,7 +569,7 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, co
     st->abort_why[IC_STITCH_ABORT_##why]++; \
     free(anc);                              \
     free(lines.slot);                       \
-    free(slots.n);                          \
+    free(slots.e);                          \
     return IC_OK;                           \
   } while (0)
 
@@ -639,7 +641,14 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   } guess = {-1, 0, 0, 0, 0, 0, 0, 0, 0};
   uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
   int prev_wbound = 0;            /* the previous position waited for the window */
-  slot_tab slots = {NULL, 0};     /* issues per cycle so far (issue_slots) */
+  /* issues per cycle so far (issue_slots); cycle 0 is tagged as every
+     entry's initial cycle, which is right: it has had no issue */
+  slot_tab slots = {calloc(SLOT_CYCLES, sizeof(slot_entry))};
+  if (!slots.e) {
+    free(anc);
+    free(lines.slot);
+    return ic_fail(err, IC_ERUN, "stitcher: out of memory");
+  }
   int64_t ev_misp = INT64_MIN / 2, ev_imiss = INT64_MIN / 2, ev_win = INT64_MIN / 2,
           ev_dmiss = INT64_MIN / 2; /* the latest position with such an event */
   uint32_t n = sk->n;
@@ -888,12 +897,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
       keep |= IC_CATBIT(IC_CAT_DMISS);
     if (!own) issue_slots(recs, k, m, &slots, keep);
     solve_record(recs, k);
-    if (!slot_add(&slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass))) {
-      free(anc);
-      free(lines.slot);
-      free(slots.n);
-      return ic_fail(err, IC_ERUN, "stitcher: out of memory");
-    }
+    slot_add(&slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass));
     /* misprediction penalty for the next instruction */
     it = item(d, IC_EDGE_PD, 0);
     if (it) {
@@ -985,7 +989,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   }
   free(anc);
   free(lines.slot);
-  free(slots.n);
+  free(slots.e);
   st->stitched++;
   st->instructions += n;
   st->exact += exact;
