@@ -562,6 +562,32 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, co
   }
 }
 
+/* The latest fragment position with each kind of event an IW edge's keep
+ * looks at (INT64_MIN / 2: none yet). */
+typedef struct iw_events {
+  int64_t misp;  /* after a misprediction (a PD edge) */
+  int64_t imiss; /* an I-cache miss on DD */
+  int64_t win;   /* dispatch held by the window */
+  int64_t dmiss; /* a data miss: an EP dmiss part, a PP or MSHR edge */
+} iw_events;
+
+/* The keep mask of position k's IW edges, as the model sets it
+ * (graph_rec.h), from the fragment's own events: bmisp, imiss and win where
+ * none of the kind lies within the last rob positions; dmiss as the
+ * sample's IW edge (iwi) had it, or without one where win is kept or no
+ * miss lies within maxdist. */
+static uint8_t iw_keep(const iw_events *ev, uint32_t k, uint32_t rob, uint64_t maxdist,
+                       const ic_edge *iwi) {
+  uint8_t keep = 0;
+  if ((int64_t)k - ev->misp >= (int64_t)rob) keep |= IC_CATBIT(IC_CAT_BMISP);
+  if ((int64_t)k - ev->imiss >= (int64_t)rob) keep |= IC_CATBIT(IC_CAT_IMISS);
+  if ((int64_t)k - ev->win >= (int64_t)rob) keep |= IC_CATBIT(IC_CAT_WIN);
+  if (iwi ? (iwi->keep & IC_CATBIT(IC_CAT_DMISS))
+          : ((keep & IC_CATBIT(IC_CAT_WIN)) || (int64_t)k - ev->dmiss > (int64_t)maxdist))
+    keep |= IC_CATBIT(IC_CAT_DMISS);
+  return keep;
+}
+
 #define STACK_MAX 256
 #define ABORT(why)                          \
   do {                                      \
@@ -649,8 +675,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     free(lines.slot);
     return ic_fail(err, IC_ERUN, "stitcher: out of memory");
   }
-  int64_t ev_misp = INT64_MIN / 2, ev_imiss = INT64_MIN / 2, ev_win = INT64_MIN / 2,
-          ev_dmiss = INT64_MIN / 2; /* the latest position with such an event */
+  iw_events ev = {INT64_MIN / 2, INT64_MIN / 2, INT64_MIN / 2, INT64_MIN / 2};
   uint32_t n = sk->n;
   sig_detail cur;
   for (uint32_t k = 0; k < n; k++) {
@@ -875,27 +900,17 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     for (int q = 0; d && q < d->nitems && r->nedges < IC_MAX_EDGES; q++)
       if (!handled_kind(d->item[q].kind))
         *new_edge(r, d->item[q].kind, d->item[q].dist) = d->item[q];
-    /* what moved dispatch or readiness within the window, as the model
-       sets an IW edge's keep (graph_rec.h) from the fragment's own events;
-       dmiss from the sample's IW edge where it had one */
-    if (pd) ev_misp = k;
-    if (imiss_cyc) ev_imiss = k;
-    if (wbound) ev_win = k;
+    /* what moved dispatch or readiness, for the IW edges' keep */
+    if (pd) ev.misp = k;
+    if (imiss_cyc) ev.imiss = k;
+    if (wbound) ev.win = k;
     for (int q = 0; q < r->nedges; q++) {
       const ic_edge *e = &r->edge[q];
       if (e->kind == IC_EDGE_PP || e->kind == IC_EDGE_MSHR ||
           (e->kind == IC_EDGE_EP && has_cat(e, IC_CAT_DMISS)))
-        ev_dmiss = k;
+        ev.dmiss = k;
     }
-    uint8_t keep = 0;
-    if ((int64_t)k - ev_misp >= (int64_t)m->rob) keep |= IC_CATBIT(IC_CAT_BMISP);
-    if ((int64_t)k - ev_imiss >= (int64_t)m->rob) keep |= IC_CATBIT(IC_CAT_IMISS);
-    if ((int64_t)k - ev_win >= (int64_t)m->rob) keep |= IC_CATBIT(IC_CAT_WIN);
-    const ic_edge *iwi = item(d, IC_EDGE_IW, 0);
-    if (iwi ? (iwi->keep & IC_CATBIT(IC_CAT_DMISS))
-            : ((keep & IC_CATBIT(IC_CAT_WIN)) || (int64_t)k - ev_dmiss > (int64_t)maxdist))
-      keep |= IC_CATBIT(IC_CAT_DMISS);
-    if (!own) issue_slots(recs, k, m, &slots, keep);
+    if (!own) issue_slots(recs, k, m, &slots, iw_keep(&ev, k, m->rob, maxdist, item(d, IC_EDGE_IW, 0)));
     solve_record(recs, k);
     slot_add(&slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass));
     /* misprediction penalty for the next instruction */

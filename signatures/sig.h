@@ -40,11 +40,12 @@
  *        constant (a stall residual was charged to them); whether FBW, CD
  *        and CBW exist at all is the `present` mask (they do not at the
  *        start of a run).
- *   any other edge kind of graph_rec.h (FU: the unpipelined op that held
- *        the unit, MSHR: the earlier miss whose completion freed the MSHR a
- *        missing load got, IW: the older instruction n issue slots ahead,
- *        with its keep mask, and kinds added later) as measured, with its
- *        distance and parts.
+ *   any other edge kind of graph_rec.h (FU: the divide whose completion
+ *        frees a unit of the op's pool, MSHR: the earlier miss whose
+ *        completion freed the MSHR a missing load got, IW: the older
+ *        instruction n issue slots ahead, with its keep mask, which the
+ *        stitcher uses only at the sample's own instance, and kinds added
+ *        later) as measured, with its distance and parts.
  * The stitcher rebuilds the other edges offline: DR from core.dispatch_ready,
  * register PR edges from the static registers of the stitched path (the last
  * writer within IC_WIN_FACTOR * core.rob instructions, as the model does,
