@@ -75,7 +75,8 @@ done
 # OUT:SOURCE:OPT; x_qsort_O0 is x_qsort built -O0
 for e in x_qsort:x_qsort:-O2 x_qsort_O0:x_qsort:-O0 x_longjmp:x_longjmp:-O2 x_hash:x_hash:-O2 \
          x_strings:x_strings:-O2 x_matmul:x_matmul:-O2 x_interp:x_interp:-O2 \
-         x_bsearch:x_bsearch:-O2 x_hist:x_hist:-O2 x_storebw:x_storebw:-O2 x_list:x_list:-O2; do
+         x_bsearch:x_bsearch:-O2 x_hist:x_hist:-O2 x_storebw:x_storebw:-O2 x_list:x_list:-O2 \
+         x_branchmiss:x_branchmiss:-O2; do
   IFS=: read -r p src opt <<<"$e"
   if ! uptodate "$OUT/$p" "$HERE/src/$src.c" "$HERE/build.sh"; then
     step "$p" "$CROSS" "$opt" -static -Wall -Wextra -o "$OUT/$p.tmp" "$HERE/src/$src.c"
