@@ -14,12 +14,16 @@
 
 void ic_validate_score_entries(const double *ref, const double *val, const uint32_t *sets,
                                size_t n, double threshold, ic_validate_score *out) {
-  double sum = 0;
+  double sum = 0, abs_sum = 0, abs_max = 0;
+  uint32_t abs_set = 0;
   int counted = 0, inter = 0, mism = 0;
   for (size_t i = 0; i < n; i++) {
     if (sets[i] == 0) continue; /* base */
+    const double d = fabs(val[i] - ref[i]);
+    if (d > abs_max) abs_max = d, abs_set = sets[i];
     if (fabs(ref[i]) > threshold) {
-      sum += fabs(val[i] - ref[i]) / fabs(ref[i]);
+      sum += d / fabs(ref[i]);
+      abs_sum += d;
       counted++;
     }
     if (__builtin_popcount(sets[i]) >= 2) {
@@ -30,6 +34,9 @@ void ic_validate_score_entries(const double *ref, const double *val, const uint3
     }
   }
   out->mean_error_percent = out->mean_error_percent_all = counted ? 100.0 * sum / counted : NAN;
+  out->mean_abs_pp = out->mean_abs_pp_all = counted ? abs_sum / counted : NAN;
+  out->max_abs_pp = out->max_abs_pp_all = abs_max;
+  out->max_abs_set = out->max_abs_set_all = abs_set;
   out->counted = out->counted_all = counted;
   out->interactions = out->interactions_all = inter;
   out->sign_mismatches = out->sign_mismatches_all = mism;
@@ -48,6 +55,8 @@ void ic_validate_score_pct(const double *ref_pct, const double *val_pct, int nca
   double *ref = calloc(cap, sizeof *ref), *val = calloc(cap, sizeof *val);
   if (!sets || !ref || !val) { /* a few KB: only a broken allocator lands here */
     out->mean_error_percent = out->mean_error_percent_all = NAN;
+    out->mean_abs_pp = out->mean_abs_pp_all = out->max_abs_pp = out->max_abs_pp_all = NAN;
+    out->max_abs_set = out->max_abs_set_all = 0;
     out->counted = out->counted_all = out->interactions = out->interactions_all = 0;
     out->sign_mismatches = out->sign_mismatches_all = 0;
     free(sets);
@@ -67,6 +76,9 @@ void ic_validate_score_pct(const double *ref_pct, const double *val_pct, int nca
     }
   ic_validate_score_entries(ref, val, sets, k, threshold, out);
   out->mean_error_percent_all = all.mean_error_percent;
+  out->mean_abs_pp_all = all.mean_abs_pp;
+  out->max_abs_pp_all = all.max_abs_pp;
+  out->max_abs_set_all = all.max_abs_set;
   out->counted_all = all.counted;
   out->interactions_all = all.interactions;
   out->sign_mismatches_all = all.sign_mismatches;
@@ -336,6 +348,19 @@ static void row_label(const ic_validate_report *r, vrow row, const char *sep, ch
     }
 }
 
+/* "<what>: 2.3 points (dl1+bmisp)", or that every entry is exact. */
+static void write_largest(const ic_validate_report *r, FILE *f, const char *what, double pp,
+                          uint32_t set) {
+  char label[160];
+  if (isnan(pp)) return;
+  if (!set) {
+    fprintf(f, "%s: none (every entry exact)\n", what);
+    return;
+  }
+  row_label(r, (vrow){set, 0}, "+", label, sizeof label);
+  fprintf(f, "%s: %.1f points (%s)\n", what, pp, label);
+}
+
 static int method_has_ci(const ic_validate_report *r, const vworkload *w, int m) {
   for (size_t s = 0; s < r->nsub; s++)
     if (!isnan(w->lo[(size_t)m * r->nsub + s])) return 1;
@@ -395,10 +420,11 @@ static void write_text_workload(const ic_validate_report *r, const vworkload *w,
     if (isnan(s->mean_error_percent))
       fprintf(f, "n/a (no entry above %.0f%%)", IC_VALIDATE_THRESHOLD);
     else
-      fprintf(f, "%.1f%% over %d entries above %.0f%%", s->mean_error_percent, s->counted,
-              IC_VALIDATE_THRESHOLD);
+      fprintf(f, "%.1f%% over %d entries above %.0f%% (%.1f points on average)",
+              s->mean_error_percent, s->counted, IC_VALIDATE_THRESHOLD, s->mean_abs_pp);
     fprintf(f, "; interaction signs %s (%d of %d differ)\n",
             s->sign_mismatches ? "DIFFER" : "agree", s->sign_mismatches, s->interactions);
+    write_largest(r, f, "  largest error", s->max_abs_pp, s->max_abs_set);
     if (s->interactions_all != s->interactions) {
       fprintf(f, "  over every subset: mean error ");
       if (isnan(s->mean_error_percent_all))
@@ -407,6 +433,8 @@ static void write_text_workload(const ic_validate_report *r, const vworkload *w,
         fprintf(f, "%.1f%% over %d entries", s->mean_error_percent_all, s->counted_all);
       fprintf(f, "; signs: %d of %d interactions differ\n", s->sign_mismatches_all,
               s->interactions_all);
+      write_largest(r, f, "  largest error over every subset", s->max_abs_pp_all,
+                    s->max_abs_set_all);
     }
   }
   if (w->slow_steps) {
@@ -432,22 +460,38 @@ static void write_text_workload(const ic_validate_report *r, const vworkload *w,
 
 static int paper_rows_are_all(const ic_validate_report *r) { return r->ncat <= 4; }
 
+/* What a suite summary row shows per workload. */
+enum { ROW_REL, ROW_REL_ALL, ROW_MAX_PP };
+
+static double score_row_value(const ic_validate_score *s, int what) {
+  return what == ROW_REL ? s->mean_error_percent
+         : what == ROW_REL_ALL ? s->mean_error_percent_all
+                               : s->max_abs_pp;
+}
+
 /* One row per method of the suite summary: its Table IX mean error per
- * workload and over the suite; over the paper's rows, or every subset when
- * `all`. */
-static void write_error_rows(const ic_validate_report *r, FILE *f, int width, int all) {
+ * workload and over the suite; over the paper's rows, or every subset
+ * (ROW_REL_ALL); or the largest error in points over the paper's rows and
+ * its mean over the suite (ROW_MAX_PP). */
+static void write_error_rows(const ic_validate_report *r, FILE *f, int width, int what) {
   char label[64];
   for (int m = 1; m < r->nmethods; m++) {
     snprintf(label, sizeof label, "%s->%s", r->methods[0], r->methods[m]);
     fprintf(f, "%-22s", label);
+    double sum = 0;
+    int k = 0;
     for (int i = 0; i < r->nw; i++) {
-      double e = all ? r->w[i].score[m].mean_error_percent_all : r->w[i].score[m].mean_error_percent;
-      if (isnan(e))
+      double e = score_row_value(&r->w[i].score[m], what);
+      if (isnan(e)) {
         fprintf(f, " %*s", width, "n/a");
-      else
+      } else {
         fprintf(f, " %*.1f", width, e);
+        sum += e;
+        k++;
+      }
     }
-    double mean = ic_validate_report_mean_error(r, m, all);
+    double mean = what == ROW_MAX_PP ? (k ? sum / k : NAN)
+                                     : ic_validate_report_mean_error(r, m, what == ROW_REL_ALL);
     if (isnan(mean))
       fprintf(f, " %*s\n", width, "n/a");
     else
@@ -466,11 +510,13 @@ static void write_text_summary(const ic_validate_report *r, FILE *f) {
   fprintf(f, "%-22s", "");
   for (int i = 0; i < r->nw; i++) fprintf(f, " %*s", width, r->w[i].name);
   fprintf(f, " %*s\n", width, "mean");
-  write_error_rows(r, f, width, 0);
+  write_error_rows(r, f, width, ROW_REL);
   if (!paper_rows_are_all(r)) {
     fprintf(f, "the same over every subset (not only the paper's rows)\n");
-    write_error_rows(r, f, width, 1);
+    write_error_rows(r, f, width, ROW_REL_ALL);
   }
+  fprintf(f, "largest error in percentage points of execution time (the paper's rows but base)\n");
+  write_error_rows(r, f, width, ROW_MAX_PP);
   fprintf(f, "interaction signs agree with %s\n", r->methods[0]);
   char label[64];
   for (int m = 1; m < r->nmethods; m++) {
@@ -540,12 +586,24 @@ static void write_csv(const ic_validate_report *r, FILE *f, int show_all, vrow *
       csv_str(f, w->name);
       fprintf(f, ",sign_mismatches,%s,%d,,,\n", r->methods[m], w->score[m].sign_mismatches);
       csv_str(f, w->name);
+      fprintf(f, ",mean_abs_error_pp,%s", r->methods[m]);
+      csv_num(f, w->score[m].mean_abs_pp);
+      fputs(",,,\n", f);
+      csv_str(f, w->name);
+      fprintf(f, ",max_abs_error_pp,%s", r->methods[m]);
+      csv_num(f, w->score[m].max_abs_pp);
+      fputs(",,,\n", f);
+      csv_str(f, w->name);
       fprintf(f, ",mean_error_percent_all,%s", r->methods[m]);
       csv_num(f, w->score[m].mean_error_percent_all);
       fputs(",,,\n", f);
       csv_str(f, w->name);
       fprintf(f, ",sign_mismatches_all,%s,%d,,,\n", r->methods[m],
               w->score[m].sign_mismatches_all);
+      csv_str(f, w->name);
+      fprintf(f, ",max_abs_error_pp_all,%s", r->methods[m]);
+      csv_num(f, w->score[m].max_abs_pp_all);
+      fputs(",,,\n", f);
     }
     csv_str(f, w->name);
     fprintf(f, ",slowdown_steps,%s,%d,,,\n", r->methods[0], w->slow_steps);
@@ -577,6 +635,17 @@ static void yaml_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* A subset as a YAML flow list of category names, then a newline. */
+static void yaml_set(const ic_validate_report *r, FILE *f, uint32_t set) {
+  fputc('[', f);
+  for (int c = 0, first = 1; c < r->ncat; c++)
+    if (set & (1u << c)) {
+      fprintf(f, "%s%s", first ? "" : ", ", ic_category_names[r->cats[c]]);
+      first = 0;
+    }
+  fputs("]\n", f);
+}
+
 static void write_yaml(const ic_validate_report *r, FILE *f, int show_all, vrow *rows) {
   fputs("categories: [", f);
   for (int k = 0; k < r->ncat; k++)
@@ -595,6 +664,18 @@ static void write_yaml(const ic_validate_report *r, FILE *f, int show_all, vrow 
     fputs("    mean_error_percent_all: ", f);
     yaml_num(f, ic_validate_report_mean_error(r, m, 1));
     fprintf(f, "\n    workloads_sign_agree_all: %d\n", agree_all);
+    double mabs = 0, xabs = NAN;
+    int kabs = 0;
+    for (int i = 0; i < r->nw; i++) {
+      const ic_validate_score *s = &r->w[i].score[m];
+      if (!isnan(s->mean_abs_pp)) mabs += s->mean_abs_pp, kabs++;
+      if (!isnan(s->max_abs_pp) && !(s->max_abs_pp <= xabs)) xabs = s->max_abs_pp;
+    }
+    fputs("    mean_abs_error_pp: ", f);
+    yaml_num(f, kabs ? mabs / kabs : NAN);
+    fputs("\n    max_abs_error_pp: ", f);
+    yaml_num(f, xabs);
+    fputc('\n', f);
   }
   fputs("workloads:\n", f);
   for (int i = 0; i < r->nw; i++) {
@@ -620,23 +701,28 @@ static void write_yaml(const ic_validate_report *r, FILE *f, int show_all, vrow 
       yaml_num(f, s->mean_error_percent);
       fprintf(f, "\n        counted: %d\n        interactions: %d\n        sign_mismatches: %d\n",
               s->counted, s->interactions, s->sign_mismatches);
+      fputs("        mean_abs_error_pp: ", f);
+      yaml_num(f, s->mean_abs_pp);
+      fputs("\n        max_abs_error_pp: ", f);
+      yaml_num(f, s->max_abs_pp);
+      fputs("\n        max_abs_error_set: ", f);
+      yaml_set(r, f, s->max_abs_set);
       fputs("        mean_error_percent_all: ", f);
       yaml_num(f, s->mean_error_percent_all);
       fprintf(f, "\n        counted_all: %d\n        interactions_all: %d\n"
                  "        sign_mismatches_all: %d\n",
               s->counted_all, s->interactions_all, s->sign_mismatches_all);
+      fputs("        max_abs_error_pp_all: ", f);
+      yaml_num(f, s->max_abs_pp_all);
+      fputs("\n        max_abs_error_set_all: ", f);
+      yaml_set(r, f, s->max_abs_set_all);
     }
     fprintf(f, "    reference_slowdown:\n      steps: %d\n      worst_percent: ", w->slow_steps);
     yaml_num(f, w->slow_worst);
     fputc('\n', f);
     if (w->slow_steps) {
-      fprintf(f, "      worst_added: %s\n      worst_on: [", ic_category_names[r->cats[w->slow_add]]);
-      for (int c = 0, first = 1; c < r->ncat; c++)
-        if (w->slow_on & (1u << c)) {
-          fprintf(f, "%s%s", first ? "" : ", ", ic_category_names[r->cats[c]]);
-          first = 0;
-        }
-      fputs("]\n", f);
+      fprintf(f, "      worst_added: %s\n      worst_on: ", ic_category_names[r->cats[w->slow_add]]);
+      yaml_set(r, f, w->slow_on);
     }
     fputs("    entries:\n", f);
     size_t nrows = build_rows(r, show_all, rows);

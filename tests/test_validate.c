@@ -344,6 +344,15 @@ Test(validate, paper_rows_and_every_subset) {
   cr_assert_float_eq(s.mean_error_percent_all, (0 + 10 + 150) / 3.0, 1e-9);
   cr_assert_eq(s.interactions_all, 26);
   cr_assert_eq(s.sign_mismatches_all, 1);
+  /* in points: over the counted rows (0 and 2), the largest over the rows
+     (dl1+win's 2 is below the threshold but still a row: ref 0, val 0),
+     and over every subset win+bw's 15; base's 13 never counts */
+  cr_assert_float_eq(s.mean_abs_pp, (0 + 2) / 2.0, 1e-9);
+  cr_assert_float_eq(s.max_abs_pp, 2.0, 1e-9);
+  cr_assert_eq(s.max_abs_set, 2u);
+  cr_assert_float_eq(s.mean_abs_pp_all, (0 + 2 + 15) / 3.0, 1e-9);
+  cr_assert_float_eq(s.max_abs_pp_all, 15.0, 1e-9);
+  cr_assert_eq(s.max_abs_set_all, 6u);
   /* with 4 categories or fewer every subset is a row */
   ic_validate_score_pct(ref, val, 4, IC_VALIDATE_THRESHOLD, &s);
   cr_assert_eq(s.counted, 3);
@@ -508,4 +517,52 @@ Test(validate, report_rejects_bad_shapes) {
   cr_assert_eq(ic_validate_report_create(&r, cats, 2, m, 0, &err), IC_EINPUT);
   cats[0] = IC_CAT_COUNT;
   cr_assert_eq(ic_validate_report_create(&r, cats, 1, m, 1, &err), IC_EINPUT);
+}
+
+/* The largest error in points and its entry, in every format: multisim
+   t = {100, 80, 90, 70} gives dl1 20, shalu 10, dl1+shalu 0; the method's
+   t(dl1) = 84 moves dl1 to 16 and dl1+shalu to 4 (4 points each: the first
+   found, dl1, is named), base 70 to 70. */
+Test(validate, names_the_largest_error_in_points) {
+  const uint8_t cats[2] = {IC_CAT_DL1, IC_CAT_SHALU};
+  const char *methods[2] = {"multisim", "graph"};
+  const double tm[4] = {100, 80, 90, 70}, tg[4] = {100, 84, 90, 70};
+  double pm[4], pg[4];
+  ic_validate_report *r;
+  ic_err err;
+  cr_assert_eq(ic_validate_pct_from_times(tm, 2, pm, &err), IC_OK);
+  cr_assert_eq(ic_validate_pct_from_times(tg, 2, pg, &err), IC_OK);
+  cr_assert_eq(ic_validate_report_create(&r, cats, 2, methods, 2, &err), IC_OK);
+  const double *v[2] = {pm, pg};
+  cr_assert_eq(ic_validate_report_add(r, "w", v, NULL, NULL, NULL, &err), IC_OK);
+  const double *v2[2] = {pm, pm}; /* a second, exact workload: the suite summary */
+  cr_assert_eq(ic_validate_report_add(r, "w2", v2, NULL, NULL, NULL, &err), IC_OK);
+  const ic_validate_score *sc = ic_validate_report_score(r, 0, 1);
+  cr_assert_float_eq(sc->max_abs_pp, 4.0, 1e-9);
+  cr_assert_eq(sc->max_abs_set, 1u);
+  cr_assert_float_eq(sc->mean_abs_pp, (4 + 0) / 2.0, 1e-9); /* dl1 and shalu counted */
+  char *s = write_to_string(r, IC_VALIDATE_TEXT, 0);
+  cr_assert(strstr(s, "(2.0 points on average)"), "%s", s);
+  cr_assert(strstr(s, "  largest error: 4.0 points (dl1)\n"), "%s", s);
+  cr_assert(strstr(s, "largest error in percentage points"), "%s", s);
+  cr_assert(strstr(s, "  largest error: none (every entry exact)\n"), "%s", s);
+  /* the suite row: 4.0 and 0.0, mean 2.0 */
+  cr_assert(strstr(s, "multisim->graph             4.0      0.0      2.0\n"), "%s", s);
+  free(s);
+  s = write_to_string(r, IC_VALIDATE_YAML, 0);
+  char val[64];
+  /* first found: the method's summary, the largest over the workloads and
+     the mean of their means (2 and 0) */
+  cr_assert_eq(yaml_find(s, "max_abs_error_pp", val, sizeof val), 1, "%s", s);
+  cr_assert_float_eq(atof(val), 4.0, 1e-9);
+  cr_assert_eq(yaml_find(s, "mean_abs_error_pp", val, sizeof val), 1, "%s", s);
+  cr_assert_float_eq(atof(val), 1.0, 1e-9);
+  cr_assert(strstr(s, "        mean_abs_error_pp: 2\n        max_abs_error_pp: 4\n"), "%s", s);
+  cr_assert(strstr(s, "max_abs_error_set: [dl1]\n"), "%s", s);
+  free(s);
+  s = write_to_string(r, IC_VALIDATE_CSV, 0);
+  cr_assert(strstr(s, "\nw,max_abs_error_pp,graph,4,,,\n"), "%s", s);
+  cr_assert(strstr(s, "\nw,mean_abs_error_pp,graph,2,,,\n"), "%s", s);
+  free(s);
+  ic_validate_report_destroy(r);
 }
