@@ -129,18 +129,23 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
     }
     for (int j = 0; j < r->nedges; j++) {
       const ic_edge *e = &r->edge[j];
+      /* an IW edge in the slot form stands for the slot rule: exported, as
+         an edge from an instruction of the full cycle before i's, only
+         where the rule delayed i (graph.h, dg_slot_source) */
+      const int rule = e->kind == IC_EDGE_IW && e->flags && dg_slot_rule_applies(ideal);
+      const uint64_t slot = rt && rule && !dg_edge_dropped(e, ideal) ? dg_slot_source(recs, i, e, ideal, rt) : 0;
       if (dg_edge_dropped(e, ideal) ||
-          (rt && e->kind == IC_EDGE_IW && !dg_iw_holds(recs, i, e, ideal, rt))) {
-        dropped++; /* gone, or an IW edge whose condition fails */
+          (rt && e->kind == IC_EDGE_IW && (rule ? !slot : !dg_iw_holds(recs, i, e, ideal, rt)))) {
+        dropped++; /* gone, or an IW edge whose condition fails or whose rule did not delay */
         continue;
       }
-      int64_t src = edge_source(e, i, ideal);
+      int64_t src = slot ? (int64_t)(i - slot) : edge_source(e, i, ideal);
       external += src < 0;
       IGC(igraph_vector_int_push_back(
           &ev, src < 0 ? start : (igraph_integer_t)(IC_NODE_COUNT * (size_t)src + ic_edge_src_node[e->kind])));
       IGC(igraph_vector_int_push_back(&ev, (igraph_integer_t)(IC_NODE_COUNT * i + ic_edge_dst_node[e->kind])));
       IGC(igraph_vector_push_back(&lat, (igraph_real_t)ic_edge_latency(e, ideal)));
-      uint64_t d = e->dist;
+      uint64_t d = slot ? slot : e->dist;
       if (e->kind == IC_EDGE_CD && (ideal & IC_CATBIT(IC_CAT_WIN))) d *= IC_WIN_FACTOR;
       IGC(igraph_vector_push_back(&dist, (igraph_real_t)d));
       IGC(igraph_vector_push_back(&mem, (e->flags & IC_EDGE_MEM) ? 1 : 0));

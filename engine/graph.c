@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "ooo.h"
+
 ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
   if (r->nedges > IC_MAX_EDGES)
     return ic_fail(err, IC_EINPUT, "graph record %llu: %u edges (at most %d)",
@@ -28,6 +30,9 @@ ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
                      "graph record %llu: %s edge must join nodes of the same instruction "
                      "(distance %u)",
                      (unsigned long long)r->seq, name, e->dist);
+    if (e->kind == IC_EDGE_IW && e->flags && !(e->flags & IC_IW_SLOTS))
+      return ic_fail(err, IC_EINPUT, "graph record %llu: IW edge in the slot form with no slots",
+                     (unsigned long long)r->seq);
     if (e->keep & ~dg_edge_drop_mask(e->kind))
       return ic_fail(err, IC_EINPUT,
                      "graph record %llu: %s edge keeps categories 0x%x that do not drop it",
@@ -47,6 +52,50 @@ ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
                      IC_GRAPH_MAX_EDGE_LAT);
   }
   return IC_OK;
+}
+
+uint64_t dg_slot_time(uint64_t e0, const uint64_t *e_old, const uint8_t *p_old, int m, int nw,
+                      int np, int pool) {
+  uint64_t t = e0;
+  for (int tries = 0; tries <= m; tries++) {
+    int cw = 0, cp = 0;
+    for (int j = 0; j < m; j++)
+      if (e_old[j] == t) {
+        cw++;
+        cp += p_old[j] == pool;
+      }
+    if (!((nw && cw >= nw) || (np && cp >= np))) break;
+    t++;
+  }
+  return t;
+}
+
+int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np) {
+  *nw = *np = 0;
+  if (!dg_slot_rule_applies(ideal)) return 0;
+  for (int k = 0; k < r->nedges; k++) {
+    const ic_edge *e = &r->edge[k];
+    if (e->kind != IC_EDGE_IW || !e->flags || dg_edge_dropped(e, ideal)) continue;
+    if (e->flags & IC_IW_POOL)
+      *np = e->flags & IC_IW_SLOTS;
+    else
+      *nw = e->flags & IC_IW_SLOTS;
+  }
+  return *nw || *np;
+}
+
+/* The slot rule for recs[i] from time e0, the issue times of the earlier
+ * records in nt. */
+static uint64_t slot_rule(const ic_graph_rec *recs, size_t i, const uint64_t *nt, uint64_t e0,
+                          int nw, int np) {
+  uint64_t eo[IC_IW_WINDOW];
+  uint8_t po[IC_IW_WINDOW];
+  int m = 0;
+  for (size_t j = i; j-- > 0 && m < IC_IW_WINDOW;) {
+    eo[m] = nt[j * IC_NODE_COUNT + IC_NODE_E];
+    po[m++] = (uint8_t)ooo_pool_of(recs[j].opclass);
+  }
+  return dg_slot_time(e0, eo, po, m, nw, np, ooo_pool_of(recs[i].opclass));
 }
 
 ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,
@@ -77,6 +126,8 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
           const ic_edge *e = &r->edge[k];
           if ((e->kind == IC_EDGE_IW) != pass) continue;
           if (ic_edge_dst_node[e->kind] != node || dg_edge_dropped(e, ideal)) continue;
+          if (e->flags && e->kind == IC_EDGE_IW && dg_slot_rule_applies(ideal))
+            continue; /* the slot rule: below */
           uint64_t d = dg_edge_dist(e, ideal), src = 0;
           if (pass && d <= i && nt[(i - d) * IC_NODE_COUNT + IC_NODE_R] > v0)
             continue; /* its source was not ready when i could issue */
@@ -86,6 +137,9 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
         }
         v0 = v;
       }
+      int nw, np;
+      if (node == IC_NODE_E && dg_slot_counts(r, ideal, &nw, &np))
+        v = slot_rule(recs, i, nt, v, nw, np);
       t[node] = v;
     }
   }
@@ -110,4 +164,40 @@ int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmas
     if (a > v0) v0 = a;
   }
   return nt[(i - iw->dist) * IC_NODE_COUNT + IC_NODE_R] <= v0;
+}
+
+uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
+                        const uint64_t *nt) {
+  const ic_graph_rec *r = &recs[i];
+  int nw, np;
+  if (!iw->flags || !dg_slot_counts(r, ideal, &nw, &np)) return 0;
+  for (int k = 0; k < r->nedges; k++) /* the first live slot-form edge speaks for the rule */
+    if (r->edge[k].kind == IC_EDGE_IW && r->edge[k].flags && !dg_edge_dropped(&r->edge[k], ideal)) {
+      if (&r->edge[k] != iw) return 0;
+      break;
+    }
+  /* E from the other in-edges, the old-form IW edges included */
+  uint64_t v0 = 0, v = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int k = 0; k < r->nedges; k++) {
+      const ic_edge *e = &r->edge[k];
+      if (ic_edge_dst_node[e->kind] != IC_NODE_E || (e->kind == IC_EDGE_IW) != pass ||
+          dg_edge_dropped(e, ideal) || (pass && e->flags)) /* the rule applies here */
+        continue;
+      uint64_t d = dg_edge_dist(e, ideal);
+      if (pass && d <= i && nt[(i - d) * IC_NODE_COUNT + IC_NODE_R] > v0) continue;
+      uint64_t a = (d <= i ? nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[e->kind]] : 0) +
+                   ic_edge_latency(e, ideal);
+      if (a > v) v = a;
+    }
+    v0 = v;
+  }
+  const uint64_t t = nt[i * IC_NODE_COUNT + IC_NODE_E];
+  if (t <= v) return 0;
+  const int pool = ooo_pool_of(r->opclass);
+  for (size_t j = i, m = 0; j-- > 0 && m < IC_IW_WINDOW; m++)
+    if (nt[j * IC_NODE_COUNT + IC_NODE_E] == t - 1 &&
+        (nw ? 1 : ooo_pool_of(recs[j].opclass) == pool))
+      return i - j;
+  return 0;
 }

@@ -80,10 +80,40 @@ ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err);
 ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,
                         uint64_t *t_out, ic_err *err);
 
+/* Does the slot form of IW edges act as the slot rule under `ideal`? Where
+ * a category that drops IW is idealized (an edge that keeps it lives on),
+ * it acts as the conditional edge from k instead (graph_rec.h): the rule
+ * counts the issues of the 64 records before, which the solver can afford
+ * in the lanes without those categories only. */
+static inline int dg_slot_rule_applies(ic_catmask ideal) {
+  return !(ideal & dg_edge_drop_mask(IC_EDGE_IW));
+}
+
+/* The slot rule (graph_rec.h, IW slot form): the first cycle t >= e0 at
+ * which fewer than nw of the m earlier instructions with issue times
+ * e_old[] issue (nw 0: no width rule) and fewer than np of those whose pool
+ * p_old[] is `pool` (np 0: no pool rule). At most m + 1 cycles are tried.
+ * Time complexity: O(m^2) at worst, O(m) where e0's cycle has room. */
+uint64_t dg_slot_time(uint64_t e0, const uint64_t *e_old, const uint8_t *p_old, int m, int nw,
+                      int np, int pool);
+
+/* The slot counts of record r's live slot-form IW edges under `ideal`
+ * (0 where it has none), and whether it has any. */
+int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np);
+
 /* Does IW edge `iw` of record recs[i] hold under `ideal`, given the node
  * times nt of recs[0..i] under it (ic_graph_eval's layout)? Its source's R
  * at most the E time of the record's other E in-edges. O(edges). */
 int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
                 const uint64_t *nt);
+
+/* For a slot-form IW edge `iw` of recs[i] (the first of the record's live
+ * ones; 0 for the others): where the slot rule delayed E(i) past the time
+ * of its other E in-edges in nt (ic_graph_eval's layout), the distance back
+ * to an instruction of the rule's count that issued in the full cycle just
+ * before E(i), so that an edge from its E, latency 1, gives E(i) (the
+ * exporter's form of the rule); else 0. O(IC_IW_WINDOW^2). */
+uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
+                        const uint64_t *nt);
 
 #endif

@@ -16,12 +16,14 @@
 #include <string.h>
 
 #include "graph.h"
+#include "ooo.h"
 
 typedef struct cedge {
   uint64_t lat;  /* baseline latency: sum of all parts */
   uint32_t dist; /* source = seq - dist */
   uint8_t sn, dn; /* source and destination node */
-  uint8_t iw;     /* an IW edge: only where its condition holds (graph_rec.h) */
+  uint8_t iw;     /* an IW edge: only where its condition holds (graph_rec.h);
+                     2: the slot form, whose dist the forward pass sets */
 } cedge;
 
 /* A record reduced to what slack needs. */
@@ -30,7 +32,9 @@ typedef struct crec {
   uint8_t opclass, nedges;
   uint8_t has_ep;
   uint8_t npd;         /* PD edges from the previous instruction */
-  uint16_t iw_off;     /* bit j: e[j] is an IW edge whose condition failed (forward) */
+  uint16_t iw_off;     /* bit j: e[j] is an IW edge whose condition failed, or in the
+                          slot form one that did not delay E (forward) */
+  uint8_t slot_w, slot_p; /* the slot rule's counts (graph_rec.h, IW; 0: none) */
   uint64_t ep_lat, ep_miss; /* latency and dmiss cycles of its EP edge */
   uint64_t pd_lat[2];  /* latencies of the first two such PD edges (the model emits one) */
   cedge e[IC_MAX_EDGES];
@@ -48,6 +52,7 @@ struct ic_slack {
   crec *rec;
   uint64_t (*req)[IC_NODE_COUNT];
   uint64_t (*arr)[IC_NODE_COUNT];
+  uint8_t *apool;     /* FU pool of each record of arr[] (the slot rule counts by pool) */
   int started, finished;
   uint64_t first_seq, next_seq, win_start;
   pc_slot *pcs;
@@ -80,8 +85,9 @@ ic_status ic_slack_create(ic_slack **out, uint32_t window, ic_err *err) {
   s->rec = malloc(s->cap * sizeof *s->rec);
   s->req = malloc(s->cap * sizeof *s->req);
   s->arr = malloc(s->acap * sizeof *s->arr);
+  s->apool = malloc(s->acap);
   s->pcs = calloc(s->pcs_cap, sizeof *s->pcs);
-  if (!s->rec || !s->req || !s->arr || !s->pcs) {
+  if (!s->rec || !s->req || !s->arr || !s->apool || !s->pcs) {
     ic_slack_destroy(s);
     return ic_fail(err, IC_ERUN, "slack: out of memory for a window of %u records", window);
   }
@@ -94,6 +100,7 @@ void ic_slack_destroy(ic_slack *s) {
   free(s->rec);
   free(s->req);
   free(s->arr);
+  free(s->apool);
   free(s->pcs);
   free(s);
 }
@@ -209,23 +216,65 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
     uint8_t dn = ic_edge_dst_node[e->kind];
     uint64_t dist = dg_edge_dist(e, s->ideal);
     if (dist > UINT32_MAX) dist = UINT32_MAX; /* beyond any reach: time 0 */
+    const int slot = e->kind == IC_EDGE_IW && e->flags && dg_slot_rule_applies(s->ideal);
     c->e[cnt[dn]++] = (cedge){.lat = lat[j], .dist = (uint32_t)dist, .sn = ic_edge_src_node[e->kind], .dn = dn,
-                              .iw = e->kind == IC_EDGE_IW};
+                              .iw = (uint8_t)(slot ? 2 : e->kind == IC_EDGE_IW)};
   }
+  int nw, np;
+  dg_slot_counts(r, s->ideal, &nw, &np);
+  c->slot_w = (uint8_t)nw;
+  c->slot_p = (uint8_t)np;
   return IC_OK;
 }
 
 /* Forward pass of one record: its arrival times into the arrival ring.
  * Edges are sorted by destination node and an edge of distance 0 goes to a
  * later node, so its source is final when it is read. */
+/* The slot rule (graph_rec.h, IW) on E time *ae of record r: delays it
+ * past the cycles where the earlier records within IC_IW_WINDOW fill the
+ * slots, and turns the first slot-form edge into an edge from a record of
+ * the full cycle just before (its dist; latency 1) where it did, else
+ * leaves them all off. */
+static void slot_rule(ic_slack *s, crec *c, const ic_graph_rec *r, uint64_t oldest, uint64_t *ae) {
+  uint64_t eo[IC_IW_WINDOW];
+  uint8_t po[IC_IW_WINDOW];
+  int m = 0;
+  for (uint64_t q = r->seq; q-- > oldest && m < IC_IW_WINDOW; m++) {
+    eo[m] = s->arr[q & (s->acap - 1)][IC_NODE_E];
+    po[m] = s->apool[q & (s->acap - 1)];
+  }
+  const uint64_t t = dg_slot_time(*ae, eo, po, m, c->slot_w, c->slot_p, ooo_pool_of(r->opclass));
+  if (t == *ae) return;
+  for (int j = 0; j < c->nedges; j++)
+    if (c->e[j].iw == 2) {
+      for (int k = 0; k < m; k++)
+        if (eo[k] == t - 1) {
+          c->e[j].dist = (uint32_t)(k + 1);
+          c->iw_off &= (uint16_t)~(1u << j);
+          break;
+        }
+      break;
+    }
+  *ae = t;
+}
+
 static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
   uint64_t a[IC_NODE_COUNT] = {0}, eprime = UINT64_MAX;
   c->iw_off = 0;
   uint64_t oldest = s->next_seq >= s->acap ? s->next_seq - s->acap + 1 : 0;
   if (oldest < s->first_seq) oldest = s->first_seq;
+  int slot_done = !(c->slot_w | c->slot_p);
   for (int j = 0; j < c->nedges; j++) {
     const cedge *e = &c->e[j];
     uint64_t src;
+    if (!slot_done && e->dn > IC_NODE_E) {
+      slot_rule(s, c, r, oldest, &a[IC_NODE_E]);
+      slot_done = 1;
+    }
+    if (e->iw == 2) { /* the slot form: the rule above, after E's other edges */
+      c->iw_off |= (uint16_t)(1u << j);
+      continue;
+    }
     if (e->iw && eprime == UINT64_MAX) eprime = a[IC_NODE_E]; /* E from the other edges */
     if (e->dist == 0) {
       src = a[e->sn];
@@ -244,6 +293,8 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
     }
     if (src + e->lat > a[e->dn]) a[e->dn] = src + e->lat;
   }
+  if (!slot_done) slot_rule(s, c, r, oldest, &a[IC_NODE_E]);
+  s->apool[r->seq & (s->acap - 1)] = (uint8_t)ooo_pool_of(r->opclass);
   if (!s->ideal) /* the stamps are the baseline's */
     for (int k = 0; k < IC_NODE_COUNT; k++)
       if (a[k] != r->t[k]) s->tot.stamp_mismatches++;

@@ -16,7 +16,8 @@
  *
  * Inert categories. A category that has not acted yet (no latency part of
  * it with cycles in any record so far, no edge its idealization drops and
- * the edge does not keep, for win no CD edge) leaves every node time of a
+ * the edge does not keep, for win no CD edge, for one that drops IW no IW
+ * edge in the slot form, kept or not) leaves every node time of a
  * subset with it equal to the subset without it. Only the categories that
  * have acted take lane bits [0, nact) and only lanes [0, 2^nact) are
  * evaluated (padded to 8); the inert ones sit above, and lane_of maps a
@@ -59,6 +60,24 @@
  * other edges (graph_rec.h): R vectors live in a fifth ring with E's
  * window, and each block entry is followed by one whose source is R(k),
  * which k_block compares with E before the block entries.
+ *
+ * The slot form of IW (graph_rec.h: the model emits it; the condition
+ * entry's l holds the edge's flags) is the slot rule instead, in the lanes
+ * of subsets without a category that drops IW (the lowest, below the
+ * first dropping lane bit; dg_slot_rule_applies): after E's other edges,
+ * k_slots counts, lane by lane, how many of the 64 records before i have
+ * their E in i's cycle (in the E ring, one or two runs of rows; for the
+ * pool's rule only those of i's pool, a bit mask the planner keeps per
+ * pool) and moves i on while a count is full. In the lanes above, where an
+ * edge keeps a dropping category, it is the conditional edge from k as
+ * before. Cost (callgrind, mix, 100k records from the first, one
+ * thread): 4059 instructions a record with 8 categories against 3296 with
+ * the conditional edges only, 2358 against 1704 with 3 (dmiss, bmisp,
+ * win: all drop IW, so the rule runs in lane 0 alone, where it never
+ * binds on a model's records; the count over 64 rows is most of it), for
+ * graph errors against multisim that fall from 1.9% to 1.7% on the suite
+ * (baseline; l1d4 2.0 -> 1.1), 12.5 -> 4.4 on the extras on l1d4 and
+ * 26.4 -> 1.9 on x_longjmp on the modern machine (the load ports).
  *
  * Range argument (why int32 is safe). Every stored offset is at most
  * `ubound`: time 0 has offset <= 0, and an instruction raises the largest
@@ -173,6 +192,7 @@
 #include <unistd.h>
 
 #include "graph.h"
+#include "ooo.h"
 
 #define FLOOR (-(INT32_C(1) << 29))
 #define NEG (-(INT32_C(1) << 30))
@@ -295,6 +315,7 @@ struct plan {
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
   uint8_t ni[IC_NODE_COUNT];
   uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
+  uint64_t samepool;         /* bit j: record seq - 1 - j is of this one's FU pool */
   struct pe e[2 * IC_MAX_EDGES];
 };
 
@@ -348,6 +369,7 @@ struct xenv {
   const int64_t *base;
   int avx2;
   uint64_t viol, first;
+  const struct ic_solver *sv; /* the E ring, for the slot rule (read only) */
 };
 
 /* The two-thread pipeline: the caller's thread plans (plan_one) into q, a
@@ -427,6 +449,7 @@ struct ic_solver {
   uint32_t epoch_n, adapt_step; /* adapt_split's state */
   int solo;                  /* adaptive: the worker idles, as with 1 thread */
   double epoch_t0, cand_time[2];
+  uint64_t poolbits[OOO_POOL_COUNT]; /* bit j: record next - 1 - j is of the pool */
   struct plan *one;          /* single-thread mode: the one plan */
   struct pipe *pipe;         /* two-thread mode, or NULL */
 };
@@ -466,6 +489,92 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
       if ((s & v[e].skipm) != v[e].skipv) x = VMAX(x, LD(v[e].src + s) + LD(v[e].lat + s));
     for (int e = s0; e < nsc; e++)
       if ((s & c[e].skipm) != c[e].skipv) x = VMAX(x, LD(c[e].src + s) + SPLAT(c[e].l));
+    ST(acc + s, x);
+  }
+}
+
+/* The slot rule (graph_rec.h, IW slot form) on node E over lanes [lo, hi)
+ * (hi <= bhi), after its other edges: in the lanes where the record's
+ * slot-form edge of the issue width (of the pool) lives, E moves on a
+ * cycle at a time while n of the IC_IW_WINDOW records before it (of its
+ * pool) have their E in its cycle. Block pairs in the slot form carry the
+ * edge's flags in the condition entry's l (0: the old form,
+ * k_block's). The E rows of those records are in the E ring (its window
+ * is at least 64); which share i's pool, in the plan's samepool. At most
+ * m + 1 cycles a lane. */
+/* Adds to *c how many of the n rows r, r + rs, ... hold *x, lane by lane
+ * (pointers: no 32-byte vector crosses a call boundary). */
+static inline __attribute__((always_inline)) void count_at(v8si *c, const int32_t *r, uint64_t n,
+                                                          uint32_t rs, const v8si *x) {
+  v8si c0 = *c, c1 = SPLAT(0);
+  uint64_t j = 0;
+  for (; j + 2 <= n; j += 2, r += 2 * rs) {
+    c0 -= LD(r) == *x;
+    c1 -= LD(r + rs) == *x;
+  }
+  if (j < n) c0 -= LD(r) == *x;
+  *c = c0 + c1;
+}
+
+static inline __attribute__((always_inline)) void k_slots(int32_t *acc, const struct pe *b, int ni,
+                                                          uint32_t lo, uint32_t hi, uint64_t seq,
+                                                          uint64_t samepool,
+                                                          const struct ic_solver *sv) {
+  int nw = 0, np = 0;
+  const struct pe *ew = NULL, *ep = NULL;
+  for (int e = 0; e + 1 < ni; e += 2) {
+    const int32_t cf = b[e + 1].l;
+    if (!cf) continue;
+    if (cf & IC_IW_POOL)
+      np = cf & IC_IW_SLOTS, ep = &b[e];
+    else
+      nw = cf & IC_IW_SLOTS, ew = &b[e];
+  }
+  if (!ew && !ep) return;
+  /* the lanes of subsets without a category that drops IW: [0, 2^k), the
+     dropping ones taking the highest lane bits (set_layout) */
+  const uint32_t iwdrop = sv->kinfo[IC_EDGE_IW].dmask;
+  const uint32_t rule_hi = iwdrop ? 1u << __builtin_ctz(iwdrop) : UINT32_MAX;
+  if (hi > rule_hi) hi = rule_hi < LANES ? LANES : rule_hi;
+  if (lo >= hi) return;
+  uint64_t from = sv->seq0 > sv->valid_lo[RING_E] ? sv->seq0 : sv->valid_lo[RING_E];
+  uint64_t m = seq > from ? seq - from : 0;
+  if (m > IC_IW_WINDOW) m = IC_IW_WINDOW;
+  if (m > sv->w[RING_E] - 1) m = sv->w[RING_E] - 1;
+  /* the E rows of records seq - m .. seq - 1: one or two runs of the ring */
+  const uint64_t wm = sv->w[RING_E] - 1, a = (seq - m) & wm, z = (seq - 1) & wm;
+  const int32_t *const ring = sv->ring[RING_E];
+  const uint32_t rs = sv->rs;
+  const uint64_t run1 = m && a > z ? wm + 1 - a : m; /* rows from a on */
+  const v8si half = SPLAT(NEG / 2), nwv = SPLAT(nw), npv = SPLAT(np), zero = SPLAT(0);
+  const v8si iota = {0, 1, 2, 3, 4, 5, 6, 7};
+  for (uint32_t s = lo; s < hi; s += LANES) {
+    v8si lw = zero, lp = zero;
+    if (ew && s < ew->skipm) lw = ew->lat ? (v8si)(LD(ew->lat + s) > half) : SPLAT(-1);
+    if (ep && s < ep->skipm) lp = ep->lat ? (v8si)(LD(ep->lat + s) > half) : SPLAT(-1);
+    const v8si rule = ((iota + SPLAT((int32_t)s)) & SPLAT((int32_t)iwdrop)) == zero;
+    lw &= rule;
+    lp &= rule;
+    v8si live = lw | lp;
+    int any = 0;
+    for (int q = 0; q < LANES; q++) any |= live[q];
+    if (!any || !m) continue;
+    v8si x = LD(acc + s);
+    for (uint64_t it = 0; it <= m; it++) {
+      v8si cw = zero;
+      count_at(&cw, ring + a * rs + s, run1, rs, &x);
+      count_at(&cw, ring + s, m - run1, rs, &x);
+      v8si cp = zero;
+      if (np)
+        for (uint64_t bits = samepool & (m < 64 ? (UINT64_C(1) << m) - 1 : ~UINT64_C(0)); bits;
+             bits &= bits - 1)
+          cp -= LD(ring + ((seq - 1 - (uint64_t)__builtin_ctzll(bits)) & wm) * rs + s) == x;
+      const v8si full = ((cw >= nwv) & lw) | ((cp >= npv) & lp);
+      any = 0;
+      for (int q2 = 0; q2 < LANES; q2++) any |= full[q2];
+      if (!any) break;
+      x -= full;
+    }
     ST(acc + s, x);
   }
 }
@@ -560,14 +669,20 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
 
 /* k_block (below) with AVX2. */
 __attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(int32_t *acc, const struct pe *b,
-                                                         int ni, uint32_t lo, uint32_t hi) {
+                                                         int ni, uint32_t lo, uint32_t hi,
+                                                         uint32_t iwdrop) {
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), drop = _mm256_set1_epi32((int32_t)iwdrop);
   for (uint32_t s = lo; s < hi; s += LANES) {
     __m256i x = AVX_LD(acc + s), r = x;
+    /* -1 in the lanes where the slot form is the slot rule (k_slots) */
+    const __m256i rule = _mm256_cmpeq_epi32(
+        _mm256_and_si256(_mm256_add_epi32(iota, _mm256_set1_epi32((int32_t)s)), drop), _mm256_setzero_si256());
     for (int e = 0; e + 1 < ni; e += 2)
       if (s < b[e].skipm) {
         __m256i c = _mm256_add_epi32(AVX_LD(b[e].src + s), b[e].lat ? AVX_LD(b[e].lat + s)
                                                                       : _mm256_set1_epi32(b[e].l));
         __m256i later = _mm256_cmpgt_epi32(AVX_LD(b[e + 1].src + s), r);
+        if (b[e + 1].l) later = _mm256_or_si256(later, rule);
         x = _mm256_max_epi32(x, _mm256_blendv_epi8(c, x, later));
       }
     AVX_ST(acc + s, x);
@@ -577,13 +692,16 @@ __attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(i
 /* The five nodes of a plan over lanes [lo, hi) (one call: the kernels are
  * inlined into it, so their setup is not paid five times). */
 __attribute__((target("avx2"))) static void k_nodes_avx2(const struct plan *pl, const int32_t *zero,
-                                                         uint32_t lo, uint32_t hi) {
+                                                         uint32_t lo, uint32_t hi,
+                                                         const struct ic_solver *sv) {
   const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
-    if (node == IC_NODE_E && lo < bhi)
-      k_block_avx2(pl->out[node], pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node],
-                   pl->ni[node], lo, bhi);
+    if (node == IC_NODE_E && lo < bhi) {
+      const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
+      k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi, sv->kinfo[IC_EDGE_IW].dmask);
+      k_slots(pl->out[node], b, pl->ni[node], lo, bhi, pl->seq, pl->samepool, sv);
+    }
   }
 }
 #endif
@@ -595,13 +713,18 @@ __attribute__((target("avx2"))) static void k_nodes_avx2(const struct plan *pl, 
  * acc[s] = max(acc[s], src[e][s] + lat[e][s] or l[e]) for the edges with
  * s < their skipm (their block) and where their source was ready by
  * acc[s] as the node's other edges left it: the IW condition (graph_rec.h). */
-static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint32_t hi) {
+static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint32_t hi,
+                    uint32_t iwdrop) {
+  const v8si iota = {0, 1, 2, 3, 4, 5, 6, 7};
   for (uint32_t s = lo; s < hi; s += LANES) {
     v8si x = LD(acc + s), r = x;
+    /* -1 in the lanes where the slot form is the slot rule (k_slots) */
+    const v8si rule = ((iota + SPLAT((int32_t)s)) & SPLAT((int32_t)iwdrop)) == SPLAT(0);
     for (int e = 0; e + 1 < ni; e += 2)
       if (s < b[e].skipm) {
         v8si c = LD(b[e].src + s) + (b[e].lat ? LD(b[e].lat + s) : SPLAT(b[e].l));
         v8si later = LD(b[e + 1].src + s) > r; /* -1 where the source was ready later */
+        if (b[e + 1].l) later |= rule;
         x = VMAX(x, (later & x) | (~later & c));
       }
     ST(acc + s, x);
@@ -620,16 +743,18 @@ static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
   if (lo > hi) lo = hi;
 #ifdef HAVE_AVX2_KERNEL
   if (x->avx2)
-    k_nodes_avx2(pl, x->zero, lo, hi);
+    k_nodes_avx2(pl, x->zero, lo, hi, x->sv);
   else
 #endif
   {
     const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
     for (int node = 0; node < IC_NODE_COUNT; node++) {
       k_node_generic(pl->out[node], x->zero, pl, node, lo, hi);
-      if (node == IC_NODE_E && lo < bhi)
-        k_block(pl->out[node], pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node],
-                pl->ni[node], lo, bhi);
+      if (node == IC_NODE_E && lo < bhi) {
+        const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
+        k_block(pl->out[node], b, pl->ni[node], lo, bhi, x->sv->kinfo[IC_EDGE_IW].dmask);
+        k_slots(pl->out[node], b, pl->ni[node], lo, bhi, pl->seq, pl->samepool, x->sv);
+      }
     }
   }
 
@@ -822,7 +947,7 @@ static int pipe_start(ic_solver *s) {
   atomic_init(&p->pwant, 0);
   atomic_init(&p->stop, 0);
   p->q = vec_alloc_raw(QCAP, sizeof *p->q);
-  p->wx = (struct xenv){s->zero, s->base, s->avx2, 0, 0};
+  p->wx = (struct xenv){s->zero, s->base, s->avx2, 0, 0, s};
   int ok = p->q != NULL;
   int mi = ok && pthread_mutex_init(&p->m, NULL) == 0;
   int c1 = mi && pthread_cond_init(&p->cv_work, NULL) == 0;
@@ -1155,7 +1280,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   for (int k = 0; k < ncat; k++)
     for (uint32_t x = 0; x < s->np; x++) s->bitm[(size_t)k * s->np + x] = (x >> k) & 1 ? -1 : 0;
   set_layout(s); /* nothing has acted yet */
-  s->xs = (struct xenv){s->zero, s->base, s->avx2, 0, 0};
+  s->xs = (struct xenv){s->zero, s->base, s->avx2, 0, 0, s};
   s->split = s->np;
   ic_solver_reset(s);
   ic_solver_set_threads(s, 0);
@@ -1185,6 +1310,7 @@ void ic_solver_destroy(ic_solver *s) {
 
 void ic_solver_reset(ic_solver *s) {
   pipe_drain(s);
+  memset(s->poolbits, 0, sizeof s->poolbits);
   s->started = 0;
   s->seq0 = s->next = 0;
   for (int k = 0; k < RING_COUNT; k++) s->valid_lo[k] = 0;
@@ -1498,6 +1624,13 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   }
   const uint64_t seq = r->seq;
   const uint64_t idx = seq - s->seq0; /* sources with dist > idx precede the first record */
+  {
+    /* which of the 64 records before this one share its pool (the slot
+       rule's pool count), then this one into the history */
+    const int pool = ooo_pool_of(r->opclass);
+    pl->samepool = s->poolbits[pool];
+    for (int q = 0; q < OOO_POOL_COUNT; q++) s->poolbits[q] = s->poolbits[q] << 1 | (q == pool);
+  }
   const int nedges = r->nedges;
   if (nedges > IC_MAX_EDGES) return malformed(r, err);
   uint64_t oow = 0;
@@ -1595,7 +1728,10 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
       const uint64_t dist = e->dist;
       if (dist == 0 ? ki->bad0 : ki->badfar) return malformed(r, err);
       if (e->keep & ~dg_edge_drop_mask(e->kind)) return malformed(r, err);
-      acts |= ki->acts & ~(ic_catmask)e->keep;
+      /* an IW edge in the slot form differs under every category that
+         drops IW, kept or not: the slot rule without one, the conditional
+         edge with one (dg_slot_rule_applies) */
+      acts |= ki->acts & (e->kind == IC_EDGE_IW && e->flags ? ~(ic_catmask)0 : ~(ic_catmask)e->keep);
       uint64_t total = 0, parts[IC_MAX_PARTS] = {0};
       unsigned nvp = 0, flags = 0, pbits = 0;
       for (int p = 0; p < e->nparts; p++) {
@@ -1652,7 +1788,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
          * right after it (k_block reads them in pairs) */
         {
           int n_ = cnt[node][PE_BLOCK]++;
-          tmp[node][PE_BLOCK][n_] = (struct pe){NULL, NULL, 0, hi, 0};
+          const int32_t cf = e->flags; /* 0: the old form */
+          tmp[node][PE_BLOCK][n_] = (struct pe){NULL, NULL, cf, hi, 0};
           tsrc[node][PE_BLOCK][n_] = (struct msrc){dist, IC_NODE_R, RING_R, (uint8_t)k, 1};
           if (dist > need[RING_R]) need[RING_R] = dist;
         }

@@ -115,6 +115,19 @@ static const ic_edge *item(const sig_detail *d, uint8_t kind, uint8_t flags) {
   return NULL;
 }
 
+/* The sample's IW item of the issue width (the slot form's width rule, or
+ * an old-form edge), else its first, or NULL. */
+static const ic_edge *iw_item(const sig_detail *d) {
+  const ic_edge *any = NULL;
+  if (!d) return NULL;
+  for (int k = 0; k < d->nitems; k++)
+    if (d->item[k].kind == IC_EDGE_IW) {
+      if (!(d->item[k].flags & IC_IW_POOL)) return &d->item[k];
+      if (!any) any = &d->item[k];
+    }
+  return any;
+}
+
 /* Kinds the walk above places itself. */
 static int handled_kind(uint8_t kind) {
   switch (kind) {
@@ -462,11 +475,12 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
  * (ooo_pool_of), oldest first (taking slots in age order is exactly that:
  * an older instruction's issue never depends on a younger one). Position k
  * issues at the first cycle from E' (its other E edges) with a free slot;
- * a delay is RE's bw part, as the model charges it; the IW edge is from the
- * issue_width-th most recent older instruction to issue before it, and a
- * second from the units-th most recent of its pool where the pool has
- * fewer units than the width and that source differs (the model's
- * definition, graph_rec.h), keeping `keep`.
+ * a delay is RE's bw part, as the model charges it; the IW edges are in the
+ * slot form (graph_rec.h), as the model emits them: the width's rule, from
+ * the issue_width-th most recent older instruction to issue before it, and
+ * where the pool has fewer units than the width the pool's, from the
+ * units-th most recent of its pool, keeping `keep` (none where the width
+ * exceeds 32, as in the model).
  *
  * The slot table counts the issues of the positions so far per cycle (all,
  * and per pool) in a ring of SLOT_CYCLES cycles, each entry tagged with its
@@ -542,6 +556,7 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, co
   r->nedges = (uint8_t)w;
   if (re < 0 || !n || !pn) return;
   ic_edge *ree = &r->edge[re];
+  const int rules = n <= 32; /* the model emits no IW edges for a wider machine */
   drop_parts(ree, IC_CAT_BW);
   solve_record(recs, k);
   const uint64_t e0 = r->t[IC_NODE_E];
@@ -550,15 +565,19 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, co
   if (e > e0) part(ree, IC_CAT_BW, e - (r->t[IC_NODE_R] + ic_edge_latency(ree, 0)));
   uint32_t d = slot_source(recs, k, m->rob, st, e, n, 0);
   uint32_t dp = pn < n ? slot_source(recs, k, m->rob, st, e, pn, 1 + pool) : 0;
-  if (d && r->nedges < IC_MAX_EDGES) {
+  /* in the slot form (graph_rec.h), as the model: the width's rule and,
+     where the pool has fewer units, the pool's */
+  if (rules && d && r->nedges < IC_MAX_EDGES) {
     ic_edge *iw = new_edge(r, IC_EDGE_IW, d);
     part(iw, IC_CAT_BW, 1);
     iw->keep = keep;
+    iw->flags = (uint8_t)(n & IC_IW_SLOTS);
   }
-  if (dp && dp != d && r->nedges < IC_MAX_EDGES) {
+  if (rules && dp && r->nedges < IC_MAX_EDGES) {
     ic_edge *iw = new_edge(r, IC_EDGE_IW, dp);
     part(iw, IC_CAT_BW, 1);
     iw->keep = keep;
+    iw->flags = (uint8_t)((pn & IC_IW_SLOTS) | IC_IW_POOL);
   }
 }
 
@@ -910,7 +929,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
           (e->kind == IC_EDGE_EP && has_cat(e, IC_CAT_DMISS)))
         ev.dmiss = k;
     }
-    if (!own) issue_slots(recs, k, m, &slots, iw_keep(&ev, k, m->rob, maxdist, item(d, IC_EDGE_IW, 0)));
+    if (!own) issue_slots(recs, k, m, &slots, iw_keep(&ev, k, m->rob, maxdist, iw_item(d)));
     solve_record(recs, k);
     slot_add(&slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass));
     /* misprediction penalty for the next instruction */

@@ -73,6 +73,25 @@
  *                        besides i neither waited for an MSHR nor became
  *                        ready only after the youngest miss among its
  *                        ancestors completed, unless k shares that miss)
+ *                        SLOT FORM: an IW edge whose `flags` hold a count n
+ *                        (IC_IW_SLOTS; IC_IW_POOL: of i's FU pool) is not an
+ *                        edge from k but the slot rule itself, where it
+ *                        lives: E(i) is the first cycle t >= E'(i) at which
+ *                        fewer than n of the IC_IW_WINDOW instructions
+ *                        before i (of i's pool, ooo_pool_of) issue in the
+ *                        same evaluation. Oldest-first select makes that
+ *                        exact for the slots of the older instructions
+ *                        within reach: an older ready instruction always
+ *                        takes its slot first, a younger never takes i's.
+ *                        (k's edge kept only i behind the n-th most recent
+ *                        older issue, whose cycle need not have been full:
+ *                        an idealization that merged i into a cycle with
+ *                        room was held a cycle per instruction, and one
+ *                        that made more than n ready at once was not held
+ *                        at all where k's issue group had been spread.)
+ *                        The model emits the slot form; k stays as the
+ *                        source (the profiler's samples and the exporter
+ *                        name it), and the latency (1, bw) is unused
  *
  * Graph semantics: a node's time is the maximum over its incoming edges of
  * source time plus the sum of the edge's parts; an edge whose source lies
@@ -133,6 +152,15 @@ extern const char ic_node_names[IC_NODE_COUNT]; /* "DREPC" */
 #define IC_MAX_PARTS 4
 #define IC_MAX_EDGES 16
 #define IC_EDGE_MEM 0x1 /* PR edge through memory (store -> load) */
+/* IW edge flags: the slot form (graph_rec.h, IW): the count n of issue
+ * slots per cycle (1..IC_IW_SLOTS), with IC_IW_POOL set when they are the
+ * units of i's pool; 0: the conditional edge from k. */
+#define IC_IW_SLOTS 0x7f
+#define IC_IW_POOL 0x80
+/* Instructions before i whose issue cycles the slot rule counts: the
+ * suite's idealized times stop moving from 64 on (baseline machine; 32
+ * leaves out some that issue in i's cycle, 500 changes nothing more). */
+#define IC_IW_WINDOW 64
 
 typedef struct ic_lat_part {
   uint32_t cycles;
@@ -142,7 +170,7 @@ typedef struct ic_lat_part {
 typedef struct ic_edge {
   uint8_t kind;   /* ic_edge_kind: fixes the source and destination node */
   uint8_t nparts;
-  uint8_t flags;  /* IC_EDGE_MEM */
+  uint8_t flags;  /* IC_EDGE_MEM (PR); IW: IC_IW_SLOTS | IC_IW_POOL */
   uint8_t keep;   /* IC_CATBITs of categories that drop this kind of edge
                      but keep this one (IW: its issue order does not move
                      under them; 0 for every other kind) */

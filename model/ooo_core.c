@@ -800,8 +800,9 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     edge1(&cur, IC_EDGE_MSHR, (uint32_t)(i - ms), IC_CAT_NONE, 0);
     if (c->Phist[ms & c->hmask] == c->E[x]) re->nparts = 0;
   }
-  /* IW: at most n issues per cycle, oldest first (graph_rec.h); the pool's
-   * edge where its source differs and the record has room */
+  /* IW: at most n issues per cycle, oldest first (graph_rec.h): the slot
+   * rule of the issue width and, where the pool has fewer units, of the
+   * pool, where the record has room */
   if (c->g_imiss[x]) c->ev_imiss = i + 1;
   if (c->dwin[x]) c->ev_win = i + 1;
   if (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) c->ev_misp = i + 1;
@@ -817,12 +818,15 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   if (c->ev_misp <= lim) keep |= IC_CATBIT(IC_CAT_BMISP);
   if (c->ev_imiss <= lim) keep |= IC_CATBIT(IC_CAT_IMISS);
   if (c->ev_win <= lim) keep |= IC_CATBIT(IC_CAT_WIN);
+  const int pool = ooo_pool_of(c->in[x].opclass);
   for (int w = 0; w < 2; w++) {
     uint64_t k = w ? kp : ks;
-    if (k == NONE_SEQ || (w && kp == ks) || k < first || i - k > c->maxdist || cur - r->edge >= room)
-      continue;
+    if (k == NONE_SEQ || k < first || i - k > c->maxdist || cur - r->edge >= room) continue;
     ic_edge *iw = edge1(&cur, IC_EDGE_IW, (uint32_t)(i - k), IC_CAT_BW, 1);
     iw->keep = keep;
+    /* the slot form: the rule for the issue width, or for the units of
+       i's pool (the pool's own rule even where k is the same) */
+    iw->flags = (uint8_t)(w ? (c->fu_n[pool] & IC_IW_SLOTS) | IC_IW_POOL : c->iw & IC_IW_SLOTS);
     /* dmiss keeps i behind k where it moves neither's readiness apart
        (iw_dm) nor i's dispatch: no full window among the last rob, or no
        miss at all among the last maxdist instructions */

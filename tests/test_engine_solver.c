@@ -1,6 +1,7 @@
 /* test_engine_solver.c: the streaming powerset solver on hand-built graphs
  * whose answers are known by hand, and against the one-subset reference pass
  * on random graphs. */
+#include "inst.h"
 #include "test_engine_graph_util.h"
 
 static const uint8_t DM = IC_CAT_DMISS, LG = IC_CAT_LGALU, SH = IC_CAT_SHALU;
@@ -946,6 +947,135 @@ Test(solver_iw, equal_reference_in_both_modes) {
       tg_free(&g);
     }
   }
+}
+
+/* The slot form (graph_rec.h, IW): the IW edges of a random IW graph get
+ * a count of 1 to 3 slots, a third of them of the pool of their record,
+ * whose opclass is drawn so that the pools mix; the reference applies the
+ * rule over the 64 records before each (ic_graph_eval). */
+static void iw_slot_graph(tg *g, size_t n, uint64_t seed, uint32_t maxlat, uint32_t maxdist) {
+  static const uint8_t ops[] = {IC_OP_INT_ALU, IC_OP_LOAD, IC_OP_STORE, IC_OP_INT_MUL, IC_OP_FP_ADD};
+  uint64_t x = seed * 0xA24BAED4963EE407ull + 3;
+  tg_random(g, n, seed, maxlat, 8);
+  tg_add_iw(g, seed, maxdist, maxlat);
+  for (size_t i = 0; i < g->n; i++) {
+    g->r[i].opclass = ops[tg_rand(&x) % (sizeof ops)];
+    for (int k = 0; k < g->r[i].nedges; k++)
+      if (g->r[i].edge[k].kind == IC_EDGE_IW)
+        g->r[i].edge[k].flags = (uint8_t)(1 + tg_rand(&x) % 3) | (tg_rand(&x) % 3 ? 0 : IC_IW_POOL);
+  }
+  tg_stamp(g);
+}
+
+/* Every subset against the reference, both kernels, one thread and both
+ * thread modes with lane splits. */
+Test(solver_iw, slot_form_equals_reference) {
+  uint64_t seed = 2100;
+  for (size_t l = 0; l < sizeof iw_lists / sizeof iw_lists[0]; l++)
+    for (int rep = 0; rep < 2; rep++, seed++) {
+      tg g = {0};
+      iw_slot_graph(&g, 400, seed, rep ? 30 : 2, rep ? 12 : 3);
+      uint64_t *t = malloc(sizeof(uint64_t) << iw_lists[l].ncat);
+      ic_solver_stats st;
+      tg_solve_k(&g, iw_lists[l].cats, iw_lists[l].ncat, t, &st, rep);
+      cr_assert_eq(st.violations, 0);
+      for (uint32_t sub = 0; sub < (1u << iw_lists[l].ncat); sub++) {
+        ic_catmask m = 0;
+        for (int k = 0; k < iw_lists[l].ncat; k++)
+          if (sub & (1u << k)) m |= IC_CATBIT(iw_lists[l].cats[k]);
+        uint64_t ref = tg_ref(&g, m);
+        cr_assert_eq(t[sub], ref, "list %zu seed %llu subset %u: solver %llu reference %llu", l,
+                     (unsigned long long)seed, sub, (unsigned long long)t[sub],
+                     (unsigned long long)ref);
+      }
+      free(t);
+      const int np = 1 << iw_lists[l].ncat;
+      check_mode(&g, seed, iw_lists[l].cats, iw_lists[l].ncat, 2, rep ? np / 2 : -1, rep, 40);
+      tg_free(&g);
+    }
+}
+
+/* The rule itself, on 4 independent instructions ready at cycle 0 whose E
+ * takes dl1 latency from R (so idealizing dl1 makes them ready together):
+ * with 2 slots per cycle the third and the fourth issue a cycle later;
+ * with the slot form of a pool, only the same pool's issues count. */
+Test(solver_iw, slot_rule_counts_the_cycle) {
+  for (int pool = 0; pool < 2; pool++) {
+    tg g = {0};
+    for (int i = 0; i < 4; i++) {
+      ic_graph_rec *r = tg_inst(&g);
+      r->opclass = pool && i == 2 ? IC_OP_LOAD : IC_OP_INT_ALU;
+      E0(r, IC_EDGE_DD, 1);
+      E0(r, IC_EDGE_DR, 0);
+      E1(r, IC_EDGE_RE, 0, 2 + (uint32_t)i, IC_CAT_DL1); /* baseline: E = 2, 3, 4, 5 */
+      if (i >= 2) {
+        ic_edge *e = E1(r, IC_EDGE_IW, 2, 1, IC_CAT_BW);
+        e->flags = (uint8_t)(2 | (pool ? IC_IW_POOL : 0));
+      }
+      E1(r, IC_EDGE_EP, 0, 1, NONE);
+      E0(r, IC_EDGE_PC, 0);
+      E0(r, IC_EDGE_CC, 1);
+    }
+    tg_stamp(&g);
+    uint64_t nt[4 * IC_NODE_COUNT], t;
+    ic_err err = {{0}};
+    cr_assert_eq(ic_graph_eval(g.r, g.n, IC_CATBIT(IC_CAT_DL1), nt, &t, &err), IC_OK);
+    /* dl1: all ready at 0; 0 and 1 fill cycle 0; the third goes at 1 with
+       the width rule, but at 0 with the pool rule (a load, and no load
+       before it); the fourth, an ALU op, at 1 either way (two ALU ops in
+       cycle 0) */
+    cr_assert_eq(nt[0 * IC_NODE_COUNT + IC_NODE_E], 0);
+    cr_assert_eq(nt[1 * IC_NODE_COUNT + IC_NODE_E], 0);
+    cr_assert_eq(nt[2 * IC_NODE_COUNT + IC_NODE_E], pool ? 0u : 1u, "pool %d", pool);
+    cr_assert_eq(nt[3 * IC_NODE_COUNT + IC_NODE_E], 1u, "pool %d", pool);
+    /* the solver agrees on every subset of dl1 and bw */
+    static const uint8_t cats[] = {IC_CAT_DL1, IC_CAT_BW};
+    uint64_t ts[4];
+    for (int generic = 0; generic < 2; generic++) {
+      tg_solve_k(&g, cats, 2, ts, NULL, generic);
+      for (uint32_t sub = 0; sub < 4; sub++) {
+        ic_catmask m = (sub & 1 ? IC_CATBIT(IC_CAT_DL1) : 0) | (sub & 2 ? IC_CATBIT(IC_CAT_BW) : 0);
+        cr_assert_eq(ts[sub], tg_ref(&g, m), "pool %d generic %d subset %u", pool, generic, sub);
+      }
+    }
+    tg_free(&g);
+  }
+}
+
+/* A category that drops IW acts on the slot form even where every edge
+ * keeps it and nothing else of it ever appears: with it the edges are
+ * conditional edges, without it the slot rule (the solver must not fold
+ * its subsets onto those without it, as it does for a category that has
+ * not acted). */
+Test(solver_iw, slot_form_kept_category_is_not_inert) {
+  tg g = {0};
+  for (int i = 0; i < 60; i++) {
+    ic_graph_rec *r = tg_inst(&g);
+    E0(r, IC_EDGE_DD, 1);
+    E0(r, IC_EDGE_DR, 0);
+    E1(r, IC_EDGE_RE, 0, 1 + (uint32_t)(i * 7 % 5), IC_CAT_SHALU);
+    if (i >= 3) {
+      ic_edge *e = E1(r, IC_EDGE_IW, 3, 1, IC_CAT_BW);
+      e->flags = 1;
+      e->keep = IC_CATBIT(IC_CAT_WIN);
+    }
+    E1(r, IC_EDGE_EP, 0, 1, NONE);
+    E0(r, IC_EDGE_PC, 0);
+    E0(r, IC_EDGE_CC, 1);
+  }
+  tg_stamp(&g);
+  static const uint8_t cats[] = {IC_CAT_SHALU, IC_CAT_WIN};
+  uint64_t t[4];
+  tg_solve(&g, cats, 2, t, NULL);
+  for (uint32_t sub = 0; sub < 4; sub++) {
+    ic_catmask m = (sub & 1 ? IC_CATBIT(IC_CAT_SHALU) : 0) | (sub & 2 ? IC_CATBIT(IC_CAT_WIN) : 0);
+    cr_assert_eq(t[sub], tg_ref(&g, m), "subset %u: solver %llu reference %llu", sub,
+                 (unsigned long long)t[sub], (unsigned long long)tg_ref(&g, m));
+  }
+  /* and the two forms do differ here */
+  cr_assert_neq(tg_ref(&g, IC_CATBIT(IC_CAT_SHALU)),
+                tg_ref(&g, IC_CATBIT(IC_CAT_SHALU) | IC_CATBIT(IC_CAT_WIN)));
+  tg_free(&g);
 }
 
 /* Huge latencies (rebases move the E ring with the others), repeated

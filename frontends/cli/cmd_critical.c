@@ -405,9 +405,12 @@ static void graph_help(void) {
         "  dist      instructions back to the source\n"
         "  mem       1: a dependence through memory\n"
         "  external  1: the source is before the window (the edge leaves \"start\")\n"
-        "Edges that --ideal removes are left out, and so is an IW edge (issue slot: E of the\n"
-        "older instruction that took a slot ahead) wherever its source was not ready by the\n"
-        "time its destination could otherwise issue, in the window's times under --ideal.\n"
+        "Edges that --ideal removes are left out. An IW edge (issue slots) stands for the\n"
+        "rule that at most n instructions issue per cycle, oldest first (n: the issue width,\n"
+        "or the units of the instruction's pool): in the window's times under --ideal it is\n"
+        "kept only where that rule delayed its destination past its other in-edges, and then\n"
+        "comes from an older instruction that issued in the full cycle just before (dist says\n"
+        "which).\n"
         "The longest path from \"start\" to each vertex is its time in the window's graph (for\n"
         "--from 0 and no --ideal, exactly the model's stamp t).\n",
         stdout);
