@@ -905,6 +905,25 @@ static void iw_graph(tg *g, size_t n, uint64_t seed, uint32_t maxlat, uint32_t m
   tg_stamp(g);
 }
 
+/* The solver (one thread, the generic kernel or not) against the
+ * reference on every subset of category list l of iw_lists. */
+static void assert_iw_list_exact(const tg *g, size_t l, uint64_t seed, int generic) {
+  uint64_t *t = malloc(sizeof(uint64_t) << iw_lists[l].ncat);
+  ic_solver_stats st;
+  tg_solve_k(g, iw_lists[l].cats, iw_lists[l].ncat, t, &st, generic);
+  cr_assert_eq(st.violations, 0);
+  cr_assert_eq(st.out_of_window, 0);
+  for (uint32_t sub = 0; sub < (1u << iw_lists[l].ncat); sub++) {
+    ic_catmask m = 0;
+    for (int k = 0; k < iw_lists[l].ncat; k++)
+      if (sub & (1u << k)) m |= IC_CATBIT(iw_lists[l].cats[k]);
+    uint64_t ref = tg_ref(g, m);
+    cr_assert_eq(t[sub], ref, "list %zu seed %llu subset %u: solver %llu reference %llu", l,
+                 (unsigned long long)seed, sub, (unsigned long long)t[sub], (unsigned long long)ref);
+  }
+  free(t);
+}
+
 /* Every subset against the reference, both kernels, one thread. */
 Test(solver_iw, equals_reference_on_random_graphs) {
   uint64_t seed = 900;
@@ -912,21 +931,7 @@ Test(solver_iw, equals_reference_on_random_graphs) {
     for (int rep = 0; rep < 2; rep++, seed++) {
       tg g = {0};
       iw_graph(&g, 400, seed, 30, rep ? 12 : 3);
-      uint64_t *t = malloc(sizeof(uint64_t) << iw_lists[l].ncat);
-      ic_solver_stats st;
-      tg_solve_k(&g, iw_lists[l].cats, iw_lists[l].ncat, t, &st, rep);
-      cr_assert_eq(st.violations, 0);
-      cr_assert_eq(st.out_of_window, 0);
-      for (uint32_t sub = 0; sub < (1u << iw_lists[l].ncat); sub++) {
-        ic_catmask m = 0;
-        for (int k = 0; k < iw_lists[l].ncat; k++)
-          if (sub & (1u << k)) m |= IC_CATBIT(iw_lists[l].cats[k]);
-        uint64_t ref = tg_ref(&g, m);
-        cr_assert_eq(t[sub], ref, "list %zu seed %llu subset %u: solver %llu reference %llu", l,
-                     (unsigned long long)seed, sub, (unsigned long long)t[sub],
-                     (unsigned long long)ref);
-      }
-      free(t);
+      assert_iw_list_exact(&g, l, seed, rep);
       tg_free(&g);
     }
 }
@@ -975,20 +980,7 @@ Test(solver_iw, slot_form_equals_reference) {
     for (int rep = 0; rep < 2; rep++, seed++) {
       tg g = {0};
       iw_slot_graph(&g, 400, seed, rep ? 30 : 2, rep ? 12 : 3);
-      uint64_t *t = malloc(sizeof(uint64_t) << iw_lists[l].ncat);
-      ic_solver_stats st;
-      tg_solve_k(&g, iw_lists[l].cats, iw_lists[l].ncat, t, &st, rep);
-      cr_assert_eq(st.violations, 0);
-      for (uint32_t sub = 0; sub < (1u << iw_lists[l].ncat); sub++) {
-        ic_catmask m = 0;
-        for (int k = 0; k < iw_lists[l].ncat; k++)
-          if (sub & (1u << k)) m |= IC_CATBIT(iw_lists[l].cats[k]);
-        uint64_t ref = tg_ref(&g, m);
-        cr_assert_eq(t[sub], ref, "list %zu seed %llu subset %u: solver %llu reference %llu", l,
-                     (unsigned long long)seed, sub, (unsigned long long)t[sub],
-                     (unsigned long long)ref);
-      }
-      free(t);
+      assert_iw_list_exact(&g, l, seed, rep);
       const int np = 1 << iw_lists[l].ncat;
       check_mode(&g, seed, iw_lists[l].cats, iw_lists[l].ncat, 2, rep ? np / 2 : -1, rep, 40);
       tg_free(&g);
