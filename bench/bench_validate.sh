@@ -25,6 +25,9 @@
 # slower, in percent of time (validate's not-monotone note: no graph method
 # can follow those entries).
 #
+# The YAML keeps multisim's numbers: bench/score_graph.sh scores another
+# build's graph against them without running multisim again.
+#
 # Needs a release build ($BUILD/icost) and the built workloads
 # (bash bench/workloads/build.sh build/workloads).
 set -euo pipefail
