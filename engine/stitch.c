@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "categories.h"
+#include "graph.h"
 #include "ooo.h"
 
 const char *const ic_stitch_abort_names[IC_STITCH_ABORT_COUNT] = {
@@ -475,7 +476,8 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
  * (ooo_pool_of), oldest first (taking slots in age order is exactly that:
  * an older instruction's issue never depends on a younger one). Position k
  * issues at the first cycle from E' (its other E edges) with a free slot;
- * a delay is RE's bw part, as the model charges it; the IW edges are in the
+ * a delay is RE's bw part, as the model charges it (none where RE has no
+ * other part and the slot rule gives the delay back from R); the IW edges are in the
  * slot form (graph_rec.h), as the model emits them: the width's rule, from
  * the issue_width-th most recent older instruction to issue before it, and
  * where the pool has fewer units than the width the pool's, from the
@@ -539,6 +541,19 @@ static uint32_t slot_source(const ic_graph_rec *recs, uint32_t k, uint32_t rob, 
   return 0;
 }
 
+/* The slot rule (graph_rec.h, IW slot form) for position k from cycle e0,
+ * on the issue cycles of the IC_IW_WINDOW positions before it. */
+static uint64_t fragment_rule(const ic_graph_rec *recs, uint32_t k, uint64_t e0, int nw, int np) {
+  uint64_t eo[IC_IW_WINDOW];
+  uint8_t po[IC_IW_WINDOW];
+  int m = 0;
+  for (uint32_t j = k; j-- > 0 && m < IC_IW_WINDOW; m++) {
+    eo[m] = recs[j].t[IC_NODE_E];
+    po[m] = (uint8_t)ooo_pool_of(recs[j].opclass);
+  }
+  return dg_slot_time(e0, eo, po, m, nw, np, ooo_pool_of(recs[k].opclass));
+}
+
 static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, const slot_tab *st,
                         uint8_t keep) {
   ic_graph_rec *r = &recs[k];
@@ -562,9 +577,13 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, co
   const uint64_t e0 = r->t[IC_NODE_E];
   uint64_t e = e0;
   while (slot_count(st, e, 0) >= n || slot_count(st, e, 1 + pool) >= pn) e++;
-  if (e > e0) part(ree, IC_CAT_BW, e - (r->t[IC_NODE_R] + ic_edge_latency(ree, 0)));
   uint32_t d = slot_source(recs, k, m->rob, st, e, n, 0);
   uint32_t dp = pn < n ? slot_source(recs, k, m->rob, st, e, pn, 1 + pool) : 0;
+  /* the delay is RE's bw part, unless, as in the model, RE has no other
+     part and the slot rule of the edges below gives it back from R */
+  if (e > e0 && !(ree->nparts == 0 && rules && (d || dp) &&
+                  fragment_rule(recs, k, r->t[IC_NODE_R], d ? (int)n : 0, dp ? (int)pn : 0) == e))
+    part(ree, IC_CAT_BW, e - (r->t[IC_NODE_R] + ic_edge_latency(ree, 0)));
   /* in the slot form (graph_rec.h), as the model: the width's rule and,
      where the pool has fewer units, the pool's */
   if (rules && d && r->nedges < IC_MAX_EDGES) {

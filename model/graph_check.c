@@ -18,13 +18,17 @@ struct ooo_graph_check {
   uint64_t count, last_commit;
   int started;
   uint64_t (*t)[IC_NODE_COUNT];
+  uint8_t *pool; /* FU pool of each record in the ring (the slot rule's counts) */
 };
 
 ooo_graph_check *ooo_graph_check_create(void) {
   ooo_graph_check *g = calloc(1, sizeof *g);
   if (!g) return NULL;
   g->t = calloc(CHECK_RING, sizeof *g->t);
-  if (!g->t) {
+  g->pool = calloc(CHECK_RING, 1);
+  if (!g->t || !g->pool) {
+    free(g->t);
+    free(g->pool);
     free(g);
     return NULL;
   }
@@ -34,11 +38,30 @@ ooo_graph_check *ooo_graph_check_create(void) {
 void ooo_graph_check_destroy(ooo_graph_check *g) {
   if (!g) return;
   free(g->t);
+  free(g->pool);
   free(g);
 }
 
 uint64_t ooo_graph_check_count(const ooo_graph_check *g) { return g->count; }
 uint64_t ooo_graph_check_last_commit(const ooo_graph_check *g) { return g->last_commit; }
+
+/* The slot rule (graph_rec.h, IW slot form) for record r from cycle e0,
+ * on the replayed E of the IC_IW_WINDOW records before it. */
+static uint64_t slot_rule(const ooo_graph_check *g, const ic_graph_rec *r, uint64_t e0, int nw, int np) {
+  const int pool = ooo_pool_of(r->opclass);
+  uint64_t t = e0;
+  for (int tries = 0; tries <= IC_IW_WINDOW; tries++) {
+    int cw = 0, cp = 0;
+    for (uint64_t j = r->seq, m = 0; j-- > g->first && m < IC_IW_WINDOW; m++)
+      if (g->t[j & (CHECK_RING - 1)][IC_NODE_E] == t) {
+        cw++;
+        cp += g->pool[j & (CHECK_RING - 1)] == pool;
+      }
+    if (!((nw && cw >= nw) || (np && cp >= np))) break;
+    t++;
+  }
+  return t;
+}
 
 static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *err) {
   if (!g->started) {
@@ -53,7 +76,7 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
                    r->nedges);
   uint64_t *me = g->t[r->seq & (CHECK_RING - 1)];
   uint64_t val[IC_NODE_COUNT];
-  int seen[IC_NODE_COUNT] = {0};
+  int seen[IC_NODE_COUNT] = {0}, nw = 0, np = 0;
   for (int n = 0; n < IC_NODE_COUNT; n++) {
     val[n] = 0;
     for (int k = 0; k < r->nedges; k++) {
@@ -62,6 +85,13 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
         return ic_fail(err, IC_ERUN, "graph check: seq %llu: malformed edge %d",
                        (unsigned long long)r->seq, k);
       if (ic_edge_dst_node[e->kind] != n) continue;
+      if (e->kind == IC_EDGE_IW && e->flags) { /* the slot form: the rule, below */
+        if (e->flags & IC_IW_POOL)
+          np = e->flags & IC_IW_SLOTS;
+        else
+          nw = e->flags & IC_IW_SLOTS;
+        continue;
+      }
       int sn = ic_edge_src_node[e->kind];
       uint64_t src;
       if (e->dist == 0) {
@@ -87,6 +117,15 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
       if (v > val[n]) val[n] = v;
       seen[n] = 1;
     }
+    if (n == IC_NODE_E && (nw || np)) {
+      const uint64_t v = slot_rule(g, r, val[n], nw, np);
+      if (v > r->t[n])
+        return ic_fail(err, IC_ERUN,
+                       "graph check: seq %llu pc 0x%llx: the slot rule demands E = %llu > stamp %llu",
+                       (unsigned long long)r->seq, (unsigned long long)r->pc, (unsigned long long)v,
+                       (unsigned long long)r->t[n]);
+      val[n] = v;
+    }
     if (!seen[n] || val[n] != r->t[n])
       return ic_fail(err, IC_ERUN, "graph check: seq %llu pc 0x%llx: node %c replays to %llu, stamp %llu%s",
                      (unsigned long long)r->seq, (unsigned long long)r->pc, ic_node_names[n],
@@ -94,6 +133,7 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
                      seen[n] ? "" : " (no in-edge)");
   }
   memcpy(me, val, sizeof val);
+  g->pool[r->seq & (CHECK_RING - 1)] = (uint8_t)ooo_pool_of(r->opclass);
   g->next++;
   g->count++;
   g->last_commit = val[IC_NODE_C];

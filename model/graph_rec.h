@@ -19,7 +19,11 @@
  *   DR  D(i) -> R(i)     dispatch to ready
  *   PR  P(j) -> R(i)     data dependence; IC_EDGE_MEM marks a memory one
  *   RE  R(i) -> E(i)     waiting for issue; parts: issue-width (bw), FU
- *                        contention (none), issue-queue/other residual
+ *                        contention (none), issue-queue/other residual;
+ *                        no parts where the wait was for slots alone and
+ *                        the slot rule (IW, slot form) gives it back from
+ *                        R in the baseline: it then moves with an
+ *                        idealization instead of staying a fixed latency
  *   EP  E(i) -> P(i)     execution; parts: dl1 (L1 hit latency of loads),
  *                        dmiss (miss and DTLB parts), shalu, lgalu
  *   PP  P(j) -> P(i)     cache-line sharing with an earlier miss (dmiss: dropped)

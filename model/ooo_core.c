@@ -690,6 +690,30 @@ static void flush_records(ooo_core *c) {
   c->nbatch = 0;
 }
 
+/* The slot rule of graph_rec.h (IW, slot form) for instruction i from
+ * cycle e0, on the baseline's issue cycles of the IC_IW_WINDOW instructions
+ * before it (those of the run and still in the ring): the first cycle from
+ * e0 at which fewer than nw of them issue (nw 0: no such rule) and fewer
+ * than np of those of i's pool. */
+static uint64_t slot_rule_time(const ooo_core *c, uint64_t i, uint64_t e0, int nw, int np, int pool) {
+  uint64_t eo[IC_IW_WINDOW];
+  uint8_t po[IC_IW_WINDOW];
+  int m = 0;
+  for (uint64_t j = i; j-- > c->run_first && m < IC_IW_WINDOW && j + c->cap > c->tail; m++) {
+    eo[m] = c->E[j & c->mask];
+    po[m] = (uint8_t)ooo_pool_of(c->in[j & c->mask].opclass);
+  }
+  uint64_t t = e0;
+  for (int tries = 0; tries <= m; tries++) {
+    int cw = 0, cp = 0;
+    for (int j = 0; j < m; j++)
+      if (eo[j] == t) cw++, cp += po[j] == pool;
+    if (!((nw && cw >= nw) || (np && cp >= np))) break;
+    t++;
+  }
+  return t;
+}
+
 /* The record of instruction i, committed at cycle t: every edge into its
  * five nodes, from the per-instruction arrays. */
 static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
@@ -832,6 +856,20 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
        miss at all among the last maxdist instructions */
     if (!(c->iw_dm[x] >> w & 1) && ((keep & IC_CATBIT(IC_CAT_WIN)) || c->ev_dmiss + c->maxdist <= i))
       iw->keep |= IC_CATBIT(IC_CAT_DMISS);
+  }
+  /* An issue wait of slots alone (RE's one part, bw) that the slot rule
+   * gives back from R in the baseline lives on the rule, which moves with
+   * an idealization, instead of a fixed RE latency (graph_rec.h, RE). */
+  if (wait && re->nparts == 1 && re->part[0].cat == IC_CAT_BW) {
+    int nw = 0, np = 0;
+    for (const ic_edge *q = r->edge; q < cur; q++)
+      if (q->kind == IC_EDGE_IW && q->flags) {
+        if (q->flags & IC_IW_POOL)
+          np = q->flags & IC_IW_SLOTS;
+        else
+          nw = q->flags & IC_IW_SLOTS;
+      }
+    if ((nw || np) && slot_rule_time(c, i, c->R[x], nw, np, pool) == c->E[x]) re->nparts = 0;
   }
   /* P: EP, PP */
   ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);

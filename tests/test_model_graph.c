@@ -20,6 +20,7 @@ typedef struct counting {
   ic_graph_sink inner;
   uint64_t kinds[IC_EDGE_KIND_COUNT];
   uint64_t mem_pr, mem_pr_far, pp_dmiss, cd_wrong_dist, fbw_wrong_dist, records;
+  uint64_t waits, waits_on_rule; /* records with E > R; of those, RE without parts */
   uint32_t rob, fw;
   uint64_t part_cycles[IC_CAT_COUNT + 1];
 } counting;
@@ -28,9 +29,12 @@ static ic_status count_consume(void *ctx, const ic_graph_rec *r, size_t n, ic_er
   counting *c = ctx;
   for (size_t i = 0; i < n; i++) {
     c->records++;
+    const int wait = r[i].t[IC_NODE_E] > r[i].t[IC_NODE_R];
+    c->waits += wait;
     for (int k = 0; k < r[i].nedges; k++) {
       const ic_edge *e = &r[i].edge[k];
       c->kinds[e->kind]++;
+      if (wait && e->kind == IC_EDGE_RE && e->nparts == 0) c->waits_on_rule++;
       if (e->kind == IC_EDGE_PR && (e->flags & IC_EDGE_MEM)) {
         c->mem_pr++;
         c->mem_pr_far += e->dist > c->rob;
@@ -146,6 +150,27 @@ static void g_stfill(ic_inst *in, size_t j, void *st) {
   } else {
     *in = mk(IC_OP_INT_ALU, (uint8_t)(7 + j % 8), IC_REG_NONE, IC_REG_NONE);
   }
+}
+
+/* A stream of independent loads is bound by the load/store units (3 of 6
+ * issue slots on the baseline): the waits for a port live on the slot rule
+ * (graph_rec.h: RE without parts, the IW edge of the pool in the slot
+ * form), and the records replay to the stamps with the rule applied
+ * (ooo_graph_check). */
+Test(model_graph, port_waits_live_on_the_slot_rule) {
+  ooo_config *cfg;
+  ic_err err;
+  cr_assert_eq(ooo_config_load(&cfg, NULL, &err), IC_OK);
+  uint64_t k = 0;
+  size_t n = 6000;
+  ic_inst *v = make_loop(n, 12, g_lines, &k);
+  counting c;
+  check_stream(cfg, "lines", 0, v, n, 0, &c);
+  cr_assert_gt(c.waits, n / 4, "only %llu waits", (unsigned long long)c.waits);
+  cr_assert_gt(c.waits_on_rule, c.waits * 9 / 10, "%llu of %llu waits on the rule",
+               (unsigned long long)c.waits_on_rule, (unsigned long long)c.waits);
+  free(v);
+  ooo_config_destroy(cfg);
 }
 
 /* every config, with nothing and everything idealized; each single
