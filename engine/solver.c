@@ -75,9 +75,10 @@
  * the conditional edges only, 2358 against 1704 with 3 (dmiss, bmisp,
  * win: all drop IW, so the rule runs in lane 0 alone, where it never
  * binds on a model's records; the count over 64 rows is most of it), for
- * graph errors against multisim that fall from 1.9% to 1.7% on the suite
- * (baseline; l1d4 2.0 -> 1.1), 12.5 -> 4.4 on the extras on l1d4 and
- * 26.4 -> 1.9 on x_longjmp on the modern machine (the load ports).
+ * graph errors against multisim that fall from 1.9% to 0.4% on the suite
+ * (baseline; l1d4 2.0 -> 1.3), 12.5 -> 4.2 on the extras on l1d4 and
+ * 26.4 -> 1.9 on x_longjmp on the modern machine (the load ports), with
+ * RE's slot waits on the rule too (graph_rec.h, RE).
  *
  * Range argument (why int32 is safe). Every stored offset is at most
  * `ubound`: time 0 has offset <= 0, and an instruction raises the largest
