@@ -54,22 +54,6 @@ ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
   return IC_OK;
 }
 
-uint64_t dg_slot_time(uint64_t e0, const uint64_t *e_old, const uint8_t *p_old, int m, int nw,
-                      int np, int pool) {
-  uint64_t t = e0;
-  for (int tries = 0; tries <= m; tries++) {
-    int cw = 0, cp = 0;
-    for (int j = 0; j < m; j++)
-      if (e_old[j] == t) {
-        cw++;
-        cp += p_old[j] == pool;
-      }
-    if (!((nw && cw >= nw) || (np && cp >= np))) break;
-    t++;
-  }
-  return t;
-}
-
 int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np) {
   *nw = *np = 0;
   if (!dg_slot_rule_applies(ideal)) return 0;
@@ -95,7 +79,7 @@ static uint64_t slot_rule(const ic_graph_rec *recs, size_t i, const uint64_t *nt
     eo[m] = nt[j * IC_NODE_COUNT + IC_NODE_E];
     po[m++] = (uint8_t)ooo_pool_of(recs[j].opclass);
   }
-  return dg_slot_time(e0, eo, po, m, nw, np, ooo_pool_of(recs[i].opclass));
+  return ic_slot_time(e0, eo, po, m, nw, np, ooo_pool_of(recs[i].opclass));
 }
 
 ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,

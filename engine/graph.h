@@ -89,14 +89,6 @@ static inline int dg_slot_rule_applies(ic_catmask ideal) {
   return !(ideal & dg_edge_drop_mask(IC_EDGE_IW));
 }
 
-/* The slot rule (graph_rec.h, IW slot form): the first cycle t >= e0 at
- * which fewer than nw of the m earlier instructions with issue times
- * e_old[] issue (nw 0: no width rule) and fewer than np of those whose pool
- * p_old[] is `pool` (np 0: no pool rule). At most m + 1 cycles are tried.
- * Time complexity: O(m^2) at worst, O(m) where e0's cycle has room. */
-uint64_t dg_slot_time(uint64_t e0, const uint64_t *e_old, const uint8_t *p_old, int m, int nw,
-                      int np, int pool);
-
 /* The slot counts of record r's live slot-form IW edges under `ideal`
  * (0 where it has none), and whether it has any. */
 int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np);

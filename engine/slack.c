@@ -243,7 +243,7 @@ static void slot_rule(ic_slack *s, crec *c, const ic_graph_rec *r, uint64_t olde
     eo[m] = s->arr[q & (s->acap - 1)][IC_NODE_E];
     po[m] = s->apool[q & (s->acap - 1)];
   }
-  const uint64_t t = dg_slot_time(*ae, eo, po, m, c->slot_w, c->slot_p, ooo_pool_of(r->opclass));
+  const uint64_t t = ic_slot_time(*ae, eo, po, m, c->slot_w, c->slot_p, ooo_pool_of(r->opclass));
   if (t == *ae) return;
   for (int j = 0; j < c->nedges; j++)
     if (c->e[j].iw == 2) {

@@ -551,7 +551,7 @@ static uint64_t fragment_rule(const ic_graph_rec *recs, uint32_t k, uint64_t e0,
     eo[m] = recs[j].t[IC_NODE_E];
     po[m] = (uint8_t)ooo_pool_of(recs[j].opclass);
   }
-  return dg_slot_time(e0, eo, po, m, nw, np, ooo_pool_of(recs[k].opclass));
+  return ic_slot_time(e0, eo, po, m, nw, np, ooo_pool_of(recs[k].opclass));
 }
 
 static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, const slot_tab *st,

@@ -48,19 +48,14 @@ uint64_t ooo_graph_check_last_commit(const ooo_graph_check *g) { return g->last_
 /* The slot rule (graph_rec.h, IW slot form) for record r from cycle e0,
  * on the replayed E of the IC_IW_WINDOW records before it. */
 static uint64_t slot_rule(const ooo_graph_check *g, const ic_graph_rec *r, uint64_t e0, int nw, int np) {
-  const int pool = ooo_pool_of(r->opclass);
-  uint64_t t = e0;
-  for (int tries = 0; tries <= IC_IW_WINDOW; tries++) {
-    int cw = 0, cp = 0;
-    for (uint64_t j = r->seq, m = 0; j-- > g->first && m < IC_IW_WINDOW; m++)
-      if (g->t[j & (CHECK_RING - 1)][IC_NODE_E] == t) {
-        cw++;
-        cp += g->pool[j & (CHECK_RING - 1)] == pool;
-      }
-    if (!((nw && cw >= nw) || (np && cp >= np))) break;
-    t++;
+  uint64_t eo[IC_IW_WINDOW];
+  uint8_t po[IC_IW_WINDOW];
+  int m = 0;
+  for (uint64_t j = r->seq; j-- > g->first && m < IC_IW_WINDOW; m++) {
+    eo[m] = g->t[j & (CHECK_RING - 1)][IC_NODE_E];
+    po[m] = g->pool[j & (CHECK_RING - 1)];
   }
-  return t;
+  return ic_slot_time(e0, eo, po, m, nw, np, ooo_pool_of(r->opclass));
 }
 
 static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *err) {

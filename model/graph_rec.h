@@ -198,6 +198,29 @@ typedef struct ic_graph_sink {
   ic_status (*consume)(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err);
 } ic_graph_sink;
 
+/* The slot rule (IW, slot form): the first cycle t >= e0 at which fewer
+ * than nw of the m earlier instructions with issue cycles e_old[] issue
+ * (nw 0: no width rule) and fewer than np of those whose pool p_old[] is
+ * `pool` (np 0: no pool rule). At most m + 1 cycles are tried; O(m^2) at
+ * worst, O(m) where e0's cycle has room. The one definition the model, its
+ * checker and the reference pass use (the solver's k_slots is its vector
+ * form). */
+static inline uint64_t ic_slot_time(uint64_t e0, const uint64_t *e_old, const uint8_t *p_old, int m,
+                                    int nw, int np, int pool) {
+  uint64_t t = e0;
+  for (int tries = 0; tries <= m; tries++) {
+    int cw = 0, cp = 0;
+    for (int j = 0; j < m; j++)
+      if (e_old[j] == t) {
+        cw++;
+        cp += p_old[j] == pool;
+      }
+    if (!((nw && cw >= nw) || (np && cp >= np))) break;
+    t++;
+  }
+  return t;
+}
+
 /* Sum of an edge's parts, with the parts of categories in `ideal` zeroed. */
 static inline uint64_t ic_edge_latency(const ic_edge *e, uint32_t ideal) {
   uint64_t s = 0;

@@ -703,15 +703,7 @@ static uint64_t slot_rule_time(const ooo_core *c, uint64_t i, uint64_t e0, int n
     eo[m] = c->E[j & c->mask];
     po[m] = (uint8_t)ooo_pool_of(c->in[j & c->mask].opclass);
   }
-  uint64_t t = e0;
-  for (int tries = 0; tries <= m; tries++) {
-    int cw = 0, cp = 0;
-    for (int j = 0; j < m; j++)
-      if (eo[j] == t) cw++, cp += po[j] == pool;
-    if (!((nw && cw >= nw) || (np && cp >= np))) break;
-    t++;
-  }
-  return t;
+  return ic_slot_time(e0, eo, po, m, nw, np, pool);
 }
 
 /* The record of instruction i, committed at cycle t: every edge into its
