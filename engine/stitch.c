@@ -438,12 +438,26 @@ static uint64_t near_target(const ic_program_image *img, const sig_skeleton *sk,
   return furthest_fit(img, cand, n, sk, k);
 }
 
+/* The slot rule (graph_rec.h, IW slot form) for position k from cycle e0,
+ * on the issue cycles of the IC_IW_WINDOW positions before it. */
+static uint64_t fragment_rule(const ic_graph_rec *recs, uint32_t k, uint64_t e0, int nw, int np) {
+  uint64_t eo[IC_IW_WINDOW];
+  uint8_t po[IC_IW_WINDOW];
+  int m = 0;
+  for (uint32_t j = k; j-- > 0 && m < IC_IW_WINDOW; m++) {
+    eo[m] = recs[j].t[IC_NODE_E];
+    po[m] = (uint8_t)ooo_pool_of(recs[j].opclass);
+  }
+  return ic_slot_time(e0, eo, po, m, nw, np, ooo_pool_of(recs[k].opclass));
+}
+
 /* The node times of record k with nothing idealized, from its edges and
  * the earlier records' times (sources before the fragment at time 0, as the
  * solver has them); the nodes in the order D R E P C, which every edge
  * within one instruction follows. */
 static void solve_record(ic_graph_rec *recs, uint32_t k) {
   ic_graph_rec *r = &recs[k];
+  int nw = 0, np = 0;
   memset(r->t, 0, sizeof r->t);
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     uint64_t t = 0, t0 = 0;
@@ -453,6 +467,13 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
         if (e->kind >= IC_EDGE_KIND_COUNT || ic_edge_dst_node[e->kind] != node ||
             (e->kind == IC_EDGE_IW) != pass)
           continue;
+        if (pass && e->flags) { /* the slot form: the rule, below */
+          if (e->flags & IC_IW_POOL)
+            np = e->flags & IC_IW_SLOTS;
+          else
+            nw = e->flags & IC_IW_SLOTS;
+          continue;
+        }
         if (pass && e->dist <= k && recs[k - e->dist].t[IC_NODE_R] > t0) continue;
         uint8_t src = ic_edge_src_node[e->kind];
         uint64_t v = e->dist == 0 ? r->t[src] : e->dist <= k ? recs[k - e->dist].t[src] : 0;
@@ -461,6 +482,7 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
       }
       t0 = t;
     }
+    if (node == IC_NODE_E && (nw || np)) t = fragment_rule(recs, k, t, nw, np);
     r->t[node] = t;
   }
 }
@@ -539,19 +561,6 @@ static uint32_t slot_source(const ic_graph_rec *recs, uint32_t k, uint32_t rob, 
     if (recs[j].t[IC_NODE_E] == t && (col == 0 || ooo_pool_of(recs[j].opclass) == col - 1))
       if (--n == 0) return k - j;
   return 0;
-}
-
-/* The slot rule (graph_rec.h, IW slot form) for position k from cycle e0,
- * on the issue cycles of the IC_IW_WINDOW positions before it. */
-static uint64_t fragment_rule(const ic_graph_rec *recs, uint32_t k, uint64_t e0, int nw, int np) {
-  uint64_t eo[IC_IW_WINDOW];
-  uint8_t po[IC_IW_WINDOW];
-  int m = 0;
-  for (uint32_t j = k; j-- > 0 && m < IC_IW_WINDOW; m++) {
-    eo[m] = recs[j].t[IC_NODE_E];
-    po[m] = (uint8_t)ooo_pool_of(recs[j].opclass);
-  }
-  return ic_slot_time(e0, eo, po, m, nw, np, ooo_pool_of(recs[k].opclass));
 }
 
 static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, const slot_tab *st,
