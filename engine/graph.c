@@ -132,22 +132,34 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
   return st;
 }
 
+/* E of recs[i] from its in-edges other than IW under `ideal`, in the node
+ * times nt; with old_iw, also from its old-form IW edges whose condition
+ * holds against that time (the time the slot rule starts from). */
+static uint64_t e_from_other_edges(const ic_graph_rec *recs, size_t i, ic_catmask ideal,
+                                   const uint64_t *nt, int old_iw) {
+  const ic_graph_rec *r = &recs[i];
+  uint64_t v0 = 0, v = 0;
+  for (int pass = 0; pass <= old_iw; pass++) {
+    for (int k = 0; k < r->nedges; k++) {
+      const ic_edge *e = &r->edge[k];
+      if (ic_edge_dst_node[e->kind] != IC_NODE_E || (e->kind == IC_EDGE_IW) != pass ||
+          dg_edge_dropped(e, ideal) || (pass && e->flags))
+        continue;
+      uint64_t d = dg_edge_dist(e, ideal);
+      if (pass && d <= i && nt[(i - d) * IC_NODE_COUNT + IC_NODE_R] > v0) continue;
+      uint64_t a = (d <= i ? nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[e->kind]] : 0) +
+                   ic_edge_latency(e, ideal);
+      if (a > v) v = a;
+    }
+    v0 = v;
+  }
+  return v;
+}
+
 int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
                 const uint64_t *nt) {
-  const ic_graph_rec *r = &recs[i];
   if (iw->dist > i) return 1; /* a source before the first record: time 0 */
-  uint64_t v0 = 0;
-  for (int k = 0; k < r->nedges; k++) {
-    const ic_edge *e = &r->edge[k];
-    if (e->kind == IC_EDGE_IW || ic_edge_dst_node[e->kind] != IC_NODE_E ||
-        dg_edge_dropped(e, ideal))
-      continue;
-    uint64_t d = dg_edge_dist(e, ideal);
-    uint64_t a = (d <= i ? nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[e->kind]] : 0) +
-                 ic_edge_latency(e, ideal);
-    if (a > v0) v0 = a;
-  }
-  return nt[(i - iw->dist) * IC_NODE_COUNT + IC_NODE_R] <= v0;
+  return nt[(i - iw->dist) * IC_NODE_COUNT + IC_NODE_R] <= e_from_other_edges(recs, i, ideal, nt, 0);
 }
 
 uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
@@ -160,22 +172,9 @@ uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, i
       if (&r->edge[k] != iw) return 0;
       break;
     }
-  /* E from the other in-edges, the old-form IW edges included */
-  uint64_t v0 = 0, v = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    for (int k = 0; k < r->nedges; k++) {
-      const ic_edge *e = &r->edge[k];
-      if (ic_edge_dst_node[e->kind] != IC_NODE_E || (e->kind == IC_EDGE_IW) != pass ||
-          dg_edge_dropped(e, ideal) || (pass && e->flags)) /* the rule applies here */
-        continue;
-      uint64_t d = dg_edge_dist(e, ideal);
-      if (pass && d <= i && nt[(i - d) * IC_NODE_COUNT + IC_NODE_R] > v0) continue;
-      uint64_t a = (d <= i ? nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[e->kind]] : 0) +
-                   ic_edge_latency(e, ideal);
-      if (a > v) v = a;
-    }
-    v0 = v;
-  }
+  /* E from the other in-edges, the old-form IW edges included (the rule
+     applies here, so slot-form ones are not edges) */
+  const uint64_t v = e_from_other_edges(recs, i, ideal, nt, 1);
   const uint64_t t = nt[i * IC_NODE_COUNT + IC_NODE_E];
   if (t <= v) return 0;
   const int pool = ooo_pool_of(r->opclass);
