@@ -40,6 +40,8 @@
 #define BATCH 256
 #define FLUSH_EVERY 8 /* records per batch: 8 (5.7 KB) stay in L1 between batches, 32 did not */
 #define ANC_ROW 8
+#define ILOG_CYCLES 512u /* cycles of issues kept for the slot rule's check; an
+                            older wait falls back to the 64 instructions' E */
 
 const char *const ooo_stats_names[] = {
 #define OOO_X(f, n, d) n,
@@ -159,6 +161,12 @@ struct ooo_core {
   uint64_t ihpos[FU_COUNT + 1], ihmask[FU_COUNT + 1];
   uint32_t ihn[FU_COUNT + 1]; /* slots per cycle: the issue width, or the pool's units */
   uint64_t *iw_src, *pw_src;  /* per instruction: sources of its IW edges, or NONE */
+  /* the instructions issued in each of the last ILOG_CYCLES cycles, for the
+   * slot rule's check at commit (slot_rule_gives): row t & (ILOG_CYCLES - 1)
+   * holds ilog_n[row] issues of cycle ilog_cyc[row], iw a row, in issue
+   * order (NULL where the IW edges are not tracked) */
+  uint64_t *ilog_seq, *ilog_cyc;
+  uint8_t *ilog_n;
   uint8_t *iw_dm;             /* per instruction: bit 0 (1) set if dmiss moves its
                                  readiness but not that of iw_src (pw_src) */
   /* the latest committed instruction (seq + 1, 0: none) fetched after a
@@ -534,6 +542,11 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
     ALLOC(c->ih[f], c->ihmask[f] + 1);
     memset(c->ih[f], 0xff, (c->ihmask[f] + 1) * sizeof *c->ih[f]);
   }
+  if (c->ih[FU_COUNT]) {
+    ALLOC(c->ilog_seq, (size_t)ILOG_CYCLES * c->iw);
+    ALLOC(c->ilog_cyc, ILOG_CYCLES);
+    ALLOC(c->ilog_n, ILOG_CYCLES);
+  }
 
   if (cache_init(&c->l1i, (uint64_t)v[OOO_L1I_SIZE], (uint32_t)v[OOO_L1I_WAYS], (uint32_t)v[OOO_L1I_LINE]) ||
       cache_init(&c->l1d, (uint64_t)v[OOO_L1D_SIZE], (uint32_t)v[OOO_L1D_WAYS], (uint32_t)v[OOO_L1D_LINE]) ||
@@ -572,6 +585,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->anc);
   for (int f = 0; f <= FU_COUNT; f++) free(c->ih[f]);
   free(c->iw_src); free(c->pw_src); free(c->iw_dm);
+  free(c->ilog_seq); free(c->ilog_cyc); free(c->ilog_n);
   cache_free(&c->l1i); cache_free(&c->l1d); cache_free(&c->l2);
   cache_free(&c->dtlb); cache_free(&c->itlb);
   bp_free(&c->bp);
@@ -704,6 +718,35 @@ static uint64_t slot_rule_time(const ooo_core *c, uint64_t i, uint64_t e0, int n
     po[m] = (uint8_t)ooo_pool_of(c->in[j & c->mask].opclass);
   }
   return ic_slot_time(e0, eo, po, m, nw, np, pool);
+}
+
+/* Whether the slot rule from cycle r gives e > r for instruction i, as
+ * slot_rule_time(c, i, r, nw, np, pool) == e does, from the issue log: every
+ * cycle of [r, e) has nw issues of the IC_IW_WINDOW instructions before i
+ * (or np of those of i's pool) and e has fewer. Each blocked cycle takes at
+ * least one of them, so a wait longer than the window is never the rule's.
+ * Costs the issues of the wait's cycles instead of a pass over the window;
+ * falls back to that pass where the log no longer holds a cycle of it. */
+static int slot_rule_gives(const ooo_core *c, uint64_t i, uint64_t r, uint64_t e, int nw, int np, int pool) {
+  if (e - r > IC_IW_WINDOW) return 0;
+  uint64_t lo = i - c->run_first < IC_IW_WINDOW ? c->run_first : i - IC_IW_WINDOW;
+  if (lo + c->cap <= c->tail) lo = c->tail - c->cap + 1; /* still in the ring */
+  for (uint64_t u = r; u <= e; u++) {
+    uint64_t row = u & (ILOG_CYCLES - 1), tag = c->ilog_cyc[row];
+    int cw = 0, cp = 0;
+    if (tag > u) return slot_rule_time(c, i, r, nw, np, pool) == e; /* overwritten */
+    if (tag == u) {
+      const uint64_t *s = &c->ilog_seq[row * c->iw];
+      for (int k = 0; k < c->ilog_n[row]; k++)
+        if (s[k] >= lo && s[k] < i) {
+          cw++;
+          cp += ooo_pool_of(c->in[s[k] & c->mask].opclass) == pool;
+        }
+    }
+    int blocked = (nw && cw >= nw) || (np && cp >= np);
+    if (blocked != (u < e)) return 0;
+  }
+  return 1;
 }
 
 /* The record of instruction i, committed at cycle t: every edge into its
@@ -861,7 +904,9 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
         else
           nw = q->flags & IC_IW_SLOTS;
       }
-    if ((nw || np) && slot_rule_time(c, i, c->R[x], nw, np, pool) == c->E[x]) re->nparts = 0;
+    if ((nw || np) && (c->ilog_seq ? slot_rule_gives(c, i, c->R[x], c->E[x], nw, np, pool)
+                                     : slot_rule_time(c, i, c->R[x], nw, np, pool) == c->E[x]))
+      re->nparts = 0;
   }
   /* P: EP, PP */
   ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);
@@ -1245,6 +1290,11 @@ static void issue(ooo_core *c, uint64_t t) {
       c->mtag[x] = missed ? seq : ma;
       uint64_t ks = c->iw_src[x] = issue_slot(c, FU_COUNT, seq);
       uint64_t kp = c->pw_src[x] = issue_slot(c, pool, seq);
+      if (c->ilog_seq) {
+        uint64_t row = t & (ILOG_CYCLES - 1);
+        if (c->ilog_cyc[row] != t) c->ilog_cyc[row] = t, c->ilog_n[row] = 0;
+        c->ilog_seq[row * c->iw + c->ilog_n[row]++] = seq;
+      }
       /* dmiss moves i's issue where i waited for an MSHR or became ready
        * only after a miss among its ancestors completed, unless that miss
        * is also k's youngest */
