@@ -411,6 +411,8 @@ struct ic_solver {
   uint8_t catpos[256];
   struct kind_info kinfo[IC_EDGE_KIND_COUNT];
   int win_pos;      /* lane bit of win, or -1 */
+  uint32_t rule_off; /* 1 << lane bit of bw (0: not chosen): the lanes where
+                        slot-form IW edges are not the slot rule (k_slots) */
   uint32_t *lane_of; /* [n]: the lane of the caller's subset mask (without its
                         inert categories) */
   int32_t *bitm;    /* [ncat][np]: -1 where subset has bit k, else 0 */
@@ -532,12 +534,9 @@ static inline __attribute__((always_inline)) void k_slots(int32_t *acc, const st
       nw = cf & IC_IW_SLOTS, ew = &b[e];
   }
   if (!ew && !ep) return;
-  /* the lanes of subsets without a category that drops IW: [0, 2^k), the
-     dropping ones taking the highest lane bits (set_layout) */
-  const uint32_t iwdrop = sv->kinfo[IC_EDGE_IW].dmask;
-  const uint32_t rule_hi = iwdrop ? 1u << __builtin_ctz(iwdrop) : UINT32_MAX;
-  if (hi > rule_hi) hi = rule_hi < LANES ? LANES : rule_hi;
-  if (lo >= hi) return;
+  /* the lanes of subsets without bw (dg_slot_rule_applies): whole blocks
+     of LANES where bw's lane bit is that high */
+  const uint32_t off = sv->rule_off;
   uint64_t from = sv->seq0 > sv->valid_lo[RING_E] ? sv->seq0 : sv->valid_lo[RING_E];
   uint64_t m = seq > from ? seq - from : 0;
   if (m > IC_IW_WINDOW) m = IC_IW_WINDOW;
@@ -550,10 +549,11 @@ static inline __attribute__((always_inline)) void k_slots(int32_t *acc, const st
   const v8si half = SPLAT(NEG / 2), nwv = SPLAT(nw), npv = SPLAT(np), zero = SPLAT(0);
   const v8si iota = {0, 1, 2, 3, 4, 5, 6, 7};
   for (uint32_t s = lo; s < hi; s += LANES) {
+    if (off >= LANES && (s & off)) continue;
     v8si lw = zero, lp = zero;
     if (ew && s < ew->skipm) lw = ew->lat ? (v8si)(LD(ew->lat + s) > half) : SPLAT(-1);
     if (ep && s < ep->skipm) lp = ep->lat ? (v8si)(LD(ep->lat + s) > half) : SPLAT(-1);
-    const v8si rule = ((iota + SPLAT((int32_t)s)) & SPLAT((int32_t)iwdrop)) == zero;
+    const v8si rule = ((iota + SPLAT((int32_t)s)) & SPLAT((int32_t)off)) == zero;
     lw &= rule;
     lp &= rule;
     v8si live = lw | lp;
@@ -671,8 +671,8 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
 /* k_block (below) with AVX2. */
 __attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(int32_t *acc, const struct pe *b,
                                                          int ni, uint32_t lo, uint32_t hi,
-                                                         uint32_t iwdrop) {
-  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), drop = _mm256_set1_epi32((int32_t)iwdrop);
+                                                         uint32_t rule_off) {
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), drop = _mm256_set1_epi32((int32_t)rule_off);
   for (uint32_t s = lo; s < hi; s += LANES) {
     __m256i x = AVX_LD(acc + s), r = x;
     /* -1 in the lanes where the slot form is the slot rule (k_slots) */
@@ -700,7 +700,7 @@ __attribute__((target("avx2"))) static void k_nodes_avx2(const struct plan *pl, 
     k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
     if (node == IC_NODE_E && lo < bhi) {
       const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
-      k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi, sv->kinfo[IC_EDGE_IW].dmask);
+      k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi, sv->rule_off);
       k_slots(pl->out[node], b, pl->ni[node], lo, bhi, pl->seq, pl->samepool, sv);
     }
   }
@@ -715,12 +715,12 @@ __attribute__((target("avx2"))) static void k_nodes_avx2(const struct plan *pl, 
  * s < their skipm (their block) and where their source was ready by
  * acc[s] as the node's other edges left it: the IW condition (graph_rec.h). */
 static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint32_t hi,
-                    uint32_t iwdrop) {
+                    uint32_t rule_off) {
   const v8si iota = {0, 1, 2, 3, 4, 5, 6, 7};
   for (uint32_t s = lo; s < hi; s += LANES) {
     v8si x = LD(acc + s), r = x;
     /* -1 in the lanes where the slot form is the slot rule (k_slots) */
-    const v8si rule = ((iota + SPLAT((int32_t)s)) & SPLAT((int32_t)iwdrop)) == SPLAT(0);
+    const v8si rule = ((iota + SPLAT((int32_t)s)) & SPLAT((int32_t)rule_off)) == SPLAT(0);
     for (int e = 0; e + 1 < ni; e += 2)
       if (s < b[e].skipm) {
         v8si c = LD(b[e].src + s) + (b[e].lat ? LD(b[e].lat + s) : SPLAT(b[e].l));
@@ -753,7 +753,7 @@ static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
       k_node_generic(pl->out[node], x->zero, pl, node, lo, hi);
       if (node == IC_NODE_E && lo < bhi) {
         const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
-        k_block(pl->out[node], b, pl->ni[node], lo, bhi, x->sv->kinfo[IC_EDGE_IW].dmask);
+        k_block(pl->out[node], b, pl->ni[node], lo, bhi, x->sv->rule_off);
         k_slots(pl->out[node], b, pl->ni[node], lo, bhi, pl->seq, pl->samepool, x->sv);
       }
     }
@@ -1169,6 +1169,7 @@ static void set_layout(ic_solver *s) {
   memset(s->pos, -1, sizeof s->pos);
   for (int k = 0; k < ncat; k++) s->pos[s->cats[k]] = bit[k];
   s->win_pos = s->pos[IC_CAT_WIN];
+  s->rule_off = s->pos[IC_CAT_BW] >= 0 && s->pos[IC_CAT_BW] < 31 ? 1u << s->pos[IC_CAT_BW] : 0;
   s->alanes = 1u << nact;
   s->anp = (s->alanes + LANES - 1) / LANES * LANES;
   for (uint32_t x = 0; x < s->n; x++) {
@@ -1729,10 +1730,9 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
       const uint64_t dist = e->dist;
       if (dist == 0 ? ki->bad0 : ki->badfar) return malformed(r, err);
       if (e->keep & ~dg_edge_drop_mask(e->kind)) return malformed(r, err);
-      /* an IW edge in the slot form differs under every category that
-         drops IW, kept or not: the slot rule without one, the conditional
-         edge with one (dg_slot_rule_applies) */
-      acts |= ki->acts & (e->kind == IC_EDGE_IW && e->flags ? ~(ic_catmask)0 : ~(ic_catmask)e->keep);
+      /* an IW edge in the slot form is the slot rule in every subset but
+         those with bw (dg_slot_rule_applies): no other category acts on it */
+      acts |= ki->acts & (e->kind == IC_EDGE_IW && e->flags ? IC_CATBIT(IC_CAT_BW) : ~(ic_catmask)e->keep);
       uint64_t total = 0, parts[IC_MAX_PARTS] = {0};
       unsigned nvp = 0, flags = 0, pbits = 0;
       for (int p = 0; p < e->nparts; p++) {

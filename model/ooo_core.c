@@ -65,7 +65,7 @@ enum {
 };
 
 /* Why fetch delivered nothing more in a cycle; every cycle gets one. */
-enum { FR_BW, FR_FQ, FR_IMISS, FR_MISP, FR_END, FR_COUNT };
+enum { FR_BW, FR_FQ, FR_IMISS, FR_MISP, FR_END, FR_WIDTH, FR_COUNT };
 /* Why the dispatch head could not dispatch. */
 enum { DB_NONE, DB_ROB, DB_IQ, DB_LSQ, DB_EMPTY };
 /* fill_seq tag: the line was filled by a store's miss at commit */
@@ -114,6 +114,7 @@ struct ooo_core {
   uint64_t *prod;      /* [cap*4] producer seq per slot (3 = memory), for PR edges */
   uint64_t *wheel_next;
   uint32_t *g_imiss, *g_bw, *g_none; /* front-end gap cycles by cause */
+  uint32_t *g_width;                 /* ... of which fetch width ended the group */
   uint32_t *dwin;                    /* dispatch cycles blocked by a full window */
   uint32_t *re_mshr;                 /* issue cycles blocked by a full MSHR file */
   uint32_t *re_lg;                   /* ... by units held by unpipelined (divide) ops */
@@ -474,6 +475,7 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->wheel_next, n);
   ALLOC(c->g_imiss, n);
   ALLOC(c->g_bw, n);
+  ALLOC(c->g_width, n);
   ALLOC(c->g_none, n);
   ALLOC(c->dwin, n);
   ALLOC(c->re_mshr, n);
@@ -573,7 +575,7 @@ void ooo_destroy(ooo_core *c) {
   if (!c) return;
   free(c->in); free(c->F); free(c->D); free(c->R); free(c->E); free(c->P); free(c->C);
   free(c->fl); free(c->pending); free(c->pmask); free(c->racc); free(c->cons_head); free(c->cons_next);
-  free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_none);
+  free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_width); free(c->g_none);
   free(c->dwin); free(c->re_mshr); free(c->re_lg); free(c->sb_blk); free(c->blk_why);
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
   free(c->cs);
@@ -805,7 +807,7 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     v[0] += a + bb;
   }
   if (c->D[x] > vmax(v, n)) {
-    budget b[4] = {{IC_CAT_IMISS, gi}, {IC_CAT_BW, gb}, {IC_CAT_WIN, c->dwin[x]},
+    budget b[4] = {{IC_CAT_IMISS, gi}, {IC_CAT_BW, gb + c->g_width[x]}, {IC_CAT_WIN, c->dwin[x]},
                    {IC_CAT_NONE, c->g_none[x]}};
     c->st.graph_unattributed += attribute(e, v, n, 0, c->D[x], b, 4);
   }
@@ -1490,7 +1492,7 @@ static void fetch(ooo_core *c, uint64_t t) {
     uint32_t n = 0, taken = 0;
     for (;;) {
       if (n == c->fw) {
-        c->fetch_reason = FR_BW;
+        c->fetch_reason = FR_WIDTH;
         break;
       }
       if (c->tail - c->disp >= c->fe_cap) {
@@ -1521,6 +1523,7 @@ static void fetch(ooo_core *c, uint64_t t) {
       c->F[x] = t;
       c->g_imiss[x] = c->acc[FR_IMISS];
       c->g_bw[x] = c->acc[FR_BW];
+      c->g_width[x] = c->acc[FR_WIDTH];
       c->g_none[x] = c->acc[FR_FQ] + c->acc[FR_END];
       if (i == c->run_first) {
         /* the first instruction of a run: the gap since the previous
