@@ -4,8 +4,9 @@
  * for a set S of categories (a mask over ic_category ids),
  *   - every latency part tagged with a category of S is zeroed;
  *   - bw in S drops FBW, CBW, FU and IBW edges, bmisp drops PD, dmiss drops PP
- *     and MSHR; any of bw, win, bmisp, dmiss and imiss drops IW, except
- *     those named in the edge's `keep`;
+ *     and MSHR; any of bw, win, bmisp, dmiss and imiss drops an IW edge of
+ *     the conditional form, except those named in its `keep`; bw alone
+ *     drops one of the slot form (the slot rule, dg_slot_rule_applies);
  *   - win in S moves a CD edge's source from i-w to i-IC_WIN_FACTOR*w;
  *   - an IW edge counts only where R of its source is at most E' of its
  *     destination, both under S, where E' is the time the destination's

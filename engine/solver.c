@@ -63,22 +63,23 @@
  *
  * The slot form of IW (graph_rec.h: the model emits it; the condition
  * entry's l holds the edge's flags) is the slot rule instead, in the lanes
- * of subsets without a category that drops IW (the lowest, below the
- * first dropping lane bit; dg_slot_rule_applies): after E's other edges,
+ * of subsets without bw (rule_off: bw's lane bit; dg_slot_rule_applies;
+ * bw drops the edge, so only bw acts on it): after E's other edges,
  * k_slots counts, lane by lane, how many of the 64 records before i have
  * their E in i's cycle (in the E ring, one or two runs of rows; for the
  * pool's rule only those of i's pool, a bit mask the planner keeps per
- * pool) and moves i on while a count is full. In the lanes above, where an
- * edge keeps a dropping category, it is the conditional edge from k as
- * before. Cost (callgrind, mix, 100k records from the first, one
- * thread): 4059 instructions a record with 8 categories against 3296 with
- * the conditional edges only, 2358 against 1704 with 3 (dmiss, bmisp,
- * win: all drop IW, so the rule runs in lane 0 alone, where it never
- * binds on a model's records; the count over 64 rows is most of it), for
- * graph errors against multisim that fall from 1.9% to 0.4% on the suite
- * (baseline; l1d4 2.0 -> 1.3), 12.5 -> 4.2 on the extras on l1d4 and
- * 26.4 -> 1.9 on x_longjmp on the modern machine (the load ports), with
- * RE's slot waits on the rule too (graph_rec.h, RE).
+ * pool) and moves i on while a count is full; k_block passes the pair
+ * over in those lanes. Cost (callgrind, mix, 30k records from the first,
+ * one thread): about 15700 instructions a record with 8 categories, 7000
+ * of them the counts over 64 rows in the 128 lanes without bw; 4061 when
+ * the rule ran only in the lanes without win, bmisp, dmiss and imiss too
+ * (8 of 256), and 3296 with the conditional edges only. With 3 categories
+ * (dmiss, bmisp, win) one block of 8 lanes, as before. For it, the graph
+ * error against multisim (the rule alone; with the model's fetch-width
+ * change of the same commit in brackets) falls from 3.5% to 3.0% (1.2) on
+ * the extras on the baseline machine, 4.2 to 1.7 (1.1) on l1d4 and 3.5 to
+ * 2.9 (1.2) with 15-cycle mispredictions; on the suite 0.4 to 0.3 (0.3),
+ * on l1d4 1.3 to 1.2 (0.2). Those subsets had no issue slots at all.
  *
  * Range argument (why int32 is safe). Every stored offset is at most
  * `ubound`: time 0 has offset <= 0, and an instruction raises the largest

@@ -93,6 +93,15 @@
  *                        room was held a cycle per instruction, and one
  *                        that made more than n ready at once was not held
  *                        at all where k's issue group had been spread.)
+ *                        The rule holds in every evaluation without bw
+ *                        (which widens issue and the pools, and drops it),
+ *                        whatever else moved the 64: `keep` is not read
+ *                        (under win older instructions beyond the 64 take
+ *                        slots too, so there it is a lower bound). Before,
+ *                        win, bmisp, dmiss and imiss dropped it like the
+ *                        conditional edge, and those subsets had no slots
+ *                        at all: lua read 1.8% for each of win, dmiss and
+ *                        imiss against 0 in multisim.
  *                        The model emits the slot form; k stays as the
  *                        source (the profiler's samples and the exporter
  *                        name it), and the latency (1, bw) is unused
