@@ -671,20 +671,14 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
 
 /* k_block (below) with AVX2. */
 __attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(int32_t *acc, const struct pe *b,
-                                                         int ni, uint32_t lo, uint32_t hi,
-                                                         uint32_t rule_off) {
-  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), drop = _mm256_set1_epi32((int32_t)rule_off);
+                                                         int ni, uint32_t lo, uint32_t hi) {
   for (uint32_t s = lo; s < hi; s += LANES) {
     __m256i x = AVX_LD(acc + s), r = x;
-    /* -1 in the lanes where the slot form is the slot rule (k_slots) */
-    const __m256i rule = _mm256_cmpeq_epi32(
-        _mm256_and_si256(_mm256_add_epi32(iota, _mm256_set1_epi32((int32_t)s)), drop), _mm256_setzero_si256());
     for (int e = 0; e + 1 < ni; e += 2)
-      if (s < b[e].skipm) {
+      if (s < b[e].skipm && !b[e + 1].l) { /* the slot form: k_slots */
         __m256i c = _mm256_add_epi32(AVX_LD(b[e].src + s), b[e].lat ? AVX_LD(b[e].lat + s)
                                                                       : _mm256_set1_epi32(b[e].l));
         __m256i later = _mm256_cmpgt_epi32(AVX_LD(b[e + 1].src + s), r);
-        if (b[e + 1].l) later = _mm256_or_si256(later, rule);
         x = _mm256_max_epi32(x, _mm256_blendv_epi8(c, x, later));
       }
     AVX_ST(acc + s, x);
@@ -699,10 +693,10 @@ __attribute__((target("avx2"))) static void k_nodes_avx2(const struct plan *pl, 
   const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
-    if (node == IC_NODE_E && lo < bhi) {
+    if (node == IC_NODE_E && pl->ni[node]) {
       const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
-      k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi, sv->rule_off);
-      k_slots(pl->out[node], b, pl->ni[node], lo, bhi, pl->seq, pl->samepool, sv);
+      if (lo < bhi) k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi);
+      k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl->seq, pl->samepool, sv);
     }
   }
 }
@@ -715,18 +709,13 @@ __attribute__((target("avx2"))) static void k_nodes_avx2(const struct plan *pl, 
  * acc[s] = max(acc[s], src[e][s] + lat[e][s] or l[e]) for the edges with
  * s < their skipm (their block) and where their source was ready by
  * acc[s] as the node's other edges left it: the IW condition (graph_rec.h). */
-static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint32_t hi,
-                    uint32_t rule_off) {
-  const v8si iota = {0, 1, 2, 3, 4, 5, 6, 7};
+static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint32_t hi) {
   for (uint32_t s = lo; s < hi; s += LANES) {
     v8si x = LD(acc + s), r = x;
-    /* -1 in the lanes where the slot form is the slot rule (k_slots) */
-    const v8si rule = ((iota + SPLAT((int32_t)s)) & SPLAT((int32_t)rule_off)) == SPLAT(0);
     for (int e = 0; e + 1 < ni; e += 2)
-      if (s < b[e].skipm) {
+      if (s < b[e].skipm && !b[e + 1].l) { /* the slot form: k_slots */
         v8si c = LD(b[e].src + s) + (b[e].lat ? LD(b[e].lat + s) : SPLAT(b[e].l));
         v8si later = LD(b[e + 1].src + s) > r; /* -1 where the source was ready later */
-        if (b[e + 1].l) later |= rule;
         x = VMAX(x, (later & x) | (~later & c));
       }
     ST(acc + s, x);
@@ -752,10 +741,10 @@ static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
     const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
     for (int node = 0; node < IC_NODE_COUNT; node++) {
       k_node_generic(pl->out[node], x->zero, pl, node, lo, hi);
-      if (node == IC_NODE_E && lo < bhi) {
+      if (node == IC_NODE_E && pl->ni[node]) {
         const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
-        k_block(pl->out[node], b, pl->ni[node], lo, bhi, x->sv->rule_off);
-        k_slots(pl->out[node], b, pl->ni[node], lo, bhi, pl->seq, pl->samepool, x->sv);
+        if (lo < bhi) k_block(pl->out[node], b, pl->ni[node], lo, bhi);
+        k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl->seq, pl->samepool, x->sv);
       }
     }
   }
@@ -1776,7 +1765,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
         uint32_t hi = s->alanes;
         while (hi > 1 && (dmask & (hi >> 1))) hi >>= 1;
         if (hi < LANES) hi = LANES;
-        if (hi > bhi) bhi = hi;
+        if (hi > bhi && !e->flags) bhi = hi; /* k_block: the old form only */
         if (!(pbits & ~dmask) && !(dmask & (hi - 1))) {
           ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, NULL, (int32_t)total, hi, 0}), dist, ki);
         } else {
