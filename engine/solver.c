@@ -452,7 +452,7 @@ struct ic_solver {
   int split_fixed;           /* set by ic_solver_set_split, else adaptive */
   uint32_t epoch_n, adapt_step; /* adapt_split's state */
   int solo;                  /* adaptive: the worker idles, as with 1 thread */
-  double epoch_t0, cand_time[2];
+  double epoch_t0, cand_time[4];
   uint64_t poolbits[OOO_POOL_COUNT]; /* bit j: record next - 1 - j is of the pool */
   struct plan *one;          /* single-thread mode: the one plan */
   struct pipe *pipe;         /* two-thread mode, or NULL */
@@ -1017,7 +1017,7 @@ static double mono_now(void) {
 static void adapt_split(ic_solver *s) {
   if (++s->epoch_n < EPOCH) return;
   const double now = mono_now(), dt = now - s->epoch_t0;
-  const int ncand = 2;
+  const int ncand = 4;
   s->epoch_n = 0;
   s->epoch_t0 = now;
   /* steps 1..ncand: the epoch just ended ran candidate step - 1 */
@@ -1040,7 +1040,10 @@ static void adapt_split(ic_solver *s) {
     next = 0;
   }
   const int solo = next == 0;
-  const uint32_t split = solo ? s->split : s->np - (next - 1) * (s->np / 4);
+  /* candidates: 0 the planner alone, 1 the worker on every lane, 2 and 3
+     the worker on 3/4 and 1/2 of them (whole blocks), the planner on the
+     rest: where k_slots' counts make the lanes the larger part */
+  const uint32_t split = solo ? s->split : split_lanes(s, (int)(s->np - (next - 1) * (s->np / 4)));
   if (solo != s->solo || split != s->split) {
     pipe_drain(s);
     s->solo = solo;
