@@ -116,19 +116,6 @@ static const ic_edge *item(const sig_detail *d, uint8_t kind, uint8_t flags) {
   return NULL;
 }
 
-/* The sample's IW item of the issue width (the slot form's width rule, or
- * an old-form edge), else its first, or NULL. */
-static const ic_edge *iw_item(const sig_detail *d) {
-  const ic_edge *any = NULL;
-  if (!d) return NULL;
-  for (int k = 0; k < d->nitems; k++)
-    if (d->item[k].kind == IC_EDGE_IW) {
-      if (!(d->item[k].flags & IC_IW_POOL)) return &d->item[k];
-      if (!any) any = &d->item[k];
-    }
-  return any;
-}
-
 /* Kinds the walk above places itself. */
 static int handled_kind(uint8_t kind) {
   switch (kind) {
@@ -503,8 +490,8 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
  * slot form (graph_rec.h), as the model emits them: the width's rule, from
  * the issue_width-th most recent older instruction to issue before it, and
  * where the pool has fewer units than the width the pool's, from the
- * units-th most recent of its pool, keeping `keep` (none where the width
- * exceeds 32, as in the model).
+ * units-th most recent of its pool (none where the width exceeds 32, as
+ * in the model); only bw drops them, so they keep nothing.
  *
  * The slot table counts the issues of the positions so far per cycle (all,
  * and per pool) in a ring of SLOT_CYCLES cycles, each entry tagged with its
@@ -563,8 +550,7 @@ static uint32_t slot_source(const ic_graph_rec *recs, uint32_t k, uint32_t rob, 
   return 0;
 }
 
-static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, const slot_tab *st,
-                        uint8_t keep) {
+static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, const slot_tab *st) {
   ic_graph_rec *r = &recs[k];
   const uint32_t n = m->issue_width;
   const uint32_t units[OOO_POOL_COUNT] = {m->fu_int_alu, m->fu_int_mul, m->fu_fp_add,
@@ -598,41 +584,13 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, co
   if (rules && d && r->nedges < IC_MAX_EDGES) {
     ic_edge *iw = new_edge(r, IC_EDGE_IW, d);
     part(iw, IC_CAT_BW, 1);
-    iw->keep = keep;
     iw->flags = (uint8_t)(n & IC_IW_SLOTS);
   }
   if (rules && dp && r->nedges < IC_MAX_EDGES) {
     ic_edge *iw = new_edge(r, IC_EDGE_IW, dp);
     part(iw, IC_CAT_BW, 1);
-    iw->keep = keep;
     iw->flags = (uint8_t)((pn & IC_IW_SLOTS) | IC_IW_POOL);
   }
-}
-
-/* The latest fragment position with each kind of event an IW edge's keep
- * looks at (INT64_MIN / 2: none yet). */
-typedef struct iw_events {
-  int64_t misp;  /* after a misprediction (a PD edge) */
-  int64_t imiss; /* an I-cache miss on DD */
-  int64_t win;   /* dispatch held by the window */
-  int64_t dmiss; /* a data miss: an EP dmiss part, a PP or MSHR edge */
-} iw_events;
-
-/* The keep mask of position k's IW edges, as the model sets it
- * (graph_rec.h), from the fragment's own events: bmisp, imiss and win where
- * none of the kind lies within the last rob positions; dmiss as the
- * sample's IW edge (iwi) had it, or without one where win is kept or no
- * miss lies within maxdist. */
-static uint8_t iw_keep(const iw_events *ev, uint32_t k, uint32_t rob, uint64_t maxdist,
-                       const ic_edge *iwi) {
-  uint8_t keep = 0;
-  if ((int64_t)k - ev->misp >= (int64_t)rob) keep |= IC_CATBIT(IC_CAT_BMISP);
-  if ((int64_t)k - ev->imiss >= (int64_t)rob) keep |= IC_CATBIT(IC_CAT_IMISS);
-  if ((int64_t)k - ev->win >= (int64_t)rob) keep |= IC_CATBIT(IC_CAT_WIN);
-  if (iwi ? (iwi->keep & IC_CATBIT(IC_CAT_DMISS))
-          : ((keep & IC_CATBIT(IC_CAT_WIN)) || (int64_t)k - ev->dmiss > (int64_t)maxdist))
-    keep |= IC_CATBIT(IC_CAT_DMISS);
-  return keep;
 }
 
 #define STACK_MAX 256
@@ -722,7 +680,6 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     free(lines.slot);
     return ic_fail(err, IC_ERUN, "stitcher: out of memory");
   }
-  iw_events ev = {INT64_MIN / 2, INT64_MIN / 2, INT64_MIN / 2, INT64_MIN / 2};
   uint32_t n = sk->n;
   sig_detail cur;
   for (uint32_t k = 0; k < n; k++) {
@@ -947,17 +904,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     for (int q = 0; d && q < d->nitems && r->nedges < IC_MAX_EDGES; q++)
       if (!handled_kind(d->item[q].kind))
         *new_edge(r, d->item[q].kind, d->item[q].dist) = d->item[q];
-    /* what moved dispatch or readiness, for the IW edges' keep */
-    if (pd) ev.misp = k;
-    if (imiss_cyc) ev.imiss = k;
-    if (wbound) ev.win = k;
-    for (int q = 0; q < r->nedges; q++) {
-      const ic_edge *e = &r->edge[q];
-      if (e->kind == IC_EDGE_PP || e->kind == IC_EDGE_MSHR ||
-          (e->kind == IC_EDGE_EP && has_cat(e, IC_CAT_DMISS)))
-        ev.dmiss = k;
-    }
-    if (!own) issue_slots(recs, k, m, &slots, iw_keep(&ev, k, m->rob, maxdist, iw_item(d)));
+    if (!own) issue_slots(recs, k, m, &slots);
     solve_record(recs, k);
     slot_add(&slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass));
     /* misprediction penalty for the next instruction */

@@ -70,13 +70,11 @@
  *                        lgalu latencies collapse, and the slots bind, which
  *                        RE's measured waits cannot express (bw: dropped;
  *                        win, bmisp, dmiss, imiss: dropped unless named in
- *                        `keep`, which the model sets where nothing of the
- *                        kind moved i's dispatch: no instruction of the
- *                        window before i was dispatched after a full window,
- *                        a misprediction or an I-cache stall, and for dmiss
- *                        besides i neither waited for an MSHR nor became
- *                        ready only after the youngest miss among its
- *                        ancestors completed, unless k shares that miss)
+ *                        `keep`: a producer of records in this form said
+ *                        there where nothing of the kind moved i's dispatch
+ *                        or readiness apart from k's. The model no longer
+ *                        emits this form: sample files written before the
+ *                        slot form and hand-built graphs still hold it)
  *                        SLOT FORM: an IW edge whose `flags` hold a count n
  *                        (IC_IW_SLOTS; IC_IW_POOL: of i's FU pool) is not an
  *                        edge from k but the slot rule itself, where it
@@ -96,6 +94,7 @@
  *                        The rule holds in every evaluation without bw
  *                        (which widens issue and the pools, and drops it),
  *                        whatever else moved the 64: `keep` is not read
+ *                        (the model and the stitcher write 0)
  *                        (under win older instructions beyond the 64 take
  *                        slots too, so there it is a lower bound). Before,
  *                        win, bmisp, dmiss and imiss dropped it like the

@@ -168,11 +168,6 @@ struct ooo_core {
    * order (NULL where the IW edges are not tracked) */
   uint64_t *ilog_seq, *ilog_cyc;
   uint8_t *ilog_n;
-  uint8_t *iw_dm;             /* per instruction: bit 0 (1) set if dmiss moves its
-                                 readiness but not that of iw_src (pw_src) */
-  /* the latest committed instruction (seq + 1, 0: none) fetched after a
-   * misprediction, after an I-cache stall, and dispatched after a full window */
-  uint64_t ev_misp, ev_imiss, ev_win, ev_dmiss;
 
   /* issue-blocked list of the last scanned cycle (for skip accounting) */
   uint64_t *blk_list;
@@ -535,7 +530,6 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
    * older one; skipped for the wide bw-idealized machine, like IBW */
   ALLOC(c->iw_src, n);
   ALLOC(c->pw_src, n);
-  ALLOC(c->iw_dm, n);
   for (int f = 0; f <= FU_COUNT; f++) {
     uint32_t slots = f == FU_COUNT ? c->iw : c->fu_n[f];
     if (c->iw > 32 || (f < FU_COUNT && slots >= c->iw)) continue;
@@ -586,7 +580,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->fu_src);
   free(c->anc);
   for (int f = 0; f <= FU_COUNT; f++) free(c->ih[f]);
-  free(c->iw_src); free(c->pw_src); free(c->iw_dm);
+  free(c->iw_src); free(c->pw_src); 
   free(c->ilog_seq); free(c->ilog_cyc); free(c->ilog_n);
   cache_free(&c->l1i); cache_free(&c->l1d); cache_free(&c->l2);
   cache_free(&c->dtlb); cache_free(&c->itlb);
@@ -864,35 +858,17 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   /* IW: at most n issues per cycle, oldest first (graph_rec.h): the slot
    * rule of the issue width and, where the pool has fewer units, of the
    * pool, where the record has room */
-  if (c->g_imiss[x]) c->ev_imiss = i + 1;
-  if (c->dwin[x]) c->ev_win = i + 1;
-  if (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) c->ev_misp = i + 1;
-  if (c->ep_b[x] | c->re_mshr[x] || c->pp_src[x] != NONE_SEQ) c->ev_dmiss = i + 1;
   uint64_t ks = c->iw_src[x], kp = c->pw_src[x];
   ptrdiff_t room = IC_MAX_EDGES - 4 - (c->pp_src[x] != NONE_SEQ); /* EP, PP, CC, PC, CBW follow */
-  /* the idealizations under which i keeps its place behind k: none moves
-   * i's dispatch (no instruction in the window before i was refetched
-   * after a misprediction or an I-cache stall, or dispatched after a full
-   * window), and dmiss does not move i's readiness apart from k's */
-  uint64_t lim = i + 1 > c->rob ? i + 1 - c->rob : 0;
-  uint8_t keep = 0;
-  if (c->ev_misp <= lim) keep |= IC_CATBIT(IC_CAT_BMISP);
-  if (c->ev_imiss <= lim) keep |= IC_CATBIT(IC_CAT_IMISS);
-  if (c->ev_win <= lim) keep |= IC_CATBIT(IC_CAT_WIN);
   const int pool = ooo_pool_of(c->in[x].opclass);
   for (int w = 0; w < 2; w++) {
     uint64_t k = w ? kp : ks;
     if (k == NONE_SEQ || k < first || i - k > c->maxdist || cur - r->edge >= room) continue;
     ic_edge *iw = edge1(&cur, IC_EDGE_IW, (uint32_t)(i - k), IC_CAT_BW, 1);
-    iw->keep = keep;
     /* the slot form: the rule for the issue width, or for the units of
-       i's pool (the pool's own rule even where k is the same) */
+       i's pool (the pool's own rule even where k is the same); only bw
+       drops it, so it keeps nothing (graph_rec.h) */
     iw->flags = (uint8_t)(w ? (c->fu_n[pool] & IC_IW_SLOTS) | IC_IW_POOL : c->iw & IC_IW_SLOTS);
-    /* dmiss keeps i behind k where it moves neither's readiness apart
-       (iw_dm) nor i's dispatch: no full window among the last rob, or no
-       miss at all among the last maxdist instructions */
-    if (!(c->iw_dm[x] >> w & 1) && ((keep & IC_CATBIT(IC_CAT_WIN)) || c->ev_dmiss + c->maxdist <= i))
-      iw->keep |= IC_CATBIT(IC_CAT_DMISS);
   }
   /* An issue wait of slots alone (RE's one part, bw) that the slot rule
    * gives back from R in the baseline lives on the rule, which moves with
@@ -1290,23 +1266,13 @@ static void issue(ooo_core *c, uint64_t t) {
     c->fl[x] = f | FL_ISSUED;
     if (c->have_sink) {
       c->mtag[x] = missed ? seq : ma;
-      uint64_t ks = c->iw_src[x] = issue_slot(c, FU_COUNT, seq);
-      uint64_t kp = c->pw_src[x] = issue_slot(c, pool, seq);
+      c->iw_src[x] = issue_slot(c, FU_COUNT, seq);
+      c->pw_src[x] = issue_slot(c, pool, seq);
       if (c->ilog_seq) {
         uint64_t row = t & (ILOG_CYCLES - 1);
         if (c->ilog_cyc[row] != t) c->ilog_cyc[row] = t, c->ilog_n[row] = 0;
         c->ilog_seq[row * c->iw + c->ilog_n[row]++] = seq;
       }
-      /* dmiss moves i's issue where i waited for an MSHR or became ready
-       * only after a miss among its ancestors completed, unless that miss
-       * is also k's youngest */
-      uint8_t dm = 0;
-      if (c->re_mshr[x])
-        dm = 3;
-      else if (ma != NONE_SEQ && c->Phist[ma & c->hmask] > c->D[x] + c->dr)
-        dm = (uint8_t)((ks == NONE_SEQ || c->mtag[ks & c->mask] != ma) |
-                       (kp == NONE_SEQ || c->mtag[kp & c->mask] != ma) << 1);
-      c->iw_dm[x] = dm;
     }
     c->ready_bits[x >> 6] &= ~(1ull << (x & 63));
     c->iq_count--;
