@@ -487,10 +487,9 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
  * issues at the first cycle from E' (its other E edges) with a free slot;
  * a delay is RE's bw part, as the model charges it (none where RE has no
  * other part and the slot rule gives the delay back from R); the IW edges are in the
- * slot form (graph_rec.h), as the model emits them: the width's rule, from
- * the issue_width-th most recent older instruction to issue before it, and
- * where the pool has fewer units than the width the pool's, from the
- * units-th most recent of its pool (none where the width exceeds 32, as
+ * slot form (graph_rec.h), as the model emits them: the width's rule and,
+ * where the pool has fewer units than the width, the pool's, from the
+ * previous position (a place holder; none where the width exceeds 32, as
  * in the model); only bw drops them, so they keep nothing.
  *
  * The slot table counts the issues of the positions so far per cycle (all,
@@ -499,12 +498,8 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
  * that matter lie within a few ROBs of issues; where two live cycles
  * SLOT_CYCLES apart meet, the newer one's count replaces the older one's).
  * Positions more than a ROB older than k committed before k dispatched (the
- * CD edge), so they issued before any cycle k can take; the IW sources are
- * looked for among the last 2 rob positions (the ones issued in the cycle
- * the count lands in), after walking the counts back at most SLOT_WALK
- * cycles. */
-#define SLOT_WALK 4096u
-#define SLOT_CYCLES 16384u /* a power of two, > SLOT_WALK */
+ * CD edge), so they issued before any cycle k can take. */
+#define SLOT_CYCLES 16384u /* a power of two */
 typedef struct slot_entry {
   uint64_t cycle;
   uint8_t n[1 + OOO_POOL_COUNT]; /* issues, then per pool */
@@ -526,28 +521,6 @@ static void slot_add(slot_tab *st, uint64_t cycle, int pool) {
   }
   if (e->n[0] < UINT8_MAX) e->n[0]++;
   if (e->n[1 + pool] < UINT8_MAX) e->n[1 + pool]++;
-}
-
-/* The distance back to the n-th most recent issue before position k at
- * or before cycle e (col 0: any; 1 + pool: of that pool), issues of one
- * cycle in age order; 0 where there are not n within reach. */
-static uint32_t slot_source(const ic_graph_rec *recs, uint32_t k, uint32_t rob, const slot_tab *st,
-                            uint64_t e, uint32_t n, int col) {
-  uint64_t t = e, stop = e > SLOT_WALK ? e - SLOT_WALK : 0;
-  uint32_t c;
-  for (;; t--) {
-    c = slot_count(st, t, col);
-    if (c >= n) break;
-    n -= c;
-    if (t == stop) return 0;
-  }
-  /* the n-th most recent of the c issued in cycle t: the (c - n + 1)-th
-     oldest */
-  const uint32_t lo = k > 2 * rob ? k - 2 * rob : 0;
-  for (uint32_t j = k; j-- > lo;)
-    if (recs[j].t[IC_NODE_E] == t && (col == 0 || ooo_pool_of(recs[j].opclass) == col - 1))
-      if (--n == 0) return k - j;
-  return 0;
 }
 
 static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, const slot_tab *st) {
@@ -572,8 +545,9 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, co
   const uint64_t e0 = r->t[IC_NODE_E];
   uint64_t e = e0;
   while (slot_count(st, e, 0) >= n || slot_count(st, e, 1 + pool) >= pn) e++;
-  uint32_t d = slot_source(recs, k, m->rob, st, e, n, 0);
-  uint32_t dp = pn < n ? slot_source(recs, k, m->rob, st, e, pn, 1 + pool) : 0;
+  /* as in the model, the slot form's source is the previous instruction
+     (a place holder: the rule counts the positions before k) */
+  const uint32_t d = k >= 1, dp = k >= 1 && pn < n;
   /* the delay is RE's bw part, unless, as in the model, RE has no other
      part and the slot rule of the edges below gives it back from R */
   if (e > e0 && !(ree->nparts == 0 && rules && (d || dp) &&

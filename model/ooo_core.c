@@ -158,10 +158,6 @@ struct ooo_core {
   uint32_t nmshr, mshr_pos, mroot_pos;
   /* IW edges: the last issues in issue order, of all instructions and of
    * each pool with fewer units than the issue width (0 entries: not tracked) */
-  uint64_t *ih[FU_COUNT + 1]; /* [FU_COUNT]: all issues */
-  uint64_t ihpos[FU_COUNT + 1], ihmask[FU_COUNT + 1];
-  uint32_t ihn[FU_COUNT + 1]; /* slots per cycle: the issue width, or the pool's units */
-  uint64_t *iw_src, *pw_src;  /* per instruction: sources of its IW edges, or NONE */
   /* the instructions issued in each of the last ILOG_CYCLES cycles, for the
    * slot rule's check at commit (slot_rule_gives): row t & (ILOG_CYCLES - 1)
    * holds ilog_n[row] issues of cycle ilog_cyc[row], iw a row, in issue
@@ -525,20 +521,9 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   memset(c->mroot_ring, 0xff, c->nmshr * sizeof *c->mroot_ring);
   ALLOC(c->mshr_src, n);
   ALLOC(c->mtag, n);
-  /* IW: an instruction older than i that issued before it is in the window
-   * with i, so at most rob - 1 younger issues sit between i and the n-th
-   * older one; skipped for the wide bw-idealized machine, like IBW */
-  ALLOC(c->iw_src, n);
-  ALLOC(c->pw_src, n);
-  for (int f = 0; f <= FU_COUNT; f++) {
-    uint32_t slots = f == FU_COUNT ? c->iw : c->fu_n[f];
-    if (c->iw > 32 || (f < FU_COUNT && slots >= c->iw)) continue;
-    c->ihn[f] = slots;
-    c->ihmask[f] = pow2_at_least((uint64_t)c->rob + slots + 1) - 1;
-    ALLOC(c->ih[f], c->ihmask[f] + 1);
-    memset(c->ih[f], 0xff, (c->ihmask[f] + 1) * sizeof *c->ih[f]);
-  }
-  if (c->ih[FU_COUNT]) {
+  /* IW edges (the slot rule) and the issue log that checks RE's waits
+   * against it: skipped for the wide bw-idealized machine, like IBW */
+  if (c->iw <= 32) {
     ALLOC(c->ilog_seq, (size_t)ILOG_CYCLES * c->iw);
     ALLOC(c->ilog_cyc, ILOG_CYCLES);
     ALLOC(c->ilog_n, ILOG_CYCLES);
@@ -579,8 +564,6 @@ void ooo_destroy(ooo_core *c) {
   for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]), free(c->fu_hold[f]), free(c->fu_last[f]);
   free(c->fu_src);
   free(c->anc);
-  for (int f = 0; f <= FU_COUNT; f++) free(c->ih[f]);
-  free(c->iw_src); free(c->pw_src); 
   free(c->ilog_seq); free(c->ilog_cyc); free(c->ilog_n);
   cache_free(&c->l1i); cache_free(&c->l1d); cache_free(&c->l2);
   cache_free(&c->dtlb); cache_free(&c->itlb);
@@ -857,17 +840,15 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   }
   /* IW: at most n issues per cycle, oldest first (graph_rec.h): the slot
    * rule of the issue width and, where the pool has fewer units, of the
-   * pool, where the record has room */
-  uint64_t ks = c->iw_src[x], kp = c->pw_src[x];
+   * pool, where the record has room. The slot form's source is only a
+   * place holder: the previous instruction (the rule counts the 64 before
+   * i in the evaluation's own times); only bw drops it, so it keeps
+   * nothing. */
   ptrdiff_t room = IC_MAX_EDGES - 4 - (c->pp_src[x] != NONE_SEQ); /* EP, PP, CC, PC, CBW follow */
   const int pool = ooo_pool_of(c->in[x].opclass);
-  for (int w = 0; w < 2; w++) {
-    uint64_t k = w ? kp : ks;
-    if (k == NONE_SEQ || k < first || i - k > c->maxdist || cur - r->edge >= room) continue;
-    ic_edge *iw = edge1(&cur, IC_EDGE_IW, (uint32_t)(i - k), IC_CAT_BW, 1);
-    /* the slot form: the rule for the issue width, or for the units of
-       i's pool (the pool's own rule even where k is the same); only bw
-       drops it, so it keeps nothing (graph_rec.h) */
+  for (int w = 0; w < 2 && c->ilog_seq && i > first; w++) {
+    if ((w && c->fu_n[pool] >= c->iw) || cur - r->edge >= room) continue;
+    ic_edge *iw = edge1(&cur, IC_EDGE_IW, 1, IC_CAT_BW, 1);
     iw->flags = (uint8_t)(w ? (c->fu_n[pool] & IC_IW_SLOTS) | IC_IW_POOL : c->iw & IC_IW_SLOTS);
   }
   /* An issue wait of slots alone (RE's one part, bw) that the slot rule
@@ -1038,31 +1019,6 @@ static uint64_t mshr_source(const ooo_core *c, uint64_t i, uint64_t t, uint32_t 
   return NONE_SEQ;
 }
 
-/* The source of i's IW edge for slot history h (FU_COUNT: all issues, else
- * pool h), and i's place in it: the n-th most recent instruction older than
- * i among the issues before it, or NONE (not tracked, or not in the
- * history). Time: the younger issues passed over, at most rob. */
-static uint64_t issue_slot(ooo_core *c, int h, uint64_t i) {
-  uint64_t *r = c->ih[h];
-  if (!r) return NONE_SEQ;
-  uint64_t pos = c->ihpos[h], mask = c->ihmask[h], j = NONE_SEQ;
-  uint32_t n = c->ihn[h];
-  /* counted without a branch on the comparison: whether an issue is older
-   * than i is as good as random, and mispredicting it cost more than the
-   * loop's work (callgrind --branch-sim: 2.4 fewer mispredictions a record) */
-  uint64_t lim = mask + 1 < pos ? mask + 1 : pos;
-  for (uint64_t k = 1; k <= lim; k++) {
-    uint64_t s = r[(pos - k) & mask];
-    n -= s < i;
-    if (!n) {
-      j = s;
-      break;
-    }
-  }
-  r[pos & mask] = i;
-  c->ihpos[h] = pos + 1;
-  return j;
-}
 
 /* The FU edge's source for an op issuing on `pool`: the unpipelined op
  * whose unit frees first among the pool's units, or NONE where some unit is
@@ -1266,8 +1222,6 @@ static void issue(ooo_core *c, uint64_t t) {
     c->fl[x] = f | FL_ISSUED;
     if (c->have_sink) {
       c->mtag[x] = missed ? seq : ma;
-      c->iw_src[x] = issue_slot(c, FU_COUNT, seq);
-      c->pw_src[x] = issue_slot(c, pool, seq);
       if (c->ilog_seq) {
         uint64_t row = t & (ILOG_CYCLES - 1);
         if (c->ilog_cyc[row] != t) c->ilog_cyc[row] = t, c->ilog_n[row] = 0;
