@@ -359,12 +359,12 @@ Test(model_attrib, issue_slots_bind_when_latencies_collapse) {
   const size_t n = 9000;
   ic_inst *v = make_loop(n, 44, g_bursts, NULL);
   const ic_catmask shalu = IC_CATBIT(IC_CAT_SHALU);
-  /* with imiss or bmisp, which change nothing here (the loop's code stays
-   * in the I-cache and its one branch is predicted), the edges must stay:
-   * their `keep` names those categories where no miss or misprediction
-   * came before i in the window */
+  /* with imiss, bmisp or dmiss, which change nothing here (the loop's
+   * code stays in the I-cache, its one branch is predicted, it has no
+   * loads), and with win, the slot rule must hold: only bw drops it */
   const ic_catmask sets[] = {shalu, shalu | IC_CATBIT(IC_CAT_LGALU), IC_CATBIT(IC_CAT_LGALU),
-                             shalu | IC_CATBIT(IC_CAT_IMISS), shalu | IC_CATBIT(IC_CAT_BMISP)};
+                             shalu | IC_CATBIT(IC_CAT_IMISS), shalu | IC_CATBIT(IC_CAT_BMISP),
+                             shalu | IC_CATBIT(IC_CAT_DMISS), shalu | IC_CATBIT(IC_CAT_WIN)};
   /* 5% covers where in a cycle each burst starts */
   expect_graph_near_model(cfg, v, n, sets, sizeof sets / sizeof *sets);
   /* the test can fail: without IW edges the graph is far too fast */
