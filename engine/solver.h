@@ -121,10 +121,10 @@ int ic_solver_threads(const ic_solver *s);
 /* Two-thread mode only: the worker evaluates lanes (subsets) [0, lanes) of
  * every record and the caller's thread the rest, besides planning. lanes is
  * rounded down to a multiple of 32 (of 8 below 32 subsets); lanes >= 2^ncat
- * gives the worker all. lanes < 0 (the default): the worker evaluates all
- * lanes, and the solver measures now and then whether leaving it idle (one
- * thread) is faster and does so while it is (solver.c). For benchmarks and
- * tests; results never depend on it. */
+ * gives the worker all. lanes < 0 (the default): the solver measures now
+ * and then which of four is fastest (the worker idle, as one thread; the
+ * worker on all lanes; on 3/4 of them; on 1/2) and runs it while it is
+ * (solver.c). For benchmarks and tests; results never depend on it. */
 void ic_solver_set_split(ic_solver *s, int lanes);
 
 /* Uses the portable kernel even where the AVX2 one runs (tests compare the
