@@ -202,6 +202,11 @@
 #define REBASE_TO (INT32_C(1) << 27)
 #define MIN_WINDOW 64u
 #define E_WINDOW 512u
+/* k_slots16's bound on |E(j) - candidate| (below 2^16, less the 64 cycles
+ * a candidate can still move) and its empty-epoch values */
+#define SLOT16_SPAN (65536 - 2 * IC_IW_WINDOW)
+#define SLOT16_LO (INT32_C(1) << 30)
+#define SLOT16_HI (-(INT32_C(1) << 30))
 #define INIT_WINDOW_BYTES ((size_t)16 << 20)
 #define LANES 8
 /* Latency-vector store: at most this many bytes of vectors, and between
@@ -423,6 +428,18 @@ struct ic_solver {
   uint32_t rs;               /* a ring row's int32s: anp (the lanes evaluated), so
                                 the rows of a few lanes lie close together */
   int32_t *scratch[3];       /* [0]: relabel's row, [1], [2]: rebase's */
+  /* k_slots in 16 bits (k_slots16): the low 16 bits of the E rows of the
+   * last IC_IW_WINDOW records (row seq % 64, rs16 lanes a row), and per
+   * lane the least and the largest E of two epochs of 64 records (emn,
+   * emx [epoch parity], epochs counted from sbase), which hold the 64 before
+   * any record. Where a lane's candidate lies within SLOT16_SPAN of both,
+   * no row of the window can match it modulo 2^16 without matching it, and
+   * the counts run over 16 lanes a vector. Kept by exec_plan for each
+   * thread's lanes; rebuilt from the E ring where its rows move. */
+  int16_t *e16;
+  int32_t *emn[2], *emx[2];
+  uint32_t rs16;
+  uint64_t sbase;
   /* Latency vectors by edge shape (lat_key): a vector, once built, stays
    * unchanged until the store is cleared (plans in flight point to it). */
   struct lslot *lslot;       /* [2 * lcap] */
@@ -468,6 +485,11 @@ typedef int32_t v8si __attribute__((vector_size(4 * LANES), may_alias));
 #define ST(p, v) (*(v8si *)(void *)(p) = (v))
 #define VMAX(a, b) __extension__({ v8si a_ = (a), b_ = (b), m_ = a_ > b_; (a_ & m_) | (b_ & ~m_); })
 #define SPLAT(x) ((v8si){(x), (x), (x), (x), (x), (x), (x), (x)})
+#define VMIN(a, b) __extension__({ v8si a_ = (a), b_ = (b), m_ = a_ < b_; (a_ & m_) | (b_ & ~m_); })
+typedef int16_t v8hi __attribute__((vector_size(2 * LANES), may_alias));
+typedef int16_t v16hi __attribute__((vector_size(4 * LANES), may_alias));
+#define LD16(p) (*(const v16hi *)(const void *)(p))
+#define SPLAT16(x) ((v16hi){0} + (int16_t)(x))
 
 /* One node's arrival vector from all its in-edges in a single pass, over
  * lanes [lo, hi) (multiples of 32, or of 8 below 32 lanes):
@@ -520,6 +542,79 @@ static inline __attribute__((always_inline)) void count_at(v8si *c, const int32_
   *c = c0 + c1;
 }
 
+/* count_at over 16 lanes of 16-bit rows */
+static inline __attribute__((always_inline)) void count16_at(v16hi *c, const int16_t *r, uint64_t n,
+                                                            uint32_t rs, const v16hi *x) {
+  const v16hi y = *x;
+  v16hi c0 = *c, c1 = {0}, c2 = {0}, c3 = {0};
+  uint64_t j = 0;
+  for (; j + 4 <= n; j += 4, r += 4 * rs) {
+    c0 -= LD16(r) == y;
+    c1 -= LD16(r + rs) == y;
+    c2 -= LD16(r + 2 * rs) == y;
+    c3 -= LD16(r + 3 * rs) == y;
+  }
+  for (; j < n; j++, r += rs) c0 -= LD16(r) == y;
+  *c = (c0 + c1) + (c2 + c3);
+}
+
+/* The slot rule for the 16 lanes at s (two blocks) in 16 bits, where every
+ * lane's candidate lies within SLOT16_SPAN of the least and the largest E
+ * of the window's epochs (then equal low 16 bits mean equal cycles):
+ * returns 1 having done them, 0 (nothing done) where some lane does not. lw
+ * and lp: the lanes each rule lives in, as k_slots takes them. */
+static inline __attribute__((always_inline)) int k_slots16(int32_t *acc, uint32_t s, uint64_t seq,
+                                                           uint64_t m, uint64_t samepool, int nw,
+                                                           int np, v8si lw0, v8si lw1, v8si lp0,
+                                                           v8si lp1, const struct ic_solver *sv) {
+  const v8si x0 = LD(acc + s), x1 = LD(acc + s + LANES);
+  const v8si span = SPLAT(SLOT16_SPAN);
+  v8si bad = (x0 - VMIN(LD(sv->emn[0] + s), LD(sv->emn[1] + s)) >= span) |
+             (VMAX(LD(sv->emx[0] + s), LD(sv->emx[1] + s)) - x0 >= span) |
+             (x1 - VMIN(LD(sv->emn[0] + s + LANES), LD(sv->emn[1] + s + LANES)) >= span) |
+             (VMAX(LD(sv->emx[0] + s + LANES), LD(sv->emx[1] + s + LANES)) - x1 >= span);
+  int any = 0;
+  for (int q = 0; q < LANES; q++) any |= bad[q];
+  if (any) return 0;
+  const v16hi lw = __builtin_shufflevector(__builtin_convertvector(lw0, v8hi), __builtin_convertvector(lw1, v8hi),
+                                           0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const v16hi lp = __builtin_shufflevector(__builtin_convertvector(lp0, v8hi), __builtin_convertvector(lp1, v8hi),
+                                           0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  v16hi x = __builtin_shufflevector(__builtin_convertvector(x0, v8hi), __builtin_convertvector(x1, v8hi),
+                                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const v16hi nwv = SPLAT16(nw), npv = SPLAT16(np);
+  /* the rows of records seq - m .. seq - 1: one or two runs of the 64 */
+  const uint64_t a = (seq - m) % IC_IW_WINDOW;
+  const uint64_t run1 = a + m > IC_IW_WINDOW ? IC_IW_WINDOW - a : m;
+  const int16_t *const base = sv->e16 + s;
+  const uint32_t rs = sv->rs16;
+  v16hi moved = {0};
+  for (uint64_t it = 0; it <= m; it++) {
+    v16hi cw = {0};
+    count16_at(&cw, base + a * rs, run1, rs, &x);
+    count16_at(&cw, base, m - run1, rs, &x);
+    v16hi cp = {0};
+    if (np)
+      for (uint64_t bits = samepool & (m < 64 ? (UINT64_C(1) << m) - 1 : ~UINT64_C(0)); bits; bits &= bits - 1)
+        cp -= LD16(base + ((seq - 1 - (uint64_t)__builtin_ctzll(bits)) % IC_IW_WINDOW) * rs) == x;
+    const v16hi full = ((cw >= nwv) & lw) | ((cp >= npv) & lp);
+    any = 0;
+    for (int q = 0; q < 2 * LANES; q++) any |= full[q];
+    if (!any) break;
+    x -= full;
+    moved -= full;
+  }
+  any = 0;
+  for (int q = 0; q < 2 * LANES; q++) any |= moved[q];
+  if (any) {
+    const v8hi m0 = __builtin_shufflevector(moved, moved, 0, 1, 2, 3, 4, 5, 6, 7);
+    const v8hi m1 = __builtin_shufflevector(moved, moved, 8, 9, 10, 11, 12, 13, 14, 15);
+    ST(acc + s, x0 + __builtin_convertvector(m0, v8si));
+    ST(acc + s + LANES, x1 + __builtin_convertvector(m1, v8si));
+  }
+  return 1;
+}
+
 static inline __attribute__((always_inline)) void k_slots(int32_t *acc, const struct pe *b, int ni,
                                                           uint32_t lo, uint32_t hi, uint64_t seq,
                                                           uint64_t samepool,
@@ -557,6 +652,20 @@ static inline __attribute__((always_inline)) void k_slots(int32_t *acc, const st
     const v8si rule = ((iota + SPLAT((int32_t)s)) & SPLAT((int32_t)off)) == zero;
     lw &= rule;
     lp &= rule;
+    /* two blocks at once in 16 bits where their cycles allow */
+    if (!(s & LANES) && m && s + 2 * LANES <= hi && !(off >= LANES && ((s + LANES) & off))) {
+      const uint32_t t = s + LANES;
+      v8si lw1 = zero, lp1 = zero;
+      if (ew && t < ew->skipm) lw1 = ew->lat ? (v8si)(LD(ew->lat + t) > half) : SPLAT(-1);
+      if (ep && t < ep->skipm) lp1 = ep->lat ? (v8si)(LD(ep->lat + t) > half) : SPLAT(-1);
+      const v8si rule1 = ((iota + SPLAT((int32_t)t)) & SPLAT((int32_t)off)) == zero;
+      lw1 &= rule1;
+      lp1 &= rule1;
+      if (k_slots16(acc, s, seq, m, samepool, nw, np, lw, lw1, lp, lp1, sv)) {
+        s += LANES;
+        continue;
+      }
+    }
     v8si live = lw | lp;
     int any = 0;
     for (int q = 0; q < LANES; q++) any |= live[q];
@@ -702,6 +811,31 @@ __attribute__((target("avx2"))) static void k_nodes_avx2(const struct plan *pl, 
 }
 #endif
 
+#ifdef HAVE_AVX2_KERNEL
+/* exec_plan's k_slots16 upkeep with AVX2: E's low 16 bits into row, and
+ * the epoch's least and largest E. */
+__attribute__((target("avx2"))) static void slot16_note_avx2(int16_t *row, int32_t *mn, int32_t *mx,
+                                                              const int32_t *e, uint32_t lo, uint32_t hi) {
+  const __m256i low = _mm256_set1_epi32(0xffff);
+  uint32_t s = lo;
+  for (; s + 2 * LANES <= hi; s += 2 * LANES) {
+    const __m256i e0 = AVX_LD(e + s), e1 = AVX_LD(e + s + LANES);
+    AVX_ST(mn + s, _mm256_min_epi32(AVX_LD(mn + s), e0));
+    AVX_ST(mn + s + LANES, _mm256_min_epi32(AVX_LD(mn + s + LANES), e1));
+    AVX_ST(mx + s, _mm256_max_epi32(AVX_LD(mx + s), e0));
+    AVX_ST(mx + s + LANES, _mm256_max_epi32(AVX_LD(mx + s + LANES), e1));
+    /* the low halves, packed without saturation (they fit), in lane order */
+    const __m256i p = _mm256_packus_epi32(_mm256_and_si256(e0, low), _mm256_and_si256(e1, low));
+    _mm256_storeu_si256((__m256i *)(void *)(row + s), _mm256_permute4x64_epi64(p, 0xd8));
+  }
+  for (; s < hi; s++) {
+    row[s] = (int16_t)e[s];
+    if (e[s] < mn[s]) mn[s] = e[s];
+    if (e[s] > mx[s]) mx[s] = e[s];
+  }
+}
+#endif
+
 /* ---- evaluating plans ------------------------------------------------- */
 
 /* The block edges of node E (E sources, IW) over lanes [lo, hi) (hi <=
@@ -729,9 +863,19 @@ static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint3
  * (rings and scratch) and counts in its own xenv, and what the
  * planner changes only while the pipeline is drained (base, zero, the
  * rings' places) is only read. */
+static void k_fill(int32_t *v, int32_t x, uint32_t np);
+
 static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
   if (hi > pl->anp) hi = pl->anp; /* the lanes of inert categories are not evaluated */
   if (lo > hi) lo = hi;
+  /* k_slots16: a new epoch forgets the one two back (the 64 records before
+     this one are all in the last) */
+  const uint64_t ed = pl->seq - x->sv->sbase;
+  const int par = (int)((ed / IC_IW_WINDOW) & 1);
+  if (ed && !(ed % IC_IW_WINDOW)) {
+    k_fill(x->sv->emn[par] + lo, SLOT16_LO, hi - lo);
+    k_fill(x->sv->emx[par] + lo, SLOT16_HI, hi - lo);
+  }
 #ifdef HAVE_AVX2_KERNEL
   if (x->avx2)
     k_nodes_avx2(pl, x->zero, lo, hi, x->sv);
@@ -745,6 +889,27 @@ static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
         const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
         if (lo < bhi) k_block(pl->out[node], b, pl->ni[node], lo, bhi);
         k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl->seq, pl->samepool, x->sv);
+      }
+    }
+  }
+
+  /* k_slots16: this record's E row in 16 bits, and its epoch's bounds
+     (not kept with fewer than 16 lanes: k_slots16 never runs there) */
+  if (pl->anp >= 2 * LANES) {
+    const struct ic_solver *sv = x->sv;
+    int16_t *row = sv->e16 + (pl->seq % IC_IW_WINDOW) * sv->rs16;
+#ifdef HAVE_AVX2_KERNEL
+    if (x->avx2)
+      slot16_note_avx2(row, sv->emn[par], sv->emx[par], pl->out[IC_NODE_E], lo, hi);
+    else
+#endif
+    {
+      int32_t *mn = sv->emn[par], *mx = sv->emx[par];
+      for (uint32_t s = lo; s < hi; s += LANES) {
+        const v8si e = LD(pl->out[IC_NODE_E] + s);
+        *(v8hi *)(void *)(row + s) = __builtin_convertvector(e, v8hi);
+        ST(mn + s, VMIN(LD(mn + s), e));
+        ST(mx + s, VMAX(LD(mx + s), e));
       }
     }
   }
@@ -1206,6 +1371,8 @@ static void set_layout(ic_solver *s) {
   }
 }
 
+static void slot16_rebuild(ic_solver *s);
+
 ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_err *err) {
   *out = NULL;
   if (ncat < 0 || ncat > IC_SOLVER_MAX_CATS)
@@ -1260,6 +1427,12 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   s->times = vec_alloc(s->n, sizeof(uint64_t));
   int ok = s->lane_of && s->lmap && s->btmp && s->bitm && s->base && s->zero && s->times;
   for (int k = 0; k < 3; k++) ok = (s->scratch[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
+  s->rs16 = (s->np + 15) & ~15u;
+  ok = (s->e16 = vec_alloc((size_t)IC_IW_WINDOW * s->rs16, sizeof(int16_t))) && ok;
+  for (int k = 0; k < 2; k++) {
+    ok = (s->emn[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
+    ok = (s->emx[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
+  }
   s->lcap = MAX_LSTORE;
   while (s->lcap > MIN_LSTORE && (size_t)s->lcap * s->np * sizeof(int32_t) > LSTORE_BYTES)
     s->lcap /= 2;
@@ -1278,6 +1451,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   for (int k = 0; k < ncat; k++)
     for (uint32_t x = 0; x < s->np; x++) s->bitm[(size_t)k * s->np + x] = (x >> k) & 1 ? -1 : 0;
   set_layout(s); /* nothing has acted yet */
+  slot16_rebuild(s);
   s->xs = (struct xenv){s->zero, s->base, s->avx2, 0, 0, s};
   s->split = s->np;
   ic_solver_reset(s);
@@ -1291,6 +1465,8 @@ void ic_solver_destroy(ic_solver *s) {
   pipe_stop(s);
   for (int k = 0; k < RING_COUNT; k++) free(s->ring[k]);
   for (int k = 0; k < 3; k++) free(s->scratch[k]);
+  free(s->e16);
+  for (int k = 0; k < 2; k++) free(s->emn[k]), free(s->emx[k]);
   free(s->lslot);
   free(s->lvec);
   free(s->one);
@@ -1317,6 +1493,7 @@ void ic_solver_reset(ic_solver *s) {
   s->far_c = 0;
   memset(s->base, 0, s->np * sizeof *s->base);
   memset(s->zero, 0, s->np * sizeof *s->zero);
+  slot16_rebuild(s);
   memset(s->times, 0, s->n * sizeof *s->times);
   memset(&s->st, 0, sizeof s->st);
   s->xs.viol = s->xs.first = 0;
@@ -1351,6 +1528,30 @@ static ic_status grow_window(ic_solver *s, int k, uint64_t need, ic_err *err) {
  * most REBASE_TO, raising the base by the same amount. */
 static uint64_t live_lo(const ic_solver *s, int k) {
   return s->next - s->valid_lo[k] < s->w[k] ? s->valid_lo[k] : s->next - s->w[k];
+}
+
+/* k_slots16's rows and bounds from the E ring, after its rows moved: the
+ * (at most 64) records before the next one that k_slots can still count,
+ * as the epoch before the next record's. */
+static void slot16_rebuild(ic_solver *s) {
+  s->sbase = s->next;
+  for (int k = 0; k < 2; k++) {
+    k_fill(s->emn[k], SLOT16_LO, s->np);
+    k_fill(s->emx[k], SLOT16_HI, s->np);
+  }
+  if (!s->started) return;
+  uint64_t from = s->seq0 > s->valid_lo[RING_E] ? s->seq0 : s->valid_lo[RING_E];
+  if (s->next - from > IC_IW_WINDOW) from = s->next - IC_IW_WINDOW;
+  if (s->next - from > s->w[RING_E]) from = s->next - s->w[RING_E];
+  for (uint64_t q = from; q < s->next; q++) {
+    const int32_t *v = s->ring[RING_E] + (q & (s->w[RING_E] - 1)) * s->rs;
+    int16_t *row = s->e16 + (q % IC_IW_WINDOW) * s->rs16;
+    for (uint32_t x = 0; x < s->anp; x++) {
+      row[x] = (int16_t)v[x];
+      if (v[x] < s->emn[1][x]) s->emn[1][x] = v[x];
+      if (v[x] > s->emx[1][x]) s->emx[1][x] = v[x];
+    }
+  }
 }
 
 static void rebase(ic_solver *s) {
@@ -1389,6 +1590,7 @@ static void rebase(ic_solver *s) {
       }
     }
   s->ubound = newmax;
+  slot16_rebuild(s);
   s->st.rebases++;
 }
 
@@ -1454,6 +1656,7 @@ static ic_status relabel(ic_solver *s, ic_catmask acted, ic_err *err) {
   memset(s->lslot, 0, (size_t)2 * s->lcap * sizeof *s->lslot);
   s->lused = 0;
   s->mgen++;
+  slot16_rebuild(s);
   s->st.relabels++;
   return IC_OK;
 }
@@ -1996,6 +2199,7 @@ void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions) {
     s->valid_lo[k] = s->next; /* nothing older survives the shrink */
     if (k == RING_C) s->last_c = NULL;
   }
+  slot16_rebuild(s);
   s->st.window = max_window(s);
 }
 

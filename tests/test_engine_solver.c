@@ -987,6 +987,56 @@ Test(solver_iw, slot_form_equals_reference) {
     }
 }
 
+/* k_slots counts in 16 bits where the cycles allow (solver.c, k_slots16):
+ * never where two cycles 65536 apart would look the same. Instruction 2
+ * becomes ready exactly 65536 cycles after instruction 1 issued, with one
+ * slot per cycle: read in 16 bits the slot would look taken. Four more
+ * categories act (a record with a part of each), so the solver has the 16
+ * lanes the 16-bit counts need; and random slot-form graphs with latencies
+ * that far apart. */
+Test(solver_iw, slot_counts_never_alias_cycles_65536_apart) {
+  tg g = {0};
+  static const uint8_t cats[] = {IC_CAT_SHALU, IC_CAT_DL1, IC_CAT_LGALU, IC_CAT_DMISS, IC_CAT_WIN};
+  for (int i = 0; i < 8; i++) {
+    ic_graph_rec *r = tg_inst(&g);
+    E0(r, IC_EDGE_DD, 1);
+    E0(r, IC_EDGE_DR, 0);
+    if (i == 0) {
+      tg_edge(r, IC_EDGE_RE, 0, 3, 1, IC_CAT_DL1, 1, IC_CAT_LGALU, 1, IC_CAT_DMISS);
+    } else if (i == 2) {
+      E1(r, IC_EDGE_PR, 1, 65536, IC_CAT_SHALU); /* R(2) = P(1) + 65536 = E(1) + 65536 */
+      E1(r, IC_EDGE_RE, 0, 0, NONE);
+    } else {
+      E1(r, IC_EDGE_RE, 0, 0, NONE);
+    }
+    if (i >= 1) {
+      ic_edge *e = E1(r, IC_EDGE_IW, 1, 1, IC_CAT_BW);
+      e->flags = 1;
+    }
+    E1(r, IC_EDGE_EP, 0, 0, NONE);
+    E0(r, IC_EDGE_PC, 0);
+    E0(r, IC_EDGE_CC, 1);
+  }
+  tg_stamp(&g);
+  uint64_t t[32];
+  tg_solve(&g, cats, 5, t, NULL);
+  for (uint32_t sub = 0; sub < 32; sub++) {
+    ic_catmask m = 0;
+    for (int k = 0; k < 5; k++)
+      if (sub >> k & 1) m |= IC_CATBIT(cats[k]);
+    cr_assert_eq(t[sub], tg_ref(&g, m), "subset %u: solver %llu reference %llu", sub,
+                 (unsigned long long)t[sub], (unsigned long long)tg_ref(&g, m));
+  }
+  tg_free(&g);
+  uint64_t seed = 2300;
+  for (int rep = 0; rep < 3; rep++, seed++) {
+    tg r = {0};
+    iw_slot_graph(&r, 300, seed, 70000, 8);
+    assert_iw_list_exact(&r, 0, seed, rep & 1); /* all 8 categories */
+    tg_free(&r);
+  }
+}
+
 /* The rule itself, on 4 independent instructions ready at cycle 0 whose E
  * takes dl1 latency from R (so idealizing dl1 makes them ready together):
  * with 2 slots per cycle the third and the fourth issue a cycle later;
