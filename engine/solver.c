@@ -69,12 +69,17 @@
  * their E in i's cycle (in the E ring, one or two runs of rows; for the
  * pool's rule only those of i's pool, a bit mask the planner keeps per
  * pool) and moves i on while a count is full; k_block passes the pair
- * over in those lanes. Cost (callgrind, mix, 30k records from the first,
- * one thread): about 15700 instructions a record with 8 categories, 7000
- * of them the counts over 64 rows in the 128 lanes without bw; 4061 when
- * the rule ran only in the lanes without win, bmisp, dmiss and imiss too
- * (8 of 256), and 3296 with the conditional edges only. With 3 categories
- * (dmiss, bmisp, win) one block of 8 lanes, as before. For it, the graph
+ * over in those lanes. Where the cycles allow, two blocks at once count
+ * the low 16 bits of E (k_slots16: a copy of the last 64 rows in 16 bits,
+ * used where each lane's candidate lies within 2^16 - 128 cycles of the
+ * least and the largest E of the two 64-record epochs that hold the
+ * window, so that equal low halves mean equal cycles). Cost (callgrind,
+ * mix, 100k records from the first, one thread): 9116 instructions a
+ * record with 8 categories, about 4000 of them k_slots (12549 with the
+ * 32-bit counts alone); 4061 when the rule ran only in the lanes without
+ * win, bmisp, dmiss and imiss too (8 of 256), and 3296 with the
+ * conditional edges only. With 3 categories (dmiss, bmisp, win) one block
+ * of 8 lanes, 32-bit counts: 2304. For it, the graph
  * error against multisim (the rule alone; with the model's fetch-width
  * change of the same commit in brackets) falls from 3.5% to 3.0% (1.2) on
  * the extras on the baseline machine, 4.2 to 1.7 (1.1) on l1d4 and 3.5 to
