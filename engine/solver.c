@@ -547,6 +547,20 @@ static inline __attribute__((always_inline)) void count_at(v8si *c, const int32_
   *c = c0 + c1;
 }
 
+/* The lanes of the block at s where the width's rule (lw) and the pool's
+ * (lp) live: those of its edge's block (not dropped there) and of the
+ * rule (not bw's). */
+static inline __attribute__((always_inline)) void slot_live(const struct pe *ew, const struct pe *ep,
+                                                           uint32_t s, uint32_t off, v8si *lw, v8si *lp) {
+  const v8si half = SPLAT(NEG / 2), zero = SPLAT(0), iota = {0, 1, 2, 3, 4, 5, 6, 7};
+  const v8si rule = ((iota + SPLAT((int32_t)s)) & SPLAT((int32_t)off)) == zero;
+  v8si w = zero, p = zero;
+  if (ew && s < ew->skipm) w = ew->lat ? (v8si)(LD(ew->lat + s) > half) : SPLAT(-1);
+  if (ep && s < ep->skipm) p = ep->lat ? (v8si)(LD(ep->lat + s) > half) : SPLAT(-1);
+  *lw = w & rule;
+  *lp = p & rule;
+}
+
 /* count_at over 16 lanes of 16-bit rows */
 static inline __attribute__((always_inline)) void count16_at(v16hi *c, const int16_t *r, uint64_t n,
                                                             uint32_t rs, const v16hi *x) {
@@ -647,25 +661,15 @@ static inline __attribute__((always_inline)) void k_slots(int32_t *acc, const st
   const int32_t *const ring = sv->ring[RING_E];
   const uint32_t rs = sv->rs;
   const uint64_t run1 = m && a > z ? wm + 1 - a : m; /* rows from a on */
-  const v8si half = SPLAT(NEG / 2), nwv = SPLAT(nw), npv = SPLAT(np), zero = SPLAT(0);
-  const v8si iota = {0, 1, 2, 3, 4, 5, 6, 7};
+  const v8si nwv = SPLAT(nw), npv = SPLAT(np), zero = SPLAT(0);
   for (uint32_t s = lo; s < hi; s += LANES) {
     if (off >= LANES && (s & off)) continue;
-    v8si lw = zero, lp = zero;
-    if (ew && s < ew->skipm) lw = ew->lat ? (v8si)(LD(ew->lat + s) > half) : SPLAT(-1);
-    if (ep && s < ep->skipm) lp = ep->lat ? (v8si)(LD(ep->lat + s) > half) : SPLAT(-1);
-    const v8si rule = ((iota + SPLAT((int32_t)s)) & SPLAT((int32_t)off)) == zero;
-    lw &= rule;
-    lp &= rule;
+    v8si lw, lp;
+    slot_live(ew, ep, s, off, &lw, &lp);
     /* two blocks at once in 16 bits where their cycles allow */
     if (!(s & LANES) && m && s + 2 * LANES <= hi && !(off >= LANES && ((s + LANES) & off))) {
-      const uint32_t t = s + LANES;
-      v8si lw1 = zero, lp1 = zero;
-      if (ew && t < ew->skipm) lw1 = ew->lat ? (v8si)(LD(ew->lat + t) > half) : SPLAT(-1);
-      if (ep && t < ep->skipm) lp1 = ep->lat ? (v8si)(LD(ep->lat + t) > half) : SPLAT(-1);
-      const v8si rule1 = ((iota + SPLAT((int32_t)t)) & SPLAT((int32_t)off)) == zero;
-      lw1 &= rule1;
-      lp1 &= rule1;
+      v8si lw1, lp1;
+      slot_live(ew, ep, s + LANES, off, &lw1, &lp1);
       if (k_slots16(acc, s, seq, m, samepool, nw, np, lw, lw1, lp, lp1, sv)) {
         s += LANES;
         continue;
