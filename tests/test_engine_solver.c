@@ -906,22 +906,30 @@ static void iw_graph(tg *g, size_t n, uint64_t seed, uint32_t maxlat, uint32_t m
 }
 
 /* The solver (one thread, the generic kernel or not) against the
- * reference on every subset of category list l of iw_lists. */
-static void assert_iw_list_exact(const tg *g, size_t l, uint64_t seed, int generic) {
-  uint64_t *t = malloc(sizeof(uint64_t) << iw_lists[l].ncat);
+ * reference on every subset of cats, with no baseline violation and no
+ * edge out of the window; `seed` names the graph in a failure. */
+static void assert_subsets_exact_k(const tg *g, const uint8_t *cats, int ncat, uint64_t seed,
+                                   int generic) {
+  uint64_t *t = malloc(sizeof(uint64_t) << ncat);
+  cr_assert_not_null(t);
   ic_solver_stats st;
-  tg_solve_k(g, iw_lists[l].cats, iw_lists[l].ncat, t, &st, generic);
+  tg_solve_k(g, cats, ncat, t, &st, generic);
   cr_assert_eq(st.violations, 0);
   cr_assert_eq(st.out_of_window, 0);
-  for (uint32_t sub = 0; sub < (1u << iw_lists[l].ncat); sub++) {
+  for (uint32_t sub = 0; sub < (1u << ncat); sub++) {
     ic_catmask m = 0;
-    for (int k = 0; k < iw_lists[l].ncat; k++)
-      if (sub & (1u << k)) m |= IC_CATBIT(iw_lists[l].cats[k]);
-    uint64_t ref = tg_ref(g, m);
-    cr_assert_eq(t[sub], ref, "list %zu seed %llu subset %u: solver %llu reference %llu", l,
-                 (unsigned long long)seed, sub, (unsigned long long)t[sub], (unsigned long long)ref);
+    for (int k = 0; k < ncat; k++)
+      if (sub >> k & 1) m |= IC_CATBIT(cats[k]);
+    uint64_t want = tg_ref(g, m);
+    cr_assert_eq(t[sub], want, "seed %llu subset %u: solver %llu reference %llu", (unsigned long long)seed,
+                 sub, (unsigned long long)t[sub], (unsigned long long)want);
   }
   free(t);
+}
+
+/* The same on category list l of iw_lists. */
+static void assert_iw_list_exact(const tg *g, size_t l, uint64_t seed, int generic) {
+  assert_subsets_exact_k(g, iw_lists[l].cats, iw_lists[l].ncat, seed, generic);
 }
 
 /* Every subset against the reference, both kernels, one thread. */
@@ -987,20 +995,9 @@ Test(solver_iw, slot_form_equals_reference) {
     }
 }
 
-/* The solver (one thread) against the reference on every subset of cats. */
+/* The same with the default kernel. */
 static void assert_subsets_exact(const tg *g, const uint8_t *cats, int ncat) {
-  uint64_t *t = malloc(sizeof(uint64_t) << ncat);
-  cr_assert_not_null(t);
-  tg_solve(g, cats, ncat, t, NULL);
-  for (uint32_t sub = 0; sub < (1u << ncat); sub++) {
-    ic_catmask m = 0;
-    for (int k = 0; k < ncat; k++)
-      if (sub >> k & 1) m |= IC_CATBIT(cats[k]);
-    uint64_t want = tg_ref(g, m);
-    cr_assert_eq(t[sub], want, "subset %u: solver %llu reference %llu", sub,
-                 (unsigned long long)t[sub], (unsigned long long)want);
-  }
-  free(t);
+  assert_subsets_exact_k(g, cats, ncat, 0, 0);
 }
 
 /* k_slots counts in 16 bits where the cycles allow (solver.c, k_slots16):
