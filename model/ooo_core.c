@@ -64,9 +64,9 @@ enum {
   FU_COUNT = OOO_POOL_COUNT
 };
 
-/* Why fetch delivered nothing more in a cycle; every cycle gets one. */
-/* why fetch ended a cycle's group: bw is a taken-branch break, width the
- * fetch width (FR_WIDTH: not put on DD, build_record) */
+/* Why fetch delivered nothing more in a cycle; every cycle gets one. FR_BW:
+ * a taken-branch break; FR_WIDTH: the fetch width (not put on DD,
+ * build_record). */
 enum { FR_BW, FR_FQ, FR_IMISS, FR_MISP, FR_END, FR_WIDTH, FR_COUNT };
 /* Why the dispatch head could not dispatch. */
 enum { DB_NONE, DB_ROB, DB_IQ, DB_LSQ, DB_EMPTY };
@@ -158,8 +158,6 @@ struct ooo_core {
   uint64_t *mtag;      /* per instruction: the youngest L1D miss among it and its ancestors */
   uint64_t *mroot_ring; /* the last nmshr root misses in allocation order (capacity edges) */
   uint32_t nmshr, mshr_pos, mroot_pos;
-  /* IW edges: the last issues in issue order, of all instructions and of
-   * each pool with fewer units than the issue width (0 entries: not tracked) */
   /* the instructions issued in each of the last ILOG_CYCLES cycles, for the
    * slot rule's check at commit (slot_rule_gives): row t & (ILOG_CYCLES - 1)
    * holds ilog_n[row] issues of cycle ilog_cyc[row], iw a row, in issue
