@@ -881,7 +881,7 @@ static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
      this one are all in the last) */
   const uint64_t ed = pl->seq - x->sv->sbase;
   const int par = (int)((ed / IC_IW_WINDOW) & 1);
-  if (ed && !(ed % IC_IW_WINDOW)) {
+  if (ed && !(ed % IC_IW_WINDOW) && pl->anp >= 2 * LANES) { /* kept from 16 lanes on (below) */
     k_fill(x->sv->emn[par] + lo, SLOT16_LO, hi - lo);
     k_fill(x->sv->emx[par] + lo, SLOT16_HI, hi - lo);
   }
