@@ -3,7 +3,9 @@
 # saved by an earlier bench_validate.sh run, without running multisim again
 # (2^n model runs per workload: minutes, where the graph takes a second).
 # For trying a change to the graph: score the new build against the old
-# build's reference.
+# build's reference. METHOD=profiler (or graphfrag) scores that method
+# instead, with its defaults, which are validate's (the same figure as
+# bench_validate's "err prof" for the same build).
 #
 #   REF=build/bench_validate/validate_baseline.yaml bash bench/score_graph.sh [BUILD_DIR]
 #   REF=... CONFIG=l1d4 SKIP=20M WARM=2M MAX=300k bash bench/score_graph.sh /tmp/other-build
@@ -12,7 +14,8 @@
 # its workloads (by manifest name) and category order are used. CONFIG
 # (default baseline, configs/$CONFIG.yaml), SKIP, WARM and MAX (defaults as
 # bench_validate.sh: 2M, 1M, 1M) must be the ones the reference was run
-# with: the YAML does not record them. Prints per workload the Table IX mean
+# with: the YAML does not record them. METHOD: graph (default), graphfrag
+# or profiler. Prints per workload the Table IX mean
 # error of the graph (relative error over the paper's rows, singletons and
 # pairs with the first category, whose reference exceeds 5% of time; the
 # same number as bench_validate's "err graph") and the largest error in
@@ -26,6 +29,8 @@ CONFIG=${CONFIG:-baseline}
 SKIP=${SKIP:-2M}
 WARM=${WARM:-1M}
 MAX=${MAX:-1M}
+METHOD=${METHOD:-graph}
+case $METHOD in graph|graphfrag|profiler) ;; *) echo "score_graph: METHOD=$METHOD: not graph, graphfrag or profiler" >&2; exit 2 ;; esac
 [ -x "$ICOST" ] || { echo "score_graph: $ICOST not found (build first)" >&2; exit 2; }
 [ -r "$REF" ] || { echo "score_graph: $REF: cannot read" >&2; exit 2; }
 cats=$(awk -F'[][]' '/^categories:/ { gsub(/ /, "", $2); print $2; exit }' "$REF")
@@ -34,7 +39,7 @@ names=$(awk '/^  - name:/ { n = $3; gsub(/"/, "", n); print n }' "$REF")
 [ -n "$names" ] || { echo "score_graph: $REF: no workloads" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf "  %-16s %9s %9s\n" workload "err graph" "pp graph"
+printf "  %-16s %9s %9s\n" workload "err $METHOD" "pp $METHOD"
 for w in $names; do
   # the reference's rows of this workload: "set multisim", set joined by +
   awk -v w="$w" '
@@ -43,7 +48,7 @@ for w in $names; do
     on && /^        multisim:/ { print s, $2 }
   ' "$REF" >"$tmp/ref"
   if ! "$ICOST" --workload "$w" --config "$ROOT/configs/$CONFIG.yaml" --categories "$cats" \
-      --method graph --skip "$SKIP" --warm "$WARM" --max "$MAX" --format csv >"$tmp/g" 2>"$tmp/err"; then
+      --method "$METHOD" --skip "$SKIP" --warm "$WARM" --max "$MAX" --format csv >"$tmp/g" 2>"$tmp/err"; then
     echo "score_graph: $w: $(head -n 1 "$tmp/err")" >&2
     exit 1
   fi
