@@ -712,7 +712,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     }
     int same = 0;
     const sig_detail *d = NULL;
-    if (sig_db_best_first(db, pc, want, mask, centre, sk->seq + k, &cur, &same) &&
+    if (sig_db_pick(db, pc, want, mask, centre, sk->seq + k, &cur, &same) &&
         cur.opclass == si.opclass)
       d = &cur;
     if (!d) inferred++;

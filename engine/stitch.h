@@ -31,7 +31,10 @@
  * Records. Position k's edges come from its best sample (sig_db.h: window of
  * the skeleton's bits at k-10..k+10 that lie inside the skeleton, the
  * centre (k's own 2 bits) ranked first; wanted retire count = the
- * skeleton's + k): DD, RE (but for its bw part), EP, CC, PP, memory PR,
+ * skeleton's + k; of the best signature's samples, k's own instance's, else
+ * one of the SIG_DB_SPREAD nearest that retire count, varying with it
+ * (sig_db_pick): what the bits do not show, such as a load's memory
+ * producer, then varies from instance to instance as in the run): DD, RE (but for its bw part), EP, CC, PP, memory PR,
  * the FBW/CD/PC/CBW overrides and any other measured kind (FU, MSHR) as
  * sampled; the PD item
  * of the sample at k-1 becomes k's PD edge (at k = 0, which has no previous

@@ -376,14 +376,16 @@ size_t sig_db_targets(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mas
   return n;
 }
 
-int sig_db_best_first(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
-                      uint64_t first, uint64_t seq, sig_detail *out, int *same) {
+/* The best match's index in ord and its group (as sig_db_best_first), or 0
+   when the pc has no sample. */
+static int best_index(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uint64_t first,
+                      uint64_t seq, size_t *best_out, const sig_group **group, int *same) {
   const sig_pc *e = find_pc(db, pc);
   if (!e) return 0;
   mask &= SIG_MASK42;
   first &= mask;
   int best_score = -1, best_same = 0;
-  size_t best = 0;
+  size_t best = 0, best_g = e->lo;
   for (size_t g = e->lo; g < e->hi; g++) {
     uint64_t agree = ~(db->groups[g].sig ^ want);
     int s = __builtin_popcountll(agree & mask);
@@ -395,9 +397,51 @@ int sig_db_best_first(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mas
       best_score = score;
       best_same = s;
       best = k;
+      best_g = g;
     }
   }
   if (same) *same = best_same;
+  *best_out = best;
+  *group = &db->groups[best_g];
+  return 1;
+}
+
+int sig_db_best_first(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
+                      uint64_t first, uint64_t seq, sig_detail *out, int *same) {
+  size_t best;
+  const sig_group *g;
+  if (!best_index(db, pc, want, mask, first, seq, &best, &g, same)) return 0;
+  if (out) unpack(db, db->ord[best], out);
+  return 1;
+}
+
+/* splitmix64's finalizer: a well-mixed 64-bit function of x */
+static uint64_t mix64(uint64_t x) {
+  x += UINT64_C(0x9E3779B97F4A7C15);
+  x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+  x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+  return x ^ (x >> 31);
+}
+
+int sig_db_pick(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uint64_t first,
+                uint64_t seq, sig_detail *out, int *same) {
+  size_t best;
+  const sig_group *g;
+  if (!best_index(db, pc, want, mask, first, seq, &best, &g, same)) return 0;
+  if (db->seq[db->ord[best]] != seq) {
+    /* the w samples of the group nearest seq are a run of its order (sorted
+       by retire count) around the nearest one: start centred on it, then
+       slide the run while the sample past one end is nearer than the one
+       at the other end */
+    const size_t n = g->hi - g->lo, w = n < SIG_DB_SPREAD ? n : SIG_DB_SPREAD;
+    size_t lo = best - g->lo >= w / 2 ? best - w / 2 : g->lo;
+    if (lo + w > g->hi) lo = g->hi - w;
+    while (lo > g->lo && absdiff(db->seq[db->ord[lo - 1]], seq) < absdiff(db->seq[db->ord[lo + w - 1]], seq))
+      lo--;
+    while (lo + w < g->hi && absdiff(db->seq[db->ord[lo + w]], seq) < absdiff(db->seq[db->ord[lo]], seq))
+      lo++;
+    best = lo + (size_t)(mix64(seq) % w);
+  }
   if (out) unpack(db, db->ord[best], out);
   return 1;
 }

@@ -58,6 +58,21 @@ int sig_db_best(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uin
 int sig_db_best_first(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask,
                       uint64_t first, uint64_t seq, sig_detail *out, int *same);
 
+/* As sig_db_best_first, but spread over instances: where no sample of the
+ * best group (the signature the best match is of) is of retire count seq
+ * itself, one of its SIG_DB_SPREAD samples nearest seq (all of them where
+ * it has fewer), chosen by a hash of seq. The stitcher's choice: the
+ * nearest sample is the same for every instance of the pc over a stretch
+ * of retire counts (for a loop, dozens of iterations), so what varies by
+ * instance and the bits do not show (a load's memory producer, which
+ * depends on addresses) was copied into all of them, and a dependence that
+ * links one iteration in 16 linked every one: a critical path through
+ * memory the run never had. Deterministic: the same seq picks the same
+ * sample. Time complexity: as sig_db_best_first. */
+#define SIG_DB_SPREAD 16
+int sig_db_pick(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uint64_t first,
+                uint64_t seq, sig_detail *out, int *same);
+
 /* The distinct next pcs (indirect targets) the samples of pc went to, best
  * first: each ranked by the best score (as sig_db_best_first: agreement on
  * `first`, then on mask) of a sample that went there; equal scores: the

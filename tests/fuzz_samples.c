@@ -94,6 +94,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size) {
       if (!sig_db_best_first(db, d.pc, d.sig, SIG_MASK42, centre, d.seq, &b, &same) ||
           same != 42 || b.sig != d.sig)
         abort();
+      /* the spread pick keeps the signature, and takes the instance's own
+         sample where its retire count is wanted */
+      if (!sig_db_pick(db, d.pc, d.sig, SIG_MASK42, centre, d.seq, &b, &same) || same != 42 ||
+          b.sig != d.sig || b.seq != d.seq)
+        abort();
+      if (!sig_db_pick(db, d.pc, d.sig, SIG_MASK42, centre, d.seq + 1, &b, &same) || same != 42 ||
+          b.sig != d.sig || b.pc != d.pc)
+        abort();
     }
     ic_program_image img = {NULL, image};
     ic_stitch_stats ss = {0};

@@ -548,6 +548,67 @@ Test(sig, database_best_match) {
   sig_db_destroy(db);
 }
 
+/* sig_db_pick: the instance's own sample where there is one, else one of
+ * the SIG_DB_SPREAD samples of the best signature nearest the wanted retire
+ * count, varying with it; the nearest rule alone gives one sample to every
+ * instance over a stretch of retire counts. */
+Test(sig, database_pick_spreads_over_the_nearest) {
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  /* pc 0x10: 40 samples of signature 0x3 at retire counts 100..4000, and a
+     worse-matching signature 0x0 near every wanted count below; pc 0x20:
+     three samples */
+  for (uint64_t k = 1; k <= 40; k++) {
+    sig_detail d = det(100 * k, 0x10, 0x3);
+    cr_assert_eq(o.detail(o.ctx, &d, &err), IC_OK);
+  }
+  for (uint64_t k = 0; k < 8; k++) {
+    sig_detail d = det(2001 + 50 * k, 0x10, 0x0);
+    cr_assert_eq(o.detail(o.ctx, &d, &err), IC_OK);
+  }
+  for (uint64_t k = 0; k < 3; k++) {
+    sig_detail d = det(500 + k, 0x20, 0x1);
+    cr_assert_eq(o.detail(o.ctx, &d, &err), IC_OK);
+  }
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  sig_detail got, again;
+  int same;
+  /* the instance's own sample */
+  cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, 2000, &got, &same));
+  cr_assert_eq(got.seq, 2000);
+  cr_assert_eq(same, 42);
+  int seen[41] = {0}, distinct = 0;
+  for (uint64_t seq = 2001; seq < 2400; seq++) {
+    if (seq % 100 == 0) continue;
+    cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, seq, &got, &same));
+    cr_assert_eq(got.sig, 0x3, "seq %llu: a sample of the best signature", (unsigned long long)seq);
+    cr_assert_eq(same, 42);
+    /* among the 16 nearest: fewer than 16 samples are nearer than it */
+    int nearer = 0;
+    uint64_t dg = got.seq > seq ? got.seq - seq : seq - got.seq;
+    for (uint64_t k = 1; k <= 40; k++) {
+      uint64_t dk = 100 * k > seq ? 100 * k - seq : seq - 100 * k;
+      nearer += dk < dg;
+    }
+    cr_assert_lt(nearer, SIG_DB_SPREAD, "seq %llu picked %llu", (unsigned long long)seq,
+                 (unsigned long long)got.seq);
+    cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, seq, &again, NULL));
+    cr_assert_eq(again.seq, got.seq, "deterministic");
+    distinct += !seen[got.seq / 100]++;
+  }
+  /* the nearest rule gives 5 samples to these 395 instances */
+  cr_assert_geq(distinct, 12, "%d distinct samples", distinct);
+  /* a signature with fewer samples than the spread: one of them */
+  for (uint64_t seq = 0; seq < 50; seq++) {
+    cr_assert(sig_db_pick(db, 0x20, 0x1, SIG_MASK42, 0, seq, &got, NULL));
+    cr_assert(got.seq >= 500 && got.seq <= 502);
+  }
+  cr_assert_not(sig_db_pick(db, 0x30, 0, SIG_MASK42, 0, 0, &got, NULL));
+  sig_db_destroy(db);
+}
+
 Test(sig, database_best_match_centre_first) {
   /* pc 0x10: sample A agrees with the wanted window everywhere but the
      centre (the instruction's own bits); sample B has the wanted centre but

@@ -473,6 +473,67 @@ Test(stitch, fetch_breaks_hide_behind_a_full_window) {
   sig_db_destroy(db);
 }
 
+/* What the bits do not show and varies by instance (here a load's memory
+ * producer, one sample in 16) is not copied into a run of instances: each
+ * takes one of the nearest samples of its signature, varying with its
+ * retire count (sig_db_pick). With the nearest sample alone, the 8 loads
+ * around the linked sample all got its link: a chain through memory that
+ * every iteration follows. */
+Test(stitch, instances_take_different_samples_of_a_pc) {
+  sig_machine m = machine();
+  enum { N = 4 * 100 };
+  uint8_t bits[N];
+  for (int k = 0; k < N; k++) bits[k] = (k % 4 == 1 || k % 4 == 3) ? B1 : 0;
+  /* the load's window: B1 at itself and at the branch, period 4 */
+  uint64_t lsig = 0;
+  for (int j = 0; j < SIG_WINDOW; j++) {
+    int at = ((1 + j - SIG_HALF) % 4 + 4) % 4;
+    if (at == 1 || at == 3) lsig |= (uint64_t)B1 << (2 * j);
+  }
+  /* 25 samples of the load, one every 8 iterations, at retire counts no
+     position of the load has (no instance's own); two of them (j = 5, 21)
+     depend on the previous iteration's load through memory */
+  sig_detail ds[25];
+  for (int j = 0; j < 25; j++) {
+    ds[j] = sample(1003 + 32 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, lsig);
+    ic_edge *ep = &ds[j].item[ds[j].nitems++];
+    ep->kind = IC_EDGE_EP;
+    ep->nparts = 1;
+    ep->part[0].cat = IC_CAT_DL1;
+    ep->part[0].cycles = 4;
+    if (j % 16 == 5) {
+      ic_edge *pr = &ds[j].item[ds[j].nitems++];
+      pr->kind = IC_EDGE_PR;
+      pr->flags = IC_EDGE_MEM;
+      pr->dist = 4;
+    }
+  }
+  sig_db *db = db_of(ds, 25);
+  sig_skeleton sk = skel(0x1000, bits, N);
+  ic_graph_rec recs[N];
+  size_t built;
+  ic_stitch_stats st = {0};
+  ic_err err;
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, N);
+  int linked = 0, run = 0, longest = 0;
+  for (int k = 1; k < N; k += 4) {
+    const ic_edge *pr = NULL;
+    for (int q = 0; q < recs[k].nedges; q++)
+      if (recs[k].edge[q].kind == IC_EDGE_PR && (recs[k].edge[q].flags & IC_EDGE_MEM))
+        pr = &recs[k].edge[q];
+    cr_assert_eq(ic_edge_latency(find(&recs[k], IC_EDGE_EP, 0), 0), 4, "position %d", k);
+    if (pr) cr_assert_eq(pr->dist, 4);
+    linked += pr != NULL;
+    run = pr ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  cr_assert_geq(linked, 1, "the link is still taken where it falls");
+  cr_assert_leq(linked, 25, "%d of 100 loads linked", linked);
+  cr_assert_leq(longest, 3, "%d consecutive loads linked", longest);
+  sig_db_destroy(db);
+}
+
 static void add_detail(sig_db *db, uint64_t pc, uint8_t op, uint64_t sig, const ic_edge *items,
                        int n) {
   sig_detail d;
