@@ -733,22 +733,24 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     /* fetch groups along the path: a group ends after fetch_width
        instructions or at its fetch_taken-th taken control transfer; the
        instruction after a misprediction starts one (its gap is the PD
-       penalty). The first of a group that followed a full group gets the
+       penalty). The first of a group that a taken transfer ended gets the
        one-cycle fetch break (bw) on DD, wherever the sample's instance had
        its own: where the breaks fall is a property of the path, not of the
        instruction, and breaks pasted from other instances land at random
        distances instead of one per group, which lengthens the front end.
-       A sample of this very instance (its retire count is the position's)
-       keeps its own gap. */
+       A group the width ended gets none, as in the model (FR_WIDTH): the
+       FBW edge already holds the first of the next group a cycle behind
+       the one fetch_width before it. A sample of this very instance (its
+       retire count is the position's) keeps its own gap. */
     int mispred_before = k > 0 && have_pd;
     int group_break = 0;
     if (k == 0 || mispred_before) {
       gcnt = 0;
       gtaken = 0;
     } else if (gcnt >= m->fetch_width || (m->fetch_taken && gtaken >= m->fetch_taken)) {
+      group_break = m->fetch_taken && gtaken >= m->fetch_taken;
       gcnt = 0;
       gtaken = 0;
-      group_break = 1;
     }
     gcnt++;
     if (is_control(si.opclass) && (b & SIG_B1)) gtaken++;

@@ -65,7 +65,8 @@
  * instruction of a fetch group) is placed by the path, not copied: groups
  * end after fetch_width instructions or at the fetch_taken-th taken control
  * transfer (bit 1), and restart after a misprediction; the first of a group
- * after a full one gets 1 cycle (bw), unless the window holds it or held
+ * after one a taken transfer ended gets 1 cycle (bw) (after one the width
+ * ended, none: FBW holds it, as in the model), unless the window holds it or held
  * its predecessor (the CD edge reaches at least the DD bound in the
  * stitched graph's own times: the fetch queue is backed up and the break
  * hides behind it, as the model charges no bw where fetch waits on a full
