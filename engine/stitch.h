@@ -34,7 +34,12 @@
  * skeleton's + k; of the best signature's samples, k's own instance's, else
  * one of the SIG_DB_SPREAD nearest that retire count, varying with it
  * (sig_db_pick): what the bits do not show, such as a load's memory
- * producer, then varies from instance to instance as in the run): DD, RE (but for its bw part), EP, CC, PP, memory PR,
+ * producer, then varies from instance to instance as in the run; for a
+ * load or store that missed, the first of those whose wait for a line
+ * another access brought (PP) finds a load that missed or a store at its
+ * distance in the fragment, and where none does, the instance is the
+ * line's first miss: no PP, a load's latency from the bits, counted as
+ * first_misses): DD, RE (but for its bw part), EP, CC, PP, memory PR,
  * the FBW/CD/PC/CBW overrides and any other measured kind (FU, MSHR) as
  * sampled; the PD item
  * of the sample at k-1 becomes k's PD edge (at k = 0, which has no previous
@@ -160,6 +165,11 @@ typedef struct ic_stitch_stats {
   uint64_t near_jumps;   /* indirect jumps without a sample that fits sent to
                             the code near them the bits fit furthest (a jump
                             table) */
+  uint64_t first_misses; /* positions none of whose nearest samples waits
+                            for a line an access of this fragment brought
+                            (sig_db_pick, pp_fits): taken as the line's
+                            first miss, the wait dropped and a missing
+                            load's latency from its bits */
 } ic_stitch_stats;
 
 /* The program's return sites: the instruction after each call the code

@@ -424,10 +424,12 @@ static uint64_t mix64(uint64_t x) {
 }
 
 int sig_db_pick(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uint64_t first,
-                uint64_t seq, sig_detail *out, int *same) {
+                uint64_t seq, sig_db_fits fits, void *ctx, sig_detail *out, int *same, int *fit) {
   size_t best;
   const sig_group *g;
   if (!best_index(db, pc, want, mask, first, seq, &best, &g, same)) return 0;
+  sig_detail tmp, *d = out ? out : &tmp;
+  int ok = 1;
   if (db->seq[db->ord[best]] != seq) {
     /* the w samples of the group nearest seq are a run of its order (sorted
        by retire count) around the nearest one: start centred on it, then
@@ -440,9 +442,25 @@ int sig_db_pick(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uin
       lo--;
     while (lo + w < g->hi && absdiff(db->seq[db->ord[lo + w]], seq) < absdiff(db->seq[db->ord[lo]], seq))
       lo++;
-    best = lo + (size_t)(mix64(seq) % w);
+    /* from the hashed one on, cyclically: the first that fits */
+    const size_t h = (size_t)(mix64(seq) % w);
+    best = lo + h;
+    ok = 0;
+    for (size_t q = 0; q < w && fits; q++) {
+      unpack(db, db->ord[lo + (h + q) % w], d);
+      if (fits(ctx, d)) {
+        ok = 1;
+        break;
+      }
+    }
+    if (ok) {
+      if (fit) *fit = 1;
+      return 1;
+    }
+    ok = !fits;
   }
-  if (out) unpack(db, db->ord[best], out);
+  unpack(db, db->ord[best], d);
+  if (fit) *fit = ok;
   return 1;
 }
 

@@ -61,17 +61,22 @@ int sig_db_best_first(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mas
 /* As sig_db_best_first, but spread over instances: where no sample of the
  * best group (the signature the best match is of) is of retire count seq
  * itself, one of its SIG_DB_SPREAD samples nearest seq (all of them where
- * it has fewer), chosen by a hash of seq. The stitcher's choice: the
+ * it has fewer): from the one a hash of seq chooses on, cyclically, the
+ * first that `fits` accepts (NULL: any). The stitcher's choice: the
  * nearest sample is the same for every instance of the pc over a stretch
  * of retire counts (for a loop, dozens of iterations), so what varies by
  * instance and the bits do not show (a load's memory producer, which
  * depends on addresses) was copied into all of them, and a dependence that
  * links one iteration in 16 linked every one: a critical path through
- * memory the run never had. Deterministic: the same seq picks the same
- * sample. Time complexity: as sig_db_best_first. */
+ * memory the run never had. *fit (may be NULL) is 1 for the instance's
+ * own sample or one that fits, 0 when none of them fits (then *out is the
+ * hashed one). Deterministic: the same arguments pick the same sample.
+ * Time complexity: as sig_db_best_first, plus up to SIG_DB_SPREAD unpacks
+ * and calls of fits. */
 #define SIG_DB_SPREAD 16
+typedef int (*sig_db_fits)(void *ctx, const sig_detail *d);
 int sig_db_pick(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uint64_t first,
-                uint64_t seq, sig_detail *out, int *same);
+                uint64_t seq, sig_db_fits fits, void *ctx, sig_detail *out, int *same, int *fit);
 
 /* The distinct next pcs (indirect targets) the samples of pc went to, best
  * first: each ranked by the best score (as sig_db_best_first: agreement on

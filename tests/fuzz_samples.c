@@ -96,10 +96,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size) {
         abort();
       /* the spread pick keeps the signature, and takes the instance's own
          sample where its retire count is wanted */
-      if (!sig_db_pick(db, d.pc, d.sig, SIG_MASK42, centre, d.seq, &b, &same) || same != 42 ||
+      if (!sig_db_pick(db, d.pc, d.sig, SIG_MASK42, centre, d.seq, NULL, NULL, &b, &same, NULL) || same != 42 ||
           b.sig != d.sig || b.seq != d.seq)
         abort();
-      if (!sig_db_pick(db, d.pc, d.sig, SIG_MASK42, centre, d.seq + 1, &b, &same) || same != 42 ||
+      if (!sig_db_pick(db, d.pc, d.sig, SIG_MASK42, centre, d.seq + 1, NULL, NULL, &b, &same, NULL) || same != 42 ||
           b.sig != d.sig || b.pc != d.pc)
         abort();
     }

@@ -548,6 +548,17 @@ Test(sig, database_best_match) {
   sig_db_destroy(db);
 }
 
+static int even_hundreds(void *ctx, const sig_detail *d) {
+  (void)ctx;
+  return d->seq % 200 == 0;
+}
+
+static int nothing(void *ctx, const sig_detail *d) {
+  (void)ctx;
+  (void)d;
+  return 0;
+}
+
 /* sig_db_pick: the instance's own sample where there is one, else one of
  * the SIG_DB_SPREAD samples of the best signature nearest the wanted retire
  * count, varying with it; the nearest rule alone gives one sample to every
@@ -576,13 +587,13 @@ Test(sig, database_pick_spreads_over_the_nearest) {
   sig_detail got, again;
   int same;
   /* the instance's own sample */
-  cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, 2000, &got, &same));
+  cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, 2000, NULL, NULL, &got, &same, NULL));
   cr_assert_eq(got.seq, 2000);
   cr_assert_eq(same, 42);
   int seen[41] = {0}, distinct = 0;
   for (uint64_t seq = 2001; seq < 2400; seq++) {
     if (seq % 100 == 0) continue;
-    cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, seq, &got, &same));
+    cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, seq, NULL, NULL, &got, &same, NULL));
     cr_assert_eq(got.sig, 0x3, "seq %llu: a sample of the best signature", (unsigned long long)seq);
     cr_assert_eq(same, 42);
     /* among the 16 nearest: fewer than 16 samples are nearer than it */
@@ -594,18 +605,39 @@ Test(sig, database_pick_spreads_over_the_nearest) {
     }
     cr_assert_lt(nearer, SIG_DB_SPREAD, "seq %llu picked %llu", (unsigned long long)seq,
                  (unsigned long long)got.seq);
-    cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, seq, &again, NULL));
+    cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, seq, NULL, NULL, &again, NULL, NULL));
     cr_assert_eq(again.seq, got.seq, "deterministic");
     distinct += !seen[got.seq / 100]++;
   }
   /* the nearest rule gives 5 samples to these 395 instances */
   cr_assert_geq(distinct, 12, "%d distinct samples", distinct);
+  /* a test of fit: the first accepted from the hashed one on; none
+     accepted: the hashed one, *fit 0; the instance's own always */
+  for (uint64_t seq = 2001; seq < 2400; seq += 7) {
+    if (seq % 100 == 0) continue;
+    int fit = -1;
+    sig_detail any;
+    cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, seq, NULL, NULL, &any, NULL, &fit));
+    cr_assert_eq(fit, 1);
+    cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, seq, even_hundreds, NULL, &got, NULL, &fit));
+    cr_assert_eq(fit, 1);
+    cr_assert_eq(got.seq % 200, 0, "seq %llu picked %llu", (unsigned long long)seq,
+                 (unsigned long long)got.seq);
+    cr_assert(got.seq == any.seq || any.seq % 200 != 0, "an accepted hashed pick is kept");
+    cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, seq, nothing, NULL, &got, NULL, &fit));
+    cr_assert_eq(fit, 0);
+    cr_assert_eq(got.seq, any.seq);
+  }
+  int fit = -1;
+  cr_assert(sig_db_pick(db, 0x10, 0x3, SIG_MASK42, 0, 2100, nothing, NULL, &got, NULL, &fit));
+  cr_assert_eq(got.seq, 2100);
+  cr_assert_eq(fit, 1);
   /* a signature with fewer samples than the spread: one of them */
   for (uint64_t seq = 0; seq < 50; seq++) {
-    cr_assert(sig_db_pick(db, 0x20, 0x1, SIG_MASK42, 0, seq, &got, NULL));
+    cr_assert(sig_db_pick(db, 0x20, 0x1, SIG_MASK42, 0, seq, NULL, NULL, &got, NULL, NULL));
     cr_assert(got.seq >= 500 && got.seq <= 502);
   }
-  cr_assert_not(sig_db_pick(db, 0x30, 0, SIG_MASK42, 0, 0, &got, NULL));
+  cr_assert_not(sig_db_pick(db, 0x30, 0, SIG_MASK42, 0, 0, NULL, NULL, &got, NULL, NULL));
   sig_db_destroy(db);
 }
 

@@ -537,6 +537,65 @@ Test(stitch, instances_take_different_samples_of_a_pc) {
   sig_db_destroy(db);
 }
 
+/* A missing load's sample that waits for a line an earlier access brought
+ * (PP) is taken only where the fragment has a miss at that distance: the
+ * loop's load misses in iterations 0 and 1 of every 4; every sample waits
+ * for the previous iteration's load, which fits iteration 1's miss but not
+ * iteration 0's, the line's first miss (latency from the bits). */
+Test(stitch, line_waits_fit_the_fragment_or_are_first_misses) {
+  sig_machine m = machine();
+  enum { N = 4 * 40 };
+  uint8_t bits[N];
+  for (int k = 0; k < N; k++) {
+    bits[k] = (k % 4 == 1 || k % 4 == 3) ? B1 : 0;
+    if (k % 4 == 1 && (k / 4) % 4 < 2) bits[k] |= B2;
+  }
+  sig_detail ds[32];
+  for (int j = 0; j < 32; j++) {
+    /* centre: a load that missed (its window otherwise as the skeleton's
+       hits, so every miss matches it best) */
+    uint64_t sig = (uint64_t)(B1 | B2) << (2 * SIG_HALF);
+    ds[j] = sample(1002 + 8 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, sig);
+    ic_edge *ep = &ds[j].item[ds[j].nitems++];
+    ep->kind = IC_EDGE_EP;
+    ep->nparts = 1;
+    ep->part[0].cat = IC_CAT_DL1;
+    ep->part[0].cycles = m.l1d_latency;
+    ic_edge *pp = &ds[j].item[ds[j].nitems++];
+    pp->kind = IC_EDGE_PP;
+    pp->dist = 4;
+  }
+  sig_db *db = db_of(ds, 32);
+  sig_skeleton sk = skel(0x1000, bits, N);
+  ic_graph_rec recs[N];
+  size_t built;
+  ic_stitch_stats st = {0};
+  ic_err err;
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, N);
+  uint64_t firsts = 0;
+  for (int k = 1; k < N; k += 4) {
+    if (!(bits[k] & B2)) continue;
+    const ic_edge *pp = find(&recs[k], IC_EDGE_PP, 0);
+    const ic_edge *ep = find(&recs[k], IC_EDGE_EP, 0);
+    cr_assert_not_null(ep);
+    if ((k / 4) % 4 == 1) { /* the previous iteration's load missed: the wait fits */
+      cr_assert_not_null(pp, "position %d", k);
+      cr_assert_eq(pp->dist, 4);
+      cr_assert_eq(ic_edge_latency(ep, 0), m.l1d_latency, "position %d", k);
+    } else { /* the line's first miss */
+      firsts++;
+      cr_assert_null(pp, "position %d", k);
+      cr_assert_eq(ic_edge_latency(ep, 0), (uint64_t)m.l1d_latency + m.l2_latency, "position %d", k);
+      cr_assert_eq(ic_edge_latency(ep, 0) - ic_edge_latency(ep, IC_CATBIT(IC_CAT_DMISS)),
+                   m.l2_latency, "position %d: dmiss", k);
+    }
+  }
+  cr_assert_eq(firsts, 10);
+  cr_assert_eq(st.first_misses, firsts);
+  sig_db_destroy(db);
+}
+
 static void add_detail(sig_db *db, uint64_t pc, uint8_t op, uint64_t sig, const ic_edge *items,
                        int n) {
   sig_detail d;

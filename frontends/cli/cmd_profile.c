@@ -86,6 +86,13 @@ static const char analyze_help[] =
     "first), not the samples' (those were taken where the slots fell otherwise);\n"
     "only a sample of the very instance keeps its own.\n"
     "\n"
+    "Samples: each instruction takes, of the samples of its pc whose signature\n"
+    "matches best, its own instance's where there is one, else one of the 16 nearest\n"
+    "in retire count, varying with its position (what the bits do not show, such as\n"
+    "a load's memory producer, then varies from instance to instance as in the run);\n"
+    "a sample that waits for a line an earlier access brought is taken only where the\n"
+    "access at that distance in the fragment is a load that missed or a store.\n"
+    "\n"
     "Numbers. For each stitched fragment f and subset S, t_f(S) is the critical path\n"
     "of its graph with S idealized (sources before the fragment at time 0) minus the\n"
     "commit time of its W-th instruction (the warm-up). Entries\n"
@@ -106,7 +113,10 @@ static const char analyze_help[] =
     "fragments kept up to an indirect target no sample gives (when longer than the\n"
     "warm-up); returns sent to a return site = returns whose call precedes the\n"
     "fragment and whose target no sample gives, taken to the one instruction after a\n"
-    "call in the code that the bits fit furthest from.\n";
+    "call in the code that the bits fit furthest from; line waits with no miss to wait\n"
+    "for = instructions all of whose 16 nearest samples wait for a line where the\n"
+    "fragment has no miss or store at that distance, taken as the line's first miss\n"
+    "(the wait dropped; a missing load's latency from its bits).\n";
 
 /* ---- profile ------------------------------------------------------------- */
 
@@ -273,14 +283,14 @@ static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_fil
             "stitching:\n  fragments: %llu\n  stitched: %llu\n  aborted: %llu\n"
             "  instructions: %llu\n  exact: %llu\n  approximate: %llu\n  inferred: %llu\n"
             "  patched: %llu\n  redirected: %llu\n  truncated: %llu\n  site_returns: %llu\n"
-            "  unwound: %llu\n  near_jumps: %llu\n",
+            "  unwound: %llu\n  near_jumps: %llu\n  first_misses: %llu\n",
             (unsigned long long)s->fragments, (unsigned long long)s->stitched,
             (unsigned long long)s->aborted, (unsigned long long)s->instructions,
             (unsigned long long)s->exact, (unsigned long long)s->approx,
             (unsigned long long)s->inferred, (unsigned long long)s->patched,
             (unsigned long long)s->redirected, (unsigned long long)s->truncated,
             (unsigned long long)s->site_returns, (unsigned long long)s->unwound,
-            (unsigned long long)s->near_jumps);
+            (unsigned long long)s->near_jumps, (unsigned long long)s->first_misses);
     for (int k = 0; k < IC_STITCH_ABORT_COUNT; k++)
       fprintf(f, "  aborted_%s: %llu\n", ic_stitch_abort_names[k],
               (unsigned long long)s->abort_why[k]);
@@ -301,12 +311,14 @@ static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_fil
             "\nstitched insts  %llu: %.1f%% exact, %.1f%% approximate, %.1f%% inferred; "
             "%.1f%% patched; %llu indirect targets redirected; %llu fragments cut at an "
             "unknown one; %llu returns sent to a return site; %llu returns not to their "
-            "call (call stack dropped); %llu indirect jumps sent to nearby code\n\n",
+            "call (call stack dropped); %llu indirect jumps sent to nearby code; %llu line "
+            "waits with no miss to wait for (taken as first misses)\n\n",
             (unsigned long long)s->instructions, 100.0 * (double)s->exact / n,
             100.0 * (double)s->approx / n, 100.0 * (double)s->inferred / n,
             100.0 * (double)s->patched / n, (unsigned long long)s->redirected,
             (unsigned long long)s->truncated, (unsigned long long)s->site_returns,
-            (unsigned long long)s->unwound, (unsigned long long)s->near_jumps);
+            (unsigned long long)s->unwound, (unsigned long long)s->near_jumps,
+            (unsigned long long)s->first_misses);
   }
 }
 
