@@ -15,11 +15,13 @@
 # (default baseline, configs/$CONFIG.yaml), SKIP, WARM and MAX (defaults as
 # bench_validate.sh: 2M, 1M, 1M) must be the ones the reference was run
 # with: the YAML does not record them. METHOD: graph (default), graphfrag
-# or profiler. Prints per workload the Table IX mean
-# error of the graph (relative error over the paper's rows, singletons and
-# pairs with the first category, whose reference exceeds 5% of time; the
-# same number as bench_validate's "err graph") and the largest error in
-# percentage points over all of those rows ("pp graph"), then the means.
+# or profiler. ARGS: more icost options for the method's run, word-split
+# (e.g. ARGS="--frag-length 4000").
+# Prints per workload the Table IX mean error of the method (relative error
+# over the paper's rows, singletons and pairs with the first category,
+# whose reference exceeds 5% of time; the same number as bench_validate's
+# "err graph") and the largest error in percentage points over all of those
+# rows ("pp graph"), then the means.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
@@ -48,7 +50,7 @@ for w in $names; do
     on && /^        multisim:/ { print s, $2 }
   ' "$REF" >"$tmp/ref"
   if ! "$ICOST" --workload "$w" --config "$ROOT/configs/$CONFIG.yaml" --categories "$cats" \
-      --method "$METHOD" --skip "$SKIP" --warm "$WARM" --max "$MAX" --format csv >"$tmp/g" 2>"$tmp/err"; then
+      --method "$METHOD" ${ARGS:-} --skip "$SKIP" --warm "$WARM" --max "$MAX" --format csv >"$tmp/g" 2>"$tmp/err"; then
     echo "score_graph: $w: $(head -n 1 "$tmp/err")" >&2
     exit 1
   fi
