@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "solver.h"
+#include "categories.h"
 #include "validate.h"
 
 struct ic_graphfrag {
@@ -170,6 +171,12 @@ static ic_status gf_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_er
 ic_graph_sink ic_graphfrag_sink(ic_graphfrag *g) {
   ic_graph_sink s = {g, gf_consume};
   return s;
+}
+
+uint64_t ic_fragment_length_for(uint32_t rob) {
+  uint64_t len = (uint64_t)IC_FRAG_LENGTH_WINDOWS * IC_WIN_FACTOR * rob;
+  if (len < IC_GRAPHFRAG_DEFAULT_LEN) len = IC_GRAPHFRAG_DEFAULT_LEN;
+  return len > 1000000 ? 1000000 : len;
 }
 
 uint64_t ic_fragment_warmup_for(uint32_t rob, uint64_t length) {

@@ -47,6 +47,18 @@ uint64_t ic_graphfrag_offset(const ic_graphfrag *g);
  * than L instructions): the message says so. */
 ic_status ic_graphfrag_result(const ic_graphfrag *g, ic_breakdown *out, ic_err *err);
 
+/* The fragment length the fragment methods use by default on a machine
+ * with this ROB: IC_FRAG_LENGTH_WINDOWS times win's idealized window
+ * (IC_WIN_FACTOR x the ROB), at least IC_GRAPHFRAG_DEFAULT_LEN, at most
+ * 1000000. A fragment sees only the overlap within it: what a 20x window
+ * removes reaches over about 20 ROBs, and fragments of 2000 instructions
+ * on the baseline machine (ROB 64: a 1280-instruction window) showed 72%
+ * of win's cost on x_strings (19.0% against 26.4% in multisim; 23.3% at
+ * 4000, 25.2% at 8000). 3 windows: 3840 instructions on the baseline
+ * machine, 15360 on the modern one. */
+#define IC_FRAG_LENGTH_WINDOWS 3
+uint64_t ic_fragment_length_for(uint32_t rob);
+
 /* The warm-up the fragment methods use by default: IC_FRAG_WARMUP_ROBS
  * times the ROB (enough for the window to fill with the fragment's own
  * instructions and their backlog of long operations to build up), at most

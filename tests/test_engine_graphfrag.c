@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "categories.h"
 #include "graphfrag.h"
 #include "test_engine_graph_util.h"
 
@@ -79,6 +80,18 @@ Test(graphfrag_warmup, windows_counted_after_the_warmup) {
     ic_graphfrag_destroy(gf);
   }
   tg_free(&g);
+}
+
+/* The default fragment length: 3 windows of win (IC_WIN_FACTOR ROBs each),
+ * at least the profiler's 2000, at most a sample file's 1000000. */
+Test(graphfrag_length, default_rule) {
+  cr_assert_eq(ic_fragment_length_for(64), IC_FRAG_LENGTH_WINDOWS * IC_WIN_FACTOR * 64);
+  cr_assert_eq(ic_fragment_length_for(64), 3840);
+  cr_assert_eq(ic_fragment_length_for(256), 15360);
+  cr_assert_eq(ic_fragment_length_for(16), IC_GRAPHFRAG_DEFAULT_LEN);
+  cr_assert_eq(ic_fragment_length_for(0), IC_GRAPHFRAG_DEFAULT_LEN);
+  cr_assert_eq(ic_fragment_length_for(100000), 1000000);
+  cr_assert_eq(ic_fragment_length_for(UINT32_MAX), 1000000);
 }
 
 Test(graphfrag_warmup, default_rule_and_bad_input) {

@@ -129,14 +129,18 @@ Test(validate_cli, branch_yaml_report) {
 }
 
 /* validate's graphfrag column is `icost --method graphfrag` with the same
-   options, warm-up included (default 4 ROBs, or --frag-warmup). */
+   options, length and warm-up included (default 60 ROBs and 4 ROBs, or
+   --frag-length and --frag-warmup). */
 Test(validate_cli, graphfrag_column_matches_icost) {
   char *prog = compile("branch_gf", t_guest_random_branch);
-  const char *opts[] = {"", "--frag-warmup 0", "--frag-warmup 300"};
-  for (int k = 0; k < 3; k++) {
+  const char *opts[] = {"--frag-length 1000", "--frag-length 1000 --frag-warmup 0",
+                        "--frag-length 1000 --frag-warmup 300", ""};
+  const char *shape[] = {"length: 1000\n  warmup: 256\n", "length: 1000\n  warmup: 0\n",
+                         "length: 1000\n  warmup: 300\n", "length: 3840\n  warmup: 256\n"};
+  for (int k = 0; k < 4; k++) {
     char args[1400], cmd[4096], path[600];
     snprintf(args, sizeof args,
-             "--categories bmisp,shalu --fragments 20 --frag-length 1000 --skip 20k --warm 10k "
+             "--categories bmisp,shalu --fragments 20 --skip 20k --warm 10k "
              "--max 60k %s --format yaml",
              opts[k]);
     char vargs[1600];
@@ -150,6 +154,10 @@ Test(validate_cli, graphfrag_column_matches_icost) {
     cr_assert_eq(system(cmd), 0);
     char *y = slurp(path);
     unlink(path);
+    /* the baseline machine: ROB 64 */
+    char want[200];
+    snprintf(want, sizeof want, "fragments:\n  %s", shape[k]);
+    cr_assert_not_null(strstr(y, want), "%s: want %s in\n%s", opts[k], want, y);
     const char *q = strstr(y, "set: [bmisp]\n");
     cr_assert_not_null(q, "%s", y);
     q = strstr(q, "percent: ");

@@ -46,7 +46,10 @@ static const char icost_help[] =
     "  -j N                multisim: runs in parallel (default: all cores)\n"
     "  --fragments K       graphfrag: windows (default 200); profiler: with --max, the\n"
     "                      signature-sample interval is set for about K fragments\n"
-    "  --frag-length L     graphfrag/profiler: instructions per fragment (default 2000)\n"
+    "  --frag-length L     graphfrag/profiler: instructions per fragment (default 3 x\n"
+    "                      win's idealized window, 60 x core.rob, at least 2000: 3840 on\n"
+    "                      the baseline machine; a fragment sees only the overlap within\n"
+    "                      it, and win's reaches over 20 ROBs)\n"
     "  --frag-seed S       graphfrag/profiler: seed of the windows or sampling and of the\n"
     "                      bootstrap (default 1)\n"
     "  --frag-warmup W     graphfrag/profiler: the first W instructions of each fragment\n"
@@ -160,9 +163,12 @@ static int icost_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
     if (!v) continue;
     uint64_t n;
     if (cli_parse_count(v, &n) != 0 || (k < 3 && n == 0) || (k == 0 && n > 1024) ||
-        (k == 4 && n > UINT32_MAX)) {
+        (k == 2 && n > SIG_MAX_LENGTH) || (k == 4 && n > UINT32_MAX)) {
       ic_fail(err, IC_EINPUT, "%s '%s': %s", nums[k], v,
-              k >= 3 ? "expected a number" : k == 0 ? "expected 1 to 1024" : "expected a positive count");
+              k >= 3   ? "expected a number"
+              : k == 0 ? "expected 1 to 1024"
+              : k == 2 ? "expected a count from 1 to 1000000"
+                       : "expected a positive count");
       return -1;
     }
     if (k == 4) {
@@ -222,6 +228,7 @@ typedef struct result {
   int have_graph;             /* graph method: the fields below are valid */
   uint64_t critical_path;
   ic_solver_stats solver;
+  uint64_t frag_length, frag_warmup; /* graphfrag/profiler (length 0: other methods) */
 } result;
 
 static ic_status method_graph(const cli_run *run, const uint8_t *cats, int ncat, int tty,
@@ -267,16 +274,15 @@ static ic_status method_multisim(const cli_run *run, const uint8_t *cats, int nc
   return st;
 }
 
-/* The fragments' warm-up: --frag-warmup, else 4 ROBs (graphfrag.h). */
-static ic_status frag_warmup(const cli_run *run, const icost_opts *o, uint64_t *w, ic_err *err) {
-  if (o->have_fragwarm) {
-    *w = o->fragwarm;
-    return IC_OK;
-  }
+/* The fragments' length and warm-up: --frag-length, else 3 windows of win
+ * (ic_fragment_length_for); --frag-warmup, else 4 ROBs (graphfrag.h). */
+static ic_status frag_shape(const cli_run *run, const icost_opts *o, uint64_t *len, uint64_t *w,
+                            ic_err *err) {
   int64_t rob;
   ic_status st = ooo_config_get(run->config, "core.rob", &rob, err);
   if (st != IC_OK) return st;
-  *w = ic_fragment_warmup_for((uint32_t)rob, o->fraglen);
+  *len = o->fraglen ? o->fraglen : ic_fragment_length_for((uint32_t)rob);
+  *w = o->have_fragwarm ? o->fragwarm : ic_fragment_warmup_for((uint32_t)rob, *len);
   return IC_OK;
 }
 
@@ -284,10 +290,12 @@ static ic_status method_graphfrag(const cli_run *run, const uint8_t *cats, int n
                                   const icost_opts *o, result *res, ic_err *err) {
   (void)tty;
   run_ctx rc = {run, 0, 0};
-  ic_graphfrag_opts fo = {.cats = cats, .ncat = ncat, .length = o->fraglen,
-                          .fragments = o->fragments, .seed = o->fragseed};
-  ic_status st = frag_warmup(run, o, &fo.warmup, err);
+  ic_graphfrag_opts fo = {.cats = cats, .ncat = ncat, .fragments = o->fragments,
+                          .seed = o->fragseed};
+  ic_status st = frag_shape(run, o, &fo.length, &fo.warmup, err);
   if (st != IC_OK) return st;
+  res->frag_length = fo.length;
+  res->frag_warmup = fo.warmup;
   st = ic_graphfrag_run(&fo, run_once, &rc, &res->b, err);
   res->cycles = (uint64_t)(res->b.total + 0.5);
   res->instructions = rc.base_insns;
@@ -302,13 +310,15 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
                                  const icost_opts *o, result *res, ic_err *err) {
   (void)tty;
   run_ctx rc = {run, 0, 0};
-  ic_profiler_opts po = {.cats = cats, .ncat = ncat, .length = (uint32_t)o->fraglen,
-                         .seed = o->fragseed};
+  ic_profiler_opts po = {.cats = cats, .ncat = ncat, .seed = o->fragseed};
   ic_status st = sig_machine_from_config(run->config, &po.machine, err);
   if (st != IC_OK) return st;
-  uint64_t warm;
-  if ((st = frag_warmup(run, o, &warm, err)) != IC_OK) return st;
+  uint64_t len, warm;
+  if ((st = frag_shape(run, o, &len, &warm, err)) != IC_OK) return st;
+  po.length = (uint32_t)len;
   po.warmup = (uint32_t)warm;
+  res->frag_length = len;
+  res->frag_warmup = warm;
   po.signature_interval =
       ic_profiler_signature_interval_for(run->max, o->fragments ? o->fragments : 200, po.length);
   ic_program_image img = rv_proc_image((rv_proc *)run->checkpoint);
@@ -367,6 +377,9 @@ static void write_header(FILE *f, ic_format fmt, const cli_run *run, const char 
       fprintf(f, "solver:\n  window: %llu\n  out_of_window: %llu\n  baseline_mismatches: %llu\n",
               (unsigned long long)r->solver.window, (unsigned long long)r->solver.out_of_window,
               (unsigned long long)r->solver.violations);
+    if (r->frag_length)
+      fprintf(f, "fragments:\n  length: %llu\n  warmup: %llu\n", (unsigned long long)r->frag_length,
+              (unsigned long long)r->frag_warmup);
   } else if (fmt == IC_FMT_TEXT) {
     fprintf(f, "workload        %s\nconfig          %s\nmethod          %s\n", run->workload.name,
             cfg, method);
@@ -377,6 +390,9 @@ static void write_header(FILE *f, ic_format fmt, const cli_run *run, const char 
       fprintf(f, "solver window   %llu instructions, %llu edges out of window\n",
               (unsigned long long)r->solver.window, (unsigned long long)r->solver.out_of_window);
     }
+    if (r->frag_length)
+      fprintf(f, "fragments       %llu instructions each, the first %llu not counted\n",
+              (unsigned long long)r->frag_length, (unsigned long long)r->frag_warmup);
     fputc('\n', f);
   }
 }

@@ -36,7 +36,8 @@ static const char profile_help[] =
     "  --signature-interval N  mean instructions between signature samples, counted\n"
     "                          from the end of the previous one (default 10000)\n"
     "  --fragment-length L     instructions per signature sample = fragment (default\n"
-    "                          2000)\n"
+    "                          3 x win's idealized window, 60 x core.rob, at least\n"
+    "                          2000: 3840 on the baseline machine)\n"
     "  --seed S                (common option) seeds the guest and the sampling counters\n"
     "\n"
     "A detailed sample holds, for one tagged instruction: its pc, the latencies of\n"
@@ -187,7 +188,7 @@ int cmd_profile(int argc, char **argv) {
   static char name[] = "profile";
   argv[0] = name;
   profile_opts po = {NULL, IC_PROFILER_DEFAULT_DETAIL_INTERVAL,
-                     IC_PROFILER_DEFAULT_SIGNATURE_INTERVAL, SIG_DEFAULT_LENGTH};
+                     IC_PROFILER_DEFAULT_SIGNATURE_INTERVAL, 0};
   cli_run_opts ro;
   ic_err err;
   ic_status st = cli_run_parse(argc, argv, &ro, profile_option, &po, &err);
@@ -208,6 +209,7 @@ int cmd_profile(int argc, char **argv) {
   char *yaml = NULL;
   size_t yaml_len = 0;
   if ((st = sig_machine_from_config(run.config, &h.machine, &err)) != IC_OK) goto fail;
+  if (!po.length) po.length = ic_fragment_length_for(h.machine.rob); /* 3 windows of win */
   if ((st = sig_file_identity(run.workload.argv[0], &h.elf_size, &h.elf_hash, &err)) != IC_OK)
     goto fail;
   FILE *ys = open_memstream(&yaml, &yaml_len);

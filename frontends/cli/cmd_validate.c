@@ -46,7 +46,8 @@ static const char validate_help[] =
     "  -j N               multisim runs in parallel (default: all cores)\n"
     "  --fragments K      graphfrag windows (default 200), chosen uniformly among the\n"
     "                     run's blocks of L instructions by reservoir sampling\n"
-    "  --frag-length L    instructions per window (default 2000, the profiler's)\n"
+    "  --frag-length L    instructions per window (default, as the profiler's: 60 x\n"
+    "                     core.rob, at least 2000)\n"
     "  --frag-seed S      seed of the window choice and the bootstrap (default 1)\n"
     "  --frag-warmup W    graphfrag/profiler: the first W instructions of each window\n"
     "                     are solved but not counted, so the counted part does not\n"
@@ -136,6 +137,10 @@ static int parse_extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
       ic_fail(err, IC_EINPUT, "%s '%s': must be positive", a, val);
       return -1;
     }
+    if (num == &v->fraglen && n > SIG_MAX_LENGTH) {
+      ic_fail(err, IC_EINPUT, "%s '%s': at most %d", a, val, SIG_MAX_LENGTH);
+      return -1;
+    }
     *num = n;
     if (num == &v->fragwarm) v->have_fragwarm = 1;
   }
@@ -189,17 +194,18 @@ static ic_status validate_one(const cli_run_opts *base, const vopts *v, const ch
     cli_run_free(&run);
     return st;
   }
-  /* The fragments' warm-up: --frag-warmup, else 4 ROBs of this machine, as icost's. */
-  uint64_t warm = v->fragwarm;
+  /* The fragments' length and warm-up, as icost's: --frag-length, else 3
+     windows of win on this machine; --frag-warmup, else 4 ROBs. */
   int64_t rob = 0;
-  if (!v->have_fragwarm) {
-    st = ooo_config_get(run.config, "core.rob", &rob, err);
-    if (st != IC_OK) {
-      cli_run_free(&run);
-      return st;
-    }
-    warm = ic_fragment_warmup_for((uint32_t)rob, v->fraglen);
+  st = ooo_config_get(run.config, "core.rob", &rob, err);
+  if (st != IC_OK) {
+    cli_run_free(&run);
+    return st;
   }
+  const uint64_t len = v->fraglen ? v->fraglen : ic_fragment_length_for((uint32_t)rob);
+  vo->frag.length = len;
+  vo->prof.length = (uint32_t)len;
+  const uint64_t warm = v->have_fragwarm ? v->fragwarm : ic_fragment_warmup_for((uint32_t)rob, len);
   vo->frag.warmup = warm;
   vo->prof.warmup = (uint32_t)warm;
   vo->prof.signature_interval = ic_profiler_signature_interval_for(
@@ -256,10 +262,8 @@ int cmd_validate(int argc, char **argv) {
   st = ic_validate_report_create(&rep, cats, ncat, mnames, nm, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
   ic_validate_run_opts vo = {.cats = cats, .ncat = ncat, .jobs = v.jobs};
-  vo.frag.length = v.fraglen;
   vo.frag.fragments = v.fragments;
   vo.frag.seed = v.fragseed;
-  vo.prof.length = (uint32_t)v.fraglen;
   vo.prof.seed = v.fragseed;
   int tty = isatty(2);
 
