@@ -170,6 +170,33 @@ Test(validate_cli, graphfrag_column_matches_icost) {
   }
 }
 
+/* Fragments shorter than 3 windows of win with win chosen: a note on
+   stderr, once; none at the default length or without win. */
+Test(validate_cli, short_fragments_with_win_get_a_note) {
+  char *prog = compile("branch_gf", t_guest_random_branch);
+  const char *cats[] = {"win,bw", "win,bw", "bw,bmisp"};
+  const char *len[] = {"--frag-length 1000", "", "--frag-length 1000"};
+  for (int k = 0; k < 3; k++) {
+    char args[1600];
+    snprintf(args, sizeof args,
+             "--methods graphfrag -j 2 --categories %s --fragments 10 %s --skip 20k --warm 10k "
+             "--max 40k -- %s 100000",
+             cats[k], len[k], prog);
+    result r = run_icost(args);
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    const char *note = strstr(r.err, "note: fragments of 1000 instructions are shorter than 3 "
+                                     "windows of win (3840 on this machine)");
+    if (k == 0) {
+      cr_assert_not_null(note, "%s", r.err);
+      cr_assert_null(strstr(note + 1, "note: fragments"), "once: %s", r.err);
+    } else {
+      cr_assert_null(strstr(r.err, "note: fragments"), "%s: %s", cats[k], r.err);
+    }
+    free(r.out);
+    free(r.err);
+  }
+}
+
 Test(validate_cli, suite_manifest_text) {
   char *prog = compile("branch_suite", t_guest_random_branch);
   char manifest[600], args[1400];

@@ -6,6 +6,7 @@
 #ifndef IC_CLI_H
 #define IC_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ic_err.h"
@@ -24,5 +25,10 @@ int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* Prints the ic_err message of a failed library call; returns the exit code
  * that matches the status. */
 int cli_fail_err(ic_status st, const ic_err *err);
+/* The fragment methods: a note on stderr where win is among the ncat
+ * categories cats and fragments of len instructions are shorter than the
+ * default for a ROB of rob (ic_fragment_length_for): they see only part of
+ * what win removes. */
+void cli_note_fragments(const uint8_t *cats, int ncat, uint64_t len, uint32_t rob);
 
 #endif

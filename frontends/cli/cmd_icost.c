@@ -49,7 +49,8 @@ static const char icost_help[] =
     "  --frag-length L     graphfrag/profiler: instructions per fragment (default 3 x\n"
     "                      win's idealized window, 60 x core.rob, at least 2000: 3840 on\n"
     "                      the baseline machine; a fragment sees only the overlap within\n"
-    "                      it, and win's reaches over 20 ROBs)\n"
+    "                      it, and win's reaches over 20 ROBs: a shorter one with win\n"
+    "                      chosen gets a note on stderr)\n"
     "  --frag-seed S       graphfrag/profiler: seed of the windows or sampling and of the\n"
     "                      bootstrap (default 1)\n"
     "  --frag-warmup W     graphfrag/profiler: the first W instructions of each fragment\n"
@@ -276,12 +277,13 @@ static ic_status method_multisim(const cli_run *run, const uint8_t *cats, int nc
 
 /* The fragments' length and warm-up: --frag-length, else 3 windows of win
  * (ic_fragment_length_for); --frag-warmup, else 4 ROBs (graphfrag.h). */
-static ic_status frag_shape(const cli_run *run, const icost_opts *o, uint64_t *len, uint64_t *w,
-                            ic_err *err) {
+static ic_status frag_shape(const cli_run *run, const icost_opts *o, const uint8_t *cats, int ncat,
+                            uint64_t *len, uint64_t *w, ic_err *err) {
   int64_t rob;
   ic_status st = ooo_config_get(run->config, "core.rob", &rob, err);
   if (st != IC_OK) return st;
   *len = o->fraglen ? o->fraglen : ic_fragment_length_for((uint32_t)rob);
+  cli_note_fragments(cats, ncat, *len, (uint32_t)rob);
   *w = o->have_fragwarm ? o->fragwarm : ic_fragment_warmup_for((uint32_t)rob, *len);
   return IC_OK;
 }
@@ -292,7 +294,7 @@ static ic_status method_graphfrag(const cli_run *run, const uint8_t *cats, int n
   run_ctx rc = {run, 0, 0};
   ic_graphfrag_opts fo = {.cats = cats, .ncat = ncat, .fragments = o->fragments,
                           .seed = o->fragseed};
-  ic_status st = frag_shape(run, o, &fo.length, &fo.warmup, err);
+  ic_status st = frag_shape(run, o, cats, ncat, &fo.length, &fo.warmup, err);
   if (st != IC_OK) return st;
   res->frag_length = fo.length;
   res->frag_warmup = fo.warmup;
@@ -314,7 +316,7 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
   ic_status st = sig_machine_from_config(run->config, &po.machine, err);
   if (st != IC_OK) return st;
   uint64_t len, warm;
-  if ((st = frag_shape(run, o, &len, &warm, err)) != IC_OK) return st;
+  if ((st = frag_shape(run, o, cats, ncat, &len, &warm, err)) != IC_OK) return st;
   po.length = (uint32_t)len;
   po.warmup = (uint32_t)warm;
   res->frag_length = len;

@@ -427,6 +427,7 @@ int cmd_analyze(int argc, char **argv) {
   o.fragments = fragments;
   o.seed = seed;
   o.warmup = (uint32_t)(have_warmup ? warmup : ic_fragment_warmup_for(h.machine.rob, h.length));
+  cli_note_fragments(cats, ncat, h.length, h.machine.rob);
   ic_profiler_stats ps;
   memset(&ps, 0, sizeof ps);
   st = ic_profiler_analyze(&o, db, &img, tot.instructions, &b, &ps, &err);

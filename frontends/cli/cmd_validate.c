@@ -92,6 +92,7 @@ typedef struct vopts {
   uint64_t fragments, fraglen, fragseed;
   uint64_t fragwarm; /* --frag-warmup */
   int have_fragwarm;
+  int fragment_methods; /* graphfrag or profiler among the methods */
 } vopts;
 
 static int parse_extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
@@ -203,6 +204,11 @@ static ic_status validate_one(const cli_run_opts *base, const vopts *v, const ch
     return st;
   }
   const uint64_t len = v->fraglen ? v->fraglen : ic_fragment_length_for((uint32_t)rob);
+  static int noted; /* once per command (a suite's workloads share the machine) */
+  if (v->fragment_methods && !noted) {
+    cli_note_fragments(vo->cats, vo->ncat, len, (uint32_t)rob);
+    noted = 1;
+  }
   vo->frag.length = len;
   vo->prof.length = (uint32_t)len;
   const uint64_t warm = v->have_fragwarm ? v->fragwarm : ic_fragment_warmup_for((uint32_t)rob, len);
@@ -257,7 +263,10 @@ int cmd_validate(int argc, char **argv) {
                        "--workload");
 
   const char *mnames[IC_VALIDATE_MAX_METHODS];
-  for (int m = 0; m < nm; m++) mnames[m] = ic_validate_method_names[methods[m]];
+  for (int m = 0; m < nm; m++) {
+    mnames[m] = ic_validate_method_names[methods[m]];
+    v.fragment_methods |= methods[m] == IC_VM_GRAPHFRAG || methods[m] == IC_VM_PROFILER;
+  }
   ic_validate_report *rep;
   st = ic_validate_report_create(&rep, cats, ncat, mnames, nm, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);

@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "categories.h"
 #include "cli.h"
+#include "graphfrag.h"
 
 int cli_fail(int code, const char *fmt, ...) {
   va_list ap;
@@ -13,6 +15,18 @@ int cli_fail(int code, const char *fmt, ...) {
   fputc('\n', stderr);
   va_end(ap);
   return code;
+}
+
+void cli_note_fragments(const uint8_t *cats, int ncat, uint64_t len, uint32_t rob) {
+  const uint64_t full = ic_fragment_length_for(rob);
+  for (int k = 0; k < ncat; k++)
+    if (cats[k] == IC_CAT_WIN && len < full) {
+      fprintf(stderr,
+              "icost: note: fragments of %llu instructions are shorter than 3 windows of win "
+              "(%llu on this machine): they see only part of what win removes\n",
+              (unsigned long long)len, (unsigned long long)full);
+      return;
+    }
 }
 
 int cli_fail_err(ic_status st, const ic_err *err) {
