@@ -10,7 +10,8 @@
 # warming) and timed for $MAX:
 #   multisim  2^8 model runs (ground truth; $JOBS threads)
 #   graph     the full run's dependence graph
-#   graphfrag windows of $LEN instructions of that graph (perfect stitching)
+#   graphfrag windows of $LEN instructions of that graph (perfect stitching;
+#             LEN unset: the machine's default length)
 #   profiler  `icost profile` (signature samples back to back: about
 #             $MAX / $LEN fragments) then `icost analyze`, at the default
 #             detailed-sample interval $SAMPLE and at ten times it ($SAMPLE_LOW,
@@ -50,7 +51,9 @@ JOBS=${JOBS:-$(nproc)}
 SAMPLE=${SAMPLE:-64}
 SAMPLE_LOW=${SAMPLE_LOW:-$((SAMPLE * 10))}
 SIGNATURE=${SIGNATURE:-10000}
-LEN=${LEN:-2000}
+LEN=${LEN:-} # empty: the machine's default (60 x core.rob, at least 2000)
+LENOPT=() PLENOPT=() # icost's and icost profile's spelling
+if [ -n "$LEN" ]; then LENOPT=(--frag-length "$LEN") PLENOPT=(--fragment-length "$LEN"); fi
 ACCURACY=${ACCURACY:-1}
 COST=${COST:-1}
 COST_WORKLOADS=${COST_WORKLOADS:-"chase branchy mix bzip2"}
@@ -112,10 +115,10 @@ if [ "$ACCURACY" = 1 ]; then
       "$ICOST" --method graph "${A[@]}" --categories "$CATS" --show all --format csv \
         >"$p.graph.csv" 2>/dev/null
       "$ICOST" --method graphfrag "${A[@]}" --categories "$CATS" --show all --format csv \
-        --frag-length "$LEN" >"$p.graphfrag.csv" 2>/dev/null
+        "${LENOPT[@]}" >"$p.graphfrag.csv" 2>/dev/null
       for si in "$SAMPLE" "$SAMPLE_LOW"; do
         "$ICOST" profile -o "$p.$si.samples" "${A[@]}" --sample-interval "$si" \
-          --signature-interval 1 --fragment-length "$LEN" 2>"$p.$si.profile.err"
+          --signature-interval 1 "${PLENOPT[@]}" 2>"$p.$si.profile.err"
         # a profile whose fragments all abort gives no breakdown: "fail" in the table
         if ! "$ICOST" analyze "$p.$si.samples" --categories "$CATS" --show all --format csv \
           >"$p.profiler_$si.csv" 2>"$p.profiler_$si.err"; then
@@ -148,15 +151,15 @@ fi
 
 if [ "$COST" = 1 ]; then
   RUN=(--skip "$COST_SKIP" --max "$COST_MAX")
-  say "costs at the default intervals (detailed $SAMPLE, signature $SIGNATURE, L $LEN), the first $COST_MAX instructions after $COST_SKIP"
+  say "costs at the default intervals (detailed $SAMPLE, signature $SIGNATURE, L ${LEN:-default}), the first $COST_MAX instructions after $COST_SKIP"
   say "$(printf '%-9s %8s %8s %7s %10s %10s' workload sim_s prof_s slow samples/s B/Minst)"
   for w in $COST_WORKLOADS; do
     f=$OUT/cost_$w.samples
     ts=$(cpu "$ICOST" sim --workload "$w" "${RUN[@]}")
     tp=$(cpu "$ICOST" profile -o "$f" --workload "$w" "${RUN[@]}" --sample-interval "$SAMPLE" \
-      --signature-interval "$SIGNATURE" --fragment-length "$LEN")
+      --signature-interval "$SIGNATURE" "${PLENOPT[@]}")
     "$ICOST" profile -o "$f" --workload "$w" "${RUN[@]}" --sample-interval "$SAMPLE" \
-      --signature-interval "$SIGNATURE" --fragment-length "$LEN" 2>"$OUT/cost_$w.err"
+      --signature-interval "$SIGNATURE" "${PLENOPT[@]}" 2>"$OUT/cost_$w.err"
     samples=$(sed -n 's/.*: \([0-9]*\) detailed + \([0-9]*\) signature.*/\1 \2/p' "$OUT/cost_$w.err" \
       | awk '{ print $1 + $2 }')
     insts=$(sed -n 's/.* from \([0-9]*\) instructions.*/\1/p' "$OUT/cost_$w.err")
