@@ -25,7 +25,8 @@ ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
                      "or to an earlier node",
                      (unsigned long long)r->seq, name);
     if (e->dist != 0 && (ic_edge_src_node[e->kind] == IC_NODE_R ||
-                         (ic_edge_src_node[e->kind] == IC_NODE_E && e->kind != IC_EDGE_IW)))
+                         (ic_edge_src_node[e->kind] == IC_NODE_E && e->kind != IC_EDGE_IW &&
+                          e->kind != IC_EDGE_IQ)))
       return ic_fail(err, IC_EINPUT,
                      "graph record %llu: %s edge must join nodes of the same instruction "
                      "(distance %u)",

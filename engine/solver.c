@@ -1366,7 +1366,7 @@ static void set_layout(ic_solver *s) {
     ki->srcnode = ic_edge_src_node[k];
     ki->ring = node_ring[ki->srcnode];
     ki->bad0 = ki->srcnode >= ki->node;
-    ki->badfar = ki->ring < 0 || (ki->srcnode == IC_NODE_E && k != IC_EDGE_IW);
+    ki->badfar = ki->ring < 0 || (ki->srcnode == IC_NODE_E && k != IC_EDGE_IW && k != IC_EDGE_IQ);
     ki->eblock = k == IC_EDGE_IW; /* the E source of an earlier instruction */
     ki->two = k == IC_EDGE_CD && s->win_pos >= 0;
     /* one dropping lane bit: the kernels skip its blocks; several (IW, or a
@@ -1376,7 +1376,7 @@ static void set_layout(ic_solver *s) {
     ki->skipm = kb >= 0 && (1u << kb) >= 4 * LANES ? 1u << kb : 0;
     ki->acts = (dm | (k == IC_EDGE_CD ? IC_CATBIT(IC_CAT_WIN) : 0)) & s->chosen;
     ki->vdist = k == IC_EDGE_PR || k == IC_EDGE_PP || k == IC_EDGE_FU || k == IC_EDGE_IBW ||
-                k == IC_EDGE_MSHR || k == IC_EDGE_IW;
+                k == IC_EDGE_MSHR || k == IC_EDGE_IW || k == IC_EDGE_IQ;
   }
 }
 

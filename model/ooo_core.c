@@ -155,6 +155,10 @@ struct ooo_core {
   uint64_t *mshr_hold; /* per MSHR: the miss that last held it, or NONE */
   uint64_t *mshr_ring; /* the last nmshr misses in allocation order (MSHR edges) */
   uint64_t *mshr_src;  /* per instruction: source of its MSHR edge, or NONE */
+  uint64_t *iq_src;    /* per instruction: source of its IQ edge, or NONE */
+  uint64_t *iss_now;   /* the instructions issued this cycle, in issue order */
+  uint32_t n_iss_now;  /* ... how many */
+  uint32_t iq_bi;      /* iq_count before this cycle's issues */
   uint64_t *mtag;      /* per instruction: the youngest L1D miss among it and its ancestors */
   uint64_t *mroot_ring; /* the last nmshr root misses in allocation order (capacity edges) */
   uint32_t nmshr, mshr_pos, mroot_pos;
@@ -520,6 +524,8 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->mroot_ring, c->nmshr);
   memset(c->mroot_ring, 0xff, c->nmshr * sizeof *c->mroot_ring);
   ALLOC(c->mshr_src, n);
+  ALLOC(c->iq_src, n);
+  ALLOC(c->iss_now, c->iw);
   ALLOC(c->mtag, n);
   /* IW edges (the slot rule) and the issue log that checks RE's waits
    * against it: skipped for the wide bw-idealized machine, like IBW */
@@ -559,7 +565,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
   free(c->cs);
   free(c->wheel_head); free(c->mshr_free); free(c->mshr_hold); free(c->mshr_ring); free(c->mroot_ring); free(c->mtag);
-  free(c->mshr_src); free(c->batch);
+  free(c->mshr_src); free(c->iq_src); free(c->iss_now); free(c->batch);
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
   for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]), free(c->fu_hold[f]), free(c->fu_last[f]);
   free(c->fu_src);
@@ -742,8 +748,8 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   r->t[IC_NODE_E] = c->E[x];
   r->t[IC_NODE_P] = c->P[x];
   r->t[IC_NODE_C] = t;
-  ic_edge *e[4];
-  uint64_t v[4];
+  ic_edge *e[5];
+  uint64_t v[5];
   int n = 0;
   uint64_t first = c->run_first;
   /* D: DD, FBW, CD, PD */
@@ -756,6 +762,19 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   if (i >= first + c->rob) {
     e[n] = edge1(&cur, IC_EDGE_CD, c->rob, IC_CAT_NONE, 0);
     v[n++] = c->C[(i - c->rob) & c->mask];
+  }
+  /* IQ: the issue that freed i's IQ entry, in the cycle i dispatched, where
+     the record surely has room for it: at most PD, DR, a PR per source, RE,
+     FU, IBW, MSHR, EP, PP, CC, PC and CBW follow (IW checks its own room);
+     else the wait stays a DD part (win), as before */
+  const uint64_t qs = c->iq_src[x];
+  const int later = (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) + 1 + __builtin_popcount(c->pmask[x]) +
+                    1 + 2 /* FU, IBW */ + (c->mshr_src[x] != NONE_SEQ) + 1 + (c->pp_src[x] != NONE_SEQ) +
+                    2 + (i >= first + c->cw);
+  if (qs != NONE_SEQ && qs >= first && qs < i && i - qs <= c->maxdist &&
+      (cur - r->edge) + 1 + later <= IC_MAX_EDGES) {
+    e[n] = edge1(&cur, IC_EDGE_IQ, (uint32_t)(i - qs), IC_CAT_NONE, 0);
+    v[n++] = c->D[x]; /* E(qs): it issued in the cycle i dispatched */
   }
   uint64_t gi = c->g_imiss[x];
   if (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) {
@@ -1044,6 +1063,8 @@ static uint64_t fu_source(const ooo_core *c, int pool) {
 }
 
 static void issue(ooo_core *c, uint64_t t) {
+  c->iq_bi = c->iq_count;
+  c->n_iss_now = 0;
   /* operands ready this cycle: wheel bucket t -> bitmap */
   uint64_t b = t & c->wheel_mask;
   uint64_t s = c->wheel_head[b], keep = NONE_SEQ;
@@ -1235,6 +1256,7 @@ static void issue(ooo_core *c, uint64_t t) {
     }
     c->ready_bits[x >> 6] &= ~(1ull << (x & 63));
     c->iq_count--;
+    if (c->have_sink) c->iss_now[c->n_iss_now++] = seq;
     issued++;
     if (f & FL_LOAD) {
       c->ep_a[x] = (uint32_t)part_dl1;
@@ -1295,6 +1317,15 @@ static void dispatch(ooo_core *c, uint64_t t) {
       break;
     }
     c->D[x] = t;
+    if (c->have_sink) {
+      /* the IQ edge (graph_rec.h): where the IQ was full before this
+         cycle's issues, the n-th dispatch of the cycle took the entry the
+         (iq_bi + n - iq)-th issue of it freed (its dispatch needs that
+         issue: iq_bi - issues + n < iq) */
+      c->iq_src[x] = NONE_SEQ;
+      if (c->iq < c->rob && c->iq_bi + n >= c->iq && c->iq_bi + n - c->iq < c->n_iss_now)
+        c->iq_src[x] = c->iss_now[c->iq_bi + n - c->iq];
+    }
     c->iq_count++;
     if (mem) c->lsq_count++;
     c->racc[x] = 0;

@@ -444,7 +444,7 @@ static ic_status parse_header(rd *r, sig_file_header *h) {
 /* What a detailed sample's item may be: any edge kind but DR and IBW
    (rebuilt by the stitcher, never sampled), with the
    flags the sampler gives it and a distance the graph allows (graph.c's
-   record check: an edge from R or E stays in its instruction, an edge to
+   record check: an edge from R, or from E but IW and IQ, stays in its instruction, an edge to
    the same or an earlier node comes from an earlier instruction). */
 static int kind_ok(uint8_t kind, uint8_t flags, uint64_t dist) {
   if (kind >= IC_EDGE_KIND_COUNT || kind == IC_EDGE_DR || kind == IC_EDGE_IBW) return 0;
@@ -458,7 +458,9 @@ static int kind_ok(uint8_t kind, uint8_t flags, uint64_t dist) {
   }
   if (flags != 0) return 0;
   uint8_t src = ic_edge_src_node[kind], dst = ic_edge_dst_node[kind];
-  if ((src == IC_NODE_R || (src == IC_NODE_E && kind != IC_EDGE_IW)) && dist != 0) return 0;
+  if ((src == IC_NODE_R || (src == IC_NODE_E && kind != IC_EDGE_IW && kind != IC_EDGE_IQ)) &&
+      dist != 0)
+    return 0;
   if (src >= dst && dist == 0) return 0;
   return 1;
 }

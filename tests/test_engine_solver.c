@@ -874,6 +874,12 @@ static void tg_add_iw(tg *g, uint64_t seed, uint32_t maxdist, uint32_t maxlat) {
       ic_edge *e = E0(r, pe[tg_rand(&x) % 3], 1 + tg_rand(&x) % 20);
       tg_rparts(e, &x, maxlat);
     }
+    /* now and then an IQ edge (E(j) -> D(i), win drops it): an E source
+       read by D, up to maxdist back */
+    if (tg_rand(&x) % 5 == 0 && r->nedges < IC_MAX_EDGES) {
+      ic_edge *e = E0(r, IC_EDGE_IQ, 1 + tg_rand(&x) % maxdist);
+      if (tg_rand(&x) % 2) tg_rparts(e, &x, maxlat);
+    }
   }
 }
 
@@ -1347,6 +1353,8 @@ static int make_act(ic_graph_rec *r, uint8_t c, int rule, uint64_t *x, uint32_t 
       e = E0(r, IC_EDGE_PD, 1);
     else if (c == IC_CAT_DMISS && tg_rand(x) % 2)
       e = E0(r, tg_rand(x) % 2 ? IC_EDGE_PP : IC_EDGE_MSHR, d);
+    else if (c == IC_CAT_WIN && tg_rand(x) % 2)
+      e = E0(r, IC_EDGE_IQ, d);
     else
       e = E0(r, IC_EDGE_IW, d);
     if (e->kind == IC_EDGE_IW) e->keep = (uint8_t)(iwm & ~IC_CATBIT(c));
