@@ -4,7 +4,7 @@
  * for a set S of categories (a mask over ic_category ids),
  *   - every latency part tagged with a category of S is zeroed;
  *   - bw in S drops FBW, CBW, FU and IBW edges, bmisp drops PD, dmiss drops PP
- *     and MSHR, win drops IQ; any of bw, win, bmisp, dmiss and imiss drops an IW edge of
+ *     and MSHR, win drops IQ and LSQ; any of bw, win, bmisp, dmiss and imiss drops an IW edge of
  *     the conditional form, except those named in its `keep`; bw alone
  *     drops one of the slot form (the slot rule, dg_slot_rule_applies);
  *   - win in S moves a CD edge's source from i-w to i-IC_WIN_FACTOR*w;
@@ -45,7 +45,8 @@ static inline ic_catmask dg_edge_drop_mask(uint8_t kind) {
   case IC_EDGE_PD: return IC_CATBIT(IC_CAT_BMISP);
   case IC_EDGE_PP:
   case IC_EDGE_MSHR: return IC_CATBIT(IC_CAT_DMISS);
-  case IC_EDGE_IQ: return IC_CATBIT(IC_CAT_WIN);
+  case IC_EDGE_IQ:
+  case IC_EDGE_LSQ: return IC_CATBIT(IC_CAT_WIN);
   case IC_EDGE_IW:
     return IC_CATBIT(IC_CAT_BW) | IC_CATBIT(IC_CAT_WIN) | IC_CATBIT(IC_CAT_BMISP) |
            IC_CATBIT(IC_CAT_DMISS) | IC_CATBIT(IC_CAT_IMISS);

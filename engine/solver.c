@@ -1376,7 +1376,7 @@ static void set_layout(ic_solver *s) {
     ki->skipm = kb >= 0 && (1u << kb) >= 4 * LANES ? 1u << kb : 0;
     ki->acts = (dm | (k == IC_EDGE_CD ? IC_CATBIT(IC_CAT_WIN) : 0)) & s->chosen;
     ki->vdist = k == IC_EDGE_PR || k == IC_EDGE_PP || k == IC_EDGE_FU || k == IC_EDGE_IBW ||
-                k == IC_EDGE_MSHR || k == IC_EDGE_IW || k == IC_EDGE_IQ;
+                k == IC_EDGE_MSHR || k == IC_EDGE_IW || k == IC_EDGE_IQ || k == IC_EDGE_LSQ;
   }
 }
 

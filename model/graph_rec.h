@@ -113,7 +113,16 @@
  *                        hold on dispatch was a fixed DD part (win) that bw
  *                        could not shrink, though wider issue drains the IQ
  *                        (x_storebw, 3-wide issue, IQ 64, ROB 128: graph bw
- *                        0.1% against 60.3% in multisim)
+ *                        0.1% against 60.3% in multisim). Only where the
+ *                        baseline's IQ held i: where an idealization makes
+ *                        the IQ bind elsewhere (bmisp refilling it faster),
+ *                        the graph has no edge there
+ *   LSQ C(j) -> D(i)     load/store queue smaller than the ROB (core.lsq <
+ *                        core.rob): memory instruction i needs the entry of
+ *                        j, the core.lsq-th memory instruction before it,
+ *                        freed at j's commit; latency 0 (win: dropped, a 20x
+ *                        LSQ). As CD for the ROB, exact wherever the LSQ
+ *                        size holds
  *
  * Graph semantics: a node's time is the maximum over its incoming edges of
  * source time plus the sum of the edge's parts; an edge whose source lies
@@ -158,7 +167,8 @@ enum { IC_NODE_D, IC_NODE_R, IC_NODE_E, IC_NODE_P, IC_NODE_C, IC_NODE_COUNT };
   X(IBW, IC_NODE_P, IC_NODE_E) \
   X(MSHR, IC_NODE_P, IC_NODE_E) \
   X(IW, IC_NODE_E, IC_NODE_E) \
-  X(IQ, IC_NODE_E, IC_NODE_D)
+  X(IQ, IC_NODE_E, IC_NODE_D) \
+  X(LSQ, IC_NODE_C, IC_NODE_D)
 
 typedef enum ic_edge_kind {
 #define IC_X(e, s, d) IC_EDGE_##e,

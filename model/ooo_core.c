@@ -156,6 +156,9 @@ struct ooo_core {
   uint64_t *mshr_ring; /* the last nmshr misses in allocation order (MSHR edges) */
   uint64_t *mshr_src;  /* per instruction: source of its MSHR edge, or NONE */
   uint64_t *iq_src;    /* per instruction: source of its IQ edge, or NONE */
+  uint64_t *lsq_src;   /* per instruction: source of its LSQ edge, or NONE */
+  uint64_t *mring;     /* the last lsq memory instructions, by nmem % lsq */
+  uint64_t nmem;       /* memory instructions dispatched */
   uint64_t *iss_now;   /* the instructions issued this cycle, in issue order */
   uint32_t n_iss_now;  /* ... how many */
   uint32_t iq_bi;      /* iq_count before this cycle's issues */
@@ -525,6 +528,8 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   memset(c->mroot_ring, 0xff, c->nmshr * sizeof *c->mroot_ring);
   ALLOC(c->mshr_src, n);
   ALLOC(c->iq_src, n);
+  ALLOC(c->lsq_src, n);
+  ALLOC(c->mring, c->lsq ? c->lsq : 1);
   ALLOC(c->iss_now, c->iw);
   ALLOC(c->mtag, n);
   /* IW edges (the slot rule) and the issue log that checks RE's waits
@@ -565,7 +570,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
   free(c->cs);
   free(c->wheel_head); free(c->mshr_free); free(c->mshr_hold); free(c->mshr_ring); free(c->mroot_ring); free(c->mtag);
-  free(c->mshr_src); free(c->iq_src); free(c->iss_now); free(c->batch);
+  free(c->mshr_src); free(c->iq_src); free(c->lsq_src); free(c->mring); free(c->iss_now); free(c->batch);
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
   for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]), free(c->fu_hold[f]), free(c->fu_last[f]);
   free(c->fu_src);
@@ -748,8 +753,8 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   r->t[IC_NODE_E] = c->E[x];
   r->t[IC_NODE_P] = c->P[x];
   r->t[IC_NODE_C] = t;
-  ic_edge *e[5];
-  uint64_t v[5];
+  ic_edge *e[6];
+  uint64_t v[6];
   int n = 0;
   uint64_t first = c->run_first;
   /* D: DD, FBW, CD, PD */
@@ -775,6 +780,14 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
       (cur - r->edge) + 1 + later <= IC_MAX_EDGES) {
     e[n] = edge1(&cur, IC_EDGE_IQ, (uint32_t)(i - qs), IC_CAT_NONE, 0);
     v[n++] = c->D[x]; /* E(qs): it issued in the cycle i dispatched */
+  }
+  /* LSQ: the commit of the memory instruction lsq before i, on the same
+     terms (a committed one's C is in the ring: it is less than a ROB back) */
+  const uint64_t ls = c->lsq_src[x];
+  if (ls != NONE_SEQ && ls >= first && ls < i && i - ls <= c->maxdist && i - ls < c->rob &&
+      (cur - r->edge) + 1 + later <= IC_MAX_EDGES) {
+    e[n] = edge1(&cur, IC_EDGE_LSQ, (uint32_t)(i - ls), IC_CAT_NONE, 0);
+    v[n++] = c->C[ls & c->mask];
   }
   uint64_t gi = c->g_imiss[x];
   if (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) {
@@ -1325,6 +1338,15 @@ static void dispatch(ooo_core *c, uint64_t t) {
       c->iq_src[x] = NONE_SEQ;
       if (c->iq < c->rob && c->iq_bi + n >= c->iq && c->iq_bi + n - c->iq < c->n_iss_now)
         c->iq_src[x] = c->iss_now[c->iq_bi + n - c->iq];
+      /* the LSQ edge: the memory instruction lsq before i, whose commit
+         frees the entry i takes */
+      c->lsq_src[x] = NONE_SEQ;
+      if (mem && c->lsq < c->rob) {
+        uint64_t *slot = &c->mring[c->nmem % c->lsq];
+        if (c->nmem >= c->lsq) c->lsq_src[x] = *slot;
+        *slot = i;
+        c->nmem++;
+      }
     }
     c->iq_count++;
     if (mem) c->lsq_count++;

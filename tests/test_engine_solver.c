@@ -848,7 +848,8 @@ Test(solver_iw, only_iw_reads_an_earlier_e) {
 
 /* Adds to every record of a random graph (tg_random) 0 to 2 IW edges of
  * distance 1..maxdist (some longer than the E ring's first window), and
- * now and then an FU, IBW or MSHR edge (P(j) -> E(i)). Most IW edges are
+ * now and then an FU, IBW or MSHR edge (P(j) -> E(i)) and an IQ or LSQ
+ * edge (E(j) or C(j) -> D(i)). Most IW edges are
  * what the model emits (1 cycle of bw); a third have random parts over all
  * categories (a latency vector over the block, with parts of categories
  * that do not drop IW), one in 20 reaches farther (up to 300 back). The
@@ -874,10 +875,11 @@ static void tg_add_iw(tg *g, uint64_t seed, uint32_t maxdist, uint32_t maxlat) {
       ic_edge *e = E0(r, pe[tg_rand(&x) % 3], 1 + tg_rand(&x) % 20);
       tg_rparts(e, &x, maxlat);
     }
-    /* now and then an IQ edge (E(j) -> D(i), win drops it): an E source
-       read by D, up to maxdist back */
+    /* now and then an IQ edge (E(j) -> D(i)) or an LSQ edge (C(j) ->
+       D(i)), which win drops: an E or C source read by D, up to maxdist
+       back */
     if (tg_rand(&x) % 5 == 0 && r->nedges < IC_MAX_EDGES) {
-      ic_edge *e = E0(r, IC_EDGE_IQ, 1 + tg_rand(&x) % maxdist);
+      ic_edge *e = E0(r, tg_rand(&x) % 2 ? IC_EDGE_IQ : IC_EDGE_LSQ, 1 + tg_rand(&x) % maxdist);
       if (tg_rand(&x) % 2) tg_rparts(e, &x, maxlat);
     }
   }
@@ -1354,7 +1356,7 @@ static int make_act(ic_graph_rec *r, uint8_t c, int rule, uint64_t *x, uint32_t 
     else if (c == IC_CAT_DMISS && tg_rand(x) % 2)
       e = E0(r, tg_rand(x) % 2 ? IC_EDGE_PP : IC_EDGE_MSHR, d);
     else if (c == IC_CAT_WIN && tg_rand(x) % 2)
-      e = E0(r, IC_EDGE_IQ, d);
+      e = E0(r, tg_rand(x) % 2 ? IC_EDGE_IQ : IC_EDGE_LSQ, d);
     else
       e = E0(r, IC_EDGE_IW, d);
     if (e->kind == IC_EDGE_IW) e->keep = (uint8_t)(iwm & ~IC_CATBIT(c));
