@@ -162,6 +162,8 @@ struct ooo_core {
   uint64_t *iss_now;   /* the instructions issued this cycle, in issue order */
   uint32_t n_iss_now;  /* ... how many */
   uint32_t iq_bi;      /* iq_count before this cycle's issues */
+  int split_window;    /* graph hook on and the IQ or the LSQ smaller than the ROB:
+                          IQ and LSQ edges are tracked */
   uint64_t *mtag;      /* per instruction: the youngest L1D miss among it and its ancestors */
   uint64_t *mroot_ring; /* the last nmshr root misses in allocation order (capacity edges) */
   uint32_t nmshr, mshr_pos, mroot_pos;
@@ -529,6 +531,8 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->mshr_src, n);
   ALLOC(c->iq_src, n);
   ALLOC(c->lsq_src, n);
+  memset(c->iq_src, 0xff, n * sizeof *c->iq_src); /* NONE_SEQ */
+  memset(c->lsq_src, 0xff, n * sizeof *c->lsq_src);
   ALLOC(c->mring, c->lsq ? c->lsq : 1);
   ALLOC(c->iss_now, c->iw);
   ALLOC(c->mtag, n);
@@ -585,10 +589,11 @@ void ooo_destroy(ooo_core *c) {
 void ooo_set_graph_sink(ooo_core *c, ic_graph_sink sink) {
   c->sink = sink;
   c->have_sink = sink.consume != NULL;
+  c->split_window = c->have_sink && (c->iq < c->rob || c->lsq < c->rob);
   if (c->have_sink && !c->batch) {
     c->batch = calloc(FLUSH_EVERY, sizeof *c->batch);
     if (!c->batch) {
-      c->have_sink = 0;
+      c->have_sink = c->split_window = 0;
       c->sink_status = ic_fail(&c->sink_err, IC_ERUN, "out of memory for graph records");
     }
   }
@@ -772,22 +777,24 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
      the record surely has room for it: at most PD, DR, a PR per source, RE,
      FU, IBW, MSHR, EP, PP, CC, PC and CBW follow (IW checks its own room);
      else the wait stays a DD part (win), as before */
-  const uint64_t qs = c->iq_src[x];
-  const int later = (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) + 1 + __builtin_popcount(c->pmask[x]) +
-                    1 + 2 /* FU, IBW */ + (c->mshr_src[x] != NONE_SEQ) + 1 + (c->pp_src[x] != NONE_SEQ) +
-                    2 + (i >= first + c->cw);
-  if (qs != NONE_SEQ && qs >= first && qs < i && i - qs <= c->maxdist &&
-      (cur - r->edge) + 1 + later <= IC_MAX_EDGES) {
-    e[n] = edge1(&cur, IC_EDGE_IQ, (uint32_t)(i - qs), IC_CAT_NONE, 0);
-    v[n++] = c->D[x]; /* E(qs): it issued in the cycle i dispatched */
-  }
-  /* LSQ: the commit of the memory instruction lsq before i, on the same
-     terms (a committed one's C is in the ring: it is less than a ROB back) */
-  const uint64_t ls = c->lsq_src[x];
-  if (ls != NONE_SEQ && ls >= first && ls < i && i - ls <= c->maxdist && i - ls < c->rob &&
-      (cur - r->edge) + 1 + later <= IC_MAX_EDGES) {
-    e[n] = edge1(&cur, IC_EDGE_LSQ, (uint32_t)(i - ls), IC_CAT_NONE, 0);
-    v[n++] = c->C[ls & c->mask];
+  if (c->split_window) {
+    const uint64_t qs = c->iq_src[x], ls = c->lsq_src[x];
+    const int later = (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) + 1 +
+                      __builtin_popcount(c->pmask[x]) + 1 + 2 /* FU, IBW */ +
+                      (c->mshr_src[x] != NONE_SEQ) + 1 + (c->pp_src[x] != NONE_SEQ) + 2 +
+                      (i >= first + c->cw);
+    if (qs != NONE_SEQ && qs >= first && qs < i && i - qs <= c->maxdist &&
+        (cur - r->edge) + 1 + later <= IC_MAX_EDGES) {
+      e[n] = edge1(&cur, IC_EDGE_IQ, (uint32_t)(i - qs), IC_CAT_NONE, 0);
+      v[n++] = c->D[x]; /* E(qs): it issued in the cycle i dispatched */
+    }
+    /* LSQ: the commit of the memory instruction lsq before i, on the same
+       terms (a committed one's C is in the ring: it is less than a ROB back) */
+    if (ls != NONE_SEQ && ls >= first && ls < i && i - ls <= c->maxdist && i - ls < c->rob &&
+        (cur - r->edge) + 1 + later <= IC_MAX_EDGES) {
+      e[n] = edge1(&cur, IC_EDGE_LSQ, (uint32_t)(i - ls), IC_CAT_NONE, 0);
+      v[n++] = c->C[ls & c->mask];
+    }
   }
   uint64_t gi = c->g_imiss[x];
   if (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) {
@@ -1269,7 +1276,7 @@ static void issue(ooo_core *c, uint64_t t) {
     }
     c->ready_bits[x >> 6] &= ~(1ull << (x & 63));
     c->iq_count--;
-    if (c->have_sink) c->iss_now[c->n_iss_now++] = seq;
+    if (c->split_window) c->iss_now[c->n_iss_now++] = seq;
     issued++;
     if (f & FL_LOAD) {
       c->ep_a[x] = (uint32_t)part_dl1;
@@ -1330,7 +1337,7 @@ static void dispatch(ooo_core *c, uint64_t t) {
       break;
     }
     c->D[x] = t;
-    if (c->have_sink) {
+    if (c->split_window) {
       /* the IQ edge (graph_rec.h): where the IQ was full before this
          cycle's issues, the n-th dispatch of the cycle took the entry the
          (iq_bi + n - iq)-th issue of it freed (its dispatch needs that
