@@ -476,6 +476,26 @@ Test(stitch, fetch_breaks_hide_behind_a_full_window) {
   sig_db_destroy(db);
 }
 
+/* Sample d's EP item: an L1 hit of `cycles` (dl1). */
+static void add_dl1_ep(sig_detail *d, uint32_t cycles) {
+  ic_edge *ep = &d->item[d->nitems++];
+  ep->kind = IC_EDGE_EP;
+  ep->nparts = 1;
+  ep->part[0].cat = IC_CAT_DL1;
+  ep->part[0].cycles = cycles;
+}
+
+/* Stitches the loop skeleton bits[0..n) from 0x1000 (retire count 1000)
+ * with db's samples into recs: every position built. */
+static void stitch_loop(const sig_db *db, const sig_machine *m, const uint8_t *bits, uint32_t n,
+                        ic_graph_rec *recs, ic_stitch_stats *st) {
+  sig_skeleton sk = skel(0x1000, bits, n);
+  size_t built;
+  ic_err err;
+  cr_assert_eq(ic_stitch_fragment(db, m, &img, &sk, recs, &built, st, &err), IC_OK);
+  cr_assert_eq(built, n);
+}
+
 /* What the bits do not show and varies by instance (here a load's memory
  * producer, one sample in 16) is not copied into a run of instances: each
  * takes one of the nearest samples of its signature, varying with its
@@ -499,11 +519,7 @@ Test(stitch, instances_take_different_samples_of_a_pc) {
   sig_detail ds[25];
   for (int j = 0; j < 25; j++) {
     ds[j] = sample(1003 + 32 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, lsig);
-    ic_edge *ep = &ds[j].item[ds[j].nitems++];
-    ep->kind = IC_EDGE_EP;
-    ep->nparts = 1;
-    ep->part[0].cat = IC_CAT_DL1;
-    ep->part[0].cycles = 4;
+    add_dl1_ep(&ds[j], 4);
     if (j % 16 == 5) {
       ic_edge *pr = &ds[j].item[ds[j].nitems++];
       pr->kind = IC_EDGE_PR;
@@ -512,13 +528,9 @@ Test(stitch, instances_take_different_samples_of_a_pc) {
     }
   }
   sig_db *db = db_of(ds, 25);
-  sig_skeleton sk = skel(0x1000, bits, N);
   ic_graph_rec recs[N];
-  size_t built;
   ic_stitch_stats st = {0};
-  ic_err err;
-  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
-  cr_assert_eq(built, N);
+  stitch_loop(db, &m, bits, N, recs, &st);
   int linked = 0, run = 0, longest = 0;
   for (int k = 1; k < N; k += 4) {
     const ic_edge *pr = NULL;
@@ -556,23 +568,15 @@ Test(stitch, line_waits_fit_the_fragment_or_are_first_misses) {
        hits, so every miss matches it best) */
     uint64_t sig = (uint64_t)(B1 | B2) << (2 * SIG_HALF);
     ds[j] = sample(1002 + 8 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, sig);
-    ic_edge *ep = &ds[j].item[ds[j].nitems++];
-    ep->kind = IC_EDGE_EP;
-    ep->nparts = 1;
-    ep->part[0].cat = IC_CAT_DL1;
-    ep->part[0].cycles = m.l1d_latency;
+    add_dl1_ep(&ds[j], m.l1d_latency);
     ic_edge *pp = &ds[j].item[ds[j].nitems++];
     pp->kind = IC_EDGE_PP;
     pp->dist = 4;
   }
   sig_db *db = db_of(ds, 32);
-  sig_skeleton sk = skel(0x1000, bits, N);
   ic_graph_rec recs[N];
-  size_t built;
   ic_stitch_stats st = {0};
-  ic_err err;
-  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
-  cr_assert_eq(built, N);
+  stitch_loop(db, &m, bits, N, recs, &st);
   uint64_t firsts = 0;
   for (int k = 1; k < N; k += 4) {
     if (!(bits[k] & B2)) continue;
