@@ -777,10 +777,10 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
      the record surely has room for it: at most PD, DR, a PR per source, RE,
      FU, IBW, MSHR, EP, PP, CC, PC and CBW follow (IW checks its own room);
      else the wait stays a DD part (win), as before */
-  if (c->split_window) {
+  const int after_misp = i > first && (c->fl[(i - 1) & c->mask] & FL_MISP);
+  if (c->split_window && (c->iq_src[x] != NONE_SEQ || c->lsq_src[x] != NONE_SEQ)) {
     const uint64_t qs = c->iq_src[x], ls = c->lsq_src[x];
-    const int later = (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) + 1 +
-                      __builtin_popcount(c->pmask[x]) + 1 + 2 /* FU, IBW */ +
+    const int later = after_misp + 1 + __builtin_popcount(c->pmask[x]) + 1 + 2 /* FU, IBW */ +
                       (c->mshr_src[x] != NONE_SEQ) + 1 + (c->pp_src[x] != NONE_SEQ) + 2 +
                       (i >= first + c->cw);
     if (qs != NONE_SEQ && qs >= first && qs < i && i - qs <= c->maxdist &&
@@ -797,7 +797,7 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     }
   }
   uint64_t gi = c->g_imiss[x];
-  if (i > first && (c->fl[(i - 1) & c->mask] & FL_MISP)) {
+  if (after_misp) {
     uint64_t base = (uint64_t)c->recov + c->depth;
     e[n] = edge1(&cur, IC_EDGE_PD, 1, IC_CAT_NONE, base);
     edge_add(e[n], IC_CAT_IMISS, gi);

@@ -429,7 +429,7 @@ int sig_db_pick(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uin
   const sig_group *g;
   if (!best_index(db, pc, want, mask, first, seq, &best, &g, same)) return 0;
   sig_detail tmp, *d = out ? out : &tmp;
-  int ok = 1;
+  if (fit) *fit = 1;
   if (db->seq[db->ord[best]] != seq) {
     /* the w samples of the group nearest seq are a run of its order (sorted
        by retire count) around the nearest one: start centred on it, then
@@ -442,25 +442,17 @@ int sig_db_pick(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uin
       lo--;
     while (lo + w < g->hi && absdiff(db->seq[db->ord[lo + w]], seq) < absdiff(db->seq[db->ord[lo]], seq))
       lo++;
-    /* from the hashed one on, cyclically: the first that fits */
+    /* from the hashed one on, cyclically: the first that fits (without
+       a test, the hashed one); none: the hashed one */
     const size_t h = (size_t)(mix64(seq) % w);
-    best = lo + h;
-    ok = 0;
-    for (size_t q = 0; q < w && fits; q++) {
+    for (size_t q = 0; q < w; q++) {
       unpack(db, db->ord[lo + (h + q) % w], d);
-      if (fits(ctx, d)) {
-        ok = 1;
-        break;
-      }
+      if (!fits || fits(ctx, d)) return 1;
     }
-    if (ok) {
-      if (fit) *fit = 1;
-      return 1;
-    }
-    ok = !fits;
+    best = lo + h;
+    if (fit) *fit = 0;
   }
   unpack(db, db->ord[best], d);
-  if (fit) *fit = ok;
   return 1;
 }
 
