@@ -493,6 +493,7 @@ typedef int32_t v8si __attribute__((vector_size(4 * LANES), may_alias));
 #define VMIN(a, b) __extension__({ v8si a_ = (a), b_ = (b), m_ = a_ < b_; (a_ & m_) | (b_ & ~m_); })
 typedef int16_t v8hi __attribute__((vector_size(2 * LANES), may_alias));
 typedef int16_t v16hi __attribute__((vector_size(4 * LANES), may_alias));
+typedef uint16_t v16hu __attribute__((vector_size(4 * LANES), may_alias));
 #define LD16(p) (*(const v16hi *)(const void *)(p))
 #define SPLAT16(x) ((v16hi){0} + (int16_t)(x))
 
@@ -620,7 +621,8 @@ static inline __attribute__((always_inline)) int k_slots16(int32_t *acc, uint32_
     any = 0;
     for (int q = 0; q < 2 * LANES; q++) any |= full[q];
     if (!any) break;
-    x -= full;
+    /* the low 16 bits wrap from 32767 to -32768 (unsigned: defined) */
+    x = (v16hi)((v16hu)x - (v16hu)full);
     moved -= full;
   }
   any = 0;

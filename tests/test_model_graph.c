@@ -58,8 +58,6 @@ static void counting_init(counting *c, const ooo_config *cfg, ic_catmask ideal) 
   c->fw = ooo_config_fetch_width(cfg) * ((ideal & IC_CATBIT(IC_CAT_BW)) ? IC_BW_FACTOR : 1);
 }
 
-static void random_machine(ooo_config *cfg, uint64_t *seed);
-
 /* Runs v on cfg with the checker; asserts the invariant. */
 static void check_stream(const ooo_config *cfg, const char *what, ic_catmask ideal, const ic_inst *v,
                          size_t n, size_t warm, counting *cnt) {
@@ -98,51 +96,6 @@ static int config_files(char names[][512], int max) {
   closedir(d);
   cr_assert(n >= 5, "expected the shipped configs");
   return n;
-}
-
-/* Machines unlike the shipped ones, drawn from a fixed seed: each key from
- * a list of values that includes its extremes (a 1-entry ROB, 1-wide
- * issue, a 1-cycle memory, an IQ or LSQ smaller than the ROB). The graph
- * must replay every one of them exactly: the tool is used on machines
- * nobody here configured. */
-static void random_machine(ooo_config *cfg, uint64_t *seed) {
-  static const struct {
-    const char *key;
-    int n;
-    int v[7];
-  } keys[] = {
-      {"core.fetch_width", 6, {1, 2, 3, 4, 8, 32}},    {"core.fetch_queue", 4, {1, 2, 16, 64}},
-      {"core.fetch_taken", 3, {1, 2, 8}},              {"core.frontend_depth", 4, {1, 2, 9, 40}},
-      {"core.dispatch_ready", 4, {1, 2, 3, 20}},       {"core.rob", 7, {1, 2, 8, 32, 64, 128, 512}},
-      {"core.issue_width", 6, {1, 2, 3, 4, 8, 32}},    {"core.wakeup", 3, {1, 2, 4}},
-      {"core.commit_width", 4, {1, 2, 6, 16}},         {"core.store_bw", 3, {1, 2, 4}},
-      {"core.recovery", 4, {0, 1, 3, 50}},             {"fu.int_alu", 4, {1, 2, 3, 6}},
-      {"fu.int_mul", 2, {1, 2}},                       {"fu.fp_add", 3, {1, 2, 4}},
-      {"fu.fp_muldiv", 2, {1, 2}},                     {"fu.ldst", 4, {1, 2, 3, 4}},
-      {"latency.int_alu", 2, {1, 2}},                  {"latency.int_mul", 3, {1, 3, 5}},
-      {"latency.int_div", 3, {1, 20, 100}},            {"latency.fp_add", 3, {1, 2, 4}},
-      {"latency.fp_mul", 3, {1, 4, 6}},                {"latency.fp_div", 3, {1, 12, 30}},
-      {"l1d.latency", 4, {1, 2, 4, 6}},                {"l1d.size", 3, {1024, 8192, 32768}},
-      {"l1d.ways", 4, {1, 2, 4, 8}},                   {"l2.latency", 3, {1, 12, 30}},
-      {"mem.latency", 4, {1, 50, 100, 400}},           {"mem.mshrs", 5, {1, 2, 4, 8, 64}},
-      {"tlb.miss_latency", 3, {0, 30, 100}},           {"bpred.history", 3, {0, 4, 13}},
-  };
-  ic_err err;
-  char set[96];
-  int rob = 0;
-  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-    const int v = keys[k].v[lcg(seed) % (uint64_t)keys[k].n];
-    if (!strcmp(keys[k].key, "core.rob")) rob = v;
-    snprintf(set, sizeof set, "%s=%d", keys[k].key, v);
-    cr_assert_eq(ooo_config_set(cfg, set, &err), IC_OK, "%s: %s", set, err.msg);
-  }
-  /* the queues: as large as the ROB, or smaller (a split window) */
-  const int iq[] = {rob, rob, rob / 2, rob / 4, 1}, lsq[] = {rob, rob / 2, 3};
-  const int q = iq[lcg(seed) % 5], l = lsq[lcg(seed) % 3];
-  snprintf(set, sizeof set, "core.iq=%d", q > 0 ? q : 1);
-  cr_assert_eq(ooo_config_set(cfg, set, &err), IC_OK, "%s: %s", set, err.msg);
-  snprintf(set, sizeof set, "core.lsq=%d", l > 0 ? l : 1);
-  cr_assert_eq(ooo_config_set(cfg, set, &err), IC_OK, "%s: %s", set, err.msg);
 }
 
 /* independent loads walking lines, 8 per line: the first misses, the
