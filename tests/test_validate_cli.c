@@ -197,6 +197,30 @@ Test(validate_cli, short_fragments_with_win_get_a_note) {
   }
 }
 
+/* A run shorter than two default fragments of a large machine (ROB 512:
+ * 30720) gets fragments of half its length, with the note where win is
+ * chosen; before, graphfrag failed with "holds no complete window". */
+Test(validate_cli, a_short_run_on_a_large_machine_gets_shorter_fragments) {
+  char *prog = compile("branch_gf", t_guest_random_branch);
+  const char *cats[] = {"win,bw", "bw,bmisp"};
+  for (int k = 0; k < 2; k++) {
+    char args[1600];
+    snprintf(args, sizeof args,
+             "--methods graphfrag,profiler --set core.rob=512 --categories %s --skip 20k --warm 10k "
+             "--max 20k --format yaml -- %s 100000",
+             cats[k], prog);
+    result r = run_icost(args);
+    cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    cr_assert_not_null(strstr(r.out, "mean_error_percent"), "%s", r.out);
+    const char *note = strstr(r.err, "note: fragments of 10000 instructions are shorter than 3 "
+                                     "windows of win (30720 on this machine)");
+    if (k == 0) cr_assert_not_null(note, "%s", r.err);
+    else cr_assert_null(note, "%s", r.err);
+    free(r.out);
+    free(r.err);
+  }
+}
+
 Test(validate_cli, suite_manifest_text) {
   char *prog = compile("branch_suite", t_guest_random_branch);
   char manifest[600], args[1400];

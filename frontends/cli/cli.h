@@ -30,5 +30,12 @@ int cli_fail_err(ic_status st, const ic_err *err);
  * default for a ROB of rob (ic_fragment_length_for): they see only part of
  * what win removes. */
 void cli_note_fragments(const uint8_t *cats, int ncat, uint64_t len, uint32_t rob);
+/* The default fragment length for a ROB of rob: 3 windows of win
+ * (ic_fragment_length_for), but at most half a run of max timed
+ * instructions where that half is at least IC_GRAPHFRAG_DEFAULT_LEN: the
+ * blocks start at a random offset below their length, so a run of 2L - 1
+ * holds one whole block, and a short run on a large machine gets fragments
+ * instead of none. */
+uint64_t cli_fragment_length(uint32_t rob, uint64_t max);
 
 #endif

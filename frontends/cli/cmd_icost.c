@@ -48,8 +48,9 @@ static const char icost_help[] =
     "                      signature-sample interval is set for about K fragments\n"
     "  --frag-length L     graphfrag/profiler: instructions per fragment (default 3 x\n"
     "                      win's idealized window, 60 x core.rob, at least 2000: 3840 on\n"
-    "                      the baseline machine; a fragment sees only the overlap within\n"
-    "                      it, and win's reaches over 20 ROBs: a shorter one with win\n"
+    "                      the baseline machine; at most half of --max where that half\n"
+    "                      is 2000 or more; a fragment sees only the overlap within it,\n"
+    "                      and win's reaches over 20 ROBs: a shorter one with win\n"
     "                      chosen gets a note on stderr)\n"
     "  --frag-seed S       graphfrag/profiler: seed of the windows or sampling and of the\n"
     "                      bootstrap (default 1)\n"
@@ -282,7 +283,7 @@ static ic_status frag_shape(const cli_run *run, const icost_opts *o, const uint8
   int64_t rob;
   ic_status st = ooo_config_get(run->config, "core.rob", &rob, err);
   if (st != IC_OK) return st;
-  *len = o->fraglen ? o->fraglen : ic_fragment_length_for((uint32_t)rob);
+  *len = o->fraglen ? o->fraglen : cli_fragment_length((uint32_t)rob, run->max);
   cli_note_fragments(cats, ncat, *len, (uint32_t)rob);
   *w = o->have_fragwarm ? o->fragwarm : ic_fragment_warmup_for((uint32_t)rob, *len);
   return IC_OK;

@@ -37,7 +37,8 @@ static const char profile_help[] =
     "                          from the end of the previous one (default 10000)\n"
     "  --fragment-length L     instructions per signature sample = fragment (default\n"
     "                          3 x win's idealized window, 60 x core.rob, at least\n"
-    "                          2000: 3840 on the baseline machine)\n"
+    "                          2000: 3840 on the baseline machine; at most half\n"
+    "                          of --max where that half is 2000 or more)\n"
     "  --seed S                (common option) seeds the guest and the sampling counters\n"
     "\n"
     "A detailed sample holds, for one tagged instruction: its pc, the latencies of\n"
@@ -209,7 +210,7 @@ int cmd_profile(int argc, char **argv) {
   char *yaml = NULL;
   size_t yaml_len = 0;
   if ((st = sig_machine_from_config(run.config, &h.machine, &err)) != IC_OK) goto fail;
-  if (!po.length) po.length = ic_fragment_length_for(h.machine.rob); /* 3 windows of win */
+  if (!po.length) po.length = cli_fragment_length(h.machine.rob, run.max); /* 3 windows of win */
   if ((st = sig_file_identity(run.workload.argv[0], &h.elf_size, &h.elf_hash, &err)) != IC_OK)
     goto fail;
   FILE *ys = open_memstream(&yaml, &yaml_len);

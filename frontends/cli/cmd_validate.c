@@ -47,7 +47,8 @@ static const char validate_help[] =
     "  --fragments K      graphfrag windows (default 200), chosen uniformly among the\n"
     "                     run's blocks of L instructions by reservoir sampling\n"
     "  --frag-length L    instructions per window (default, as the profiler's: 60 x\n"
-    "                     core.rob, at least 2000)\n"
+    "                     core.rob, at least 2000, at most half of --max where that\n"
+    "                     half is 2000 or more)\n"
     "  --frag-seed S      seed of the window choice and the bootstrap (default 1)\n"
     "  --frag-warmup W    graphfrag/profiler: the first W instructions of each window\n"
     "                     are solved but not counted, so the counted part does not\n"
@@ -203,7 +204,7 @@ static ic_status validate_one(const cli_run_opts *base, const vopts *v, const ch
     cli_run_free(&run);
     return st;
   }
-  const uint64_t len = v->fraglen ? v->fraglen : ic_fragment_length_for((uint32_t)rob);
+  const uint64_t len = v->fraglen ? v->fraglen : cli_fragment_length((uint32_t)rob, run.max);
   static int noted; /* once per command (a suite's workloads share the machine) */
   if (v->fragment_methods && !noted) {
     cli_note_fragments(vo->cats, vo->ncat, len, (uint32_t)rob);

@@ -29,6 +29,11 @@ void cli_note_fragments(const uint8_t *cats, int ncat, uint64_t len, uint32_t ro
     }
 }
 
+uint64_t cli_fragment_length(uint32_t rob, uint64_t max) {
+  const uint64_t len = ic_fragment_length_for(rob), half = max / 2;
+  return half >= IC_GRAPHFRAG_DEFAULT_LEN && len > half ? half : len;
+}
+
 int cli_fail_err(ic_status st, const ic_err *err) {
   return cli_fail(st == IC_EINPUT ? 2 : 1, "%s", err->msg);
 }
