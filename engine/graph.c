@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "ooo.h"
+#include "slot_tab.h"
 
 ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
   if (r->nedges > IC_MAX_EDGES)
@@ -69,20 +70,6 @@ int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np) {
   return *nw || *np;
 }
 
-/* The slot rule for recs[i] from time e0, the issue times of the earlier
- * records in nt. */
-static uint64_t slot_rule(const ic_graph_rec *recs, size_t i, const uint64_t *nt, uint64_t e0,
-                          int nw, int np) {
-  uint64_t eo[IC_IW_WINDOW];
-  uint8_t po[IC_IW_WINDOW];
-  int m = 0;
-  for (size_t j = i; j-- > 0 && m < IC_IW_WINDOW;) {
-    eo[m] = nt[j * IC_NODE_COUNT + IC_NODE_E];
-    po[m++] = (uint8_t)ooo_pool_of(recs[j].opclass);
-  }
-  return ic_slot_time(e0, eo, po, m, nw, np, ooo_pool_of(recs[i].opclass));
-}
-
 ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,
                         uint64_t *t_out, ic_err *err) {
   *t_out = 0;
@@ -94,6 +81,8 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
   }
   ic_status st = IC_OK;
   uint64_t seq0 = recs[0].seq;
+  ic_slot_tab slots = {0};
+  const int rule = dg_slot_rule_applies(ideal);
   for (size_t i = 0; i < n; i++) {
     const ic_graph_rec *r = &recs[i];
     if (r->seq != seq0 + i) {
@@ -124,10 +113,16 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
       }
       int nw, np;
       if (node == IC_NODE_E && dg_slot_counts(r, ideal, &nw, &np))
-        v = slot_rule(recs, i, nt, v, nw, np);
+        v = ic_slot_tab_time(&slots, v, nw, np, ooo_pool_of(r->opclass));
       t[node] = v;
+      if (node == IC_NODE_D && rule) ic_slot_tab_floor(&slots, v);
+    }
+    if (rule && ic_slot_tab_add(&slots, t[IC_NODE_E], ooo_pool_of(r->opclass)) != 0) {
+      st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (slot counts)");
+      break;
     }
   }
+  ic_slot_tab_free(&slots);
   if (st == IC_OK) *t_out = nt[(n - 1) * IC_NODE_COUNT + IC_NODE_C];
   if (!node_t) free(nt);
   return st;
@@ -179,7 +174,7 @@ uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, i
   const uint64_t t = nt[i * IC_NODE_COUNT + IC_NODE_E];
   if (t <= v) return 0;
   const int pool = ooo_pool_of(r->opclass);
-  for (size_t j = i, m = 0; j-- > 0 && m < IC_IW_WINDOW; m++)
+  for (size_t j = i; j-- > 0;)
     if (nt[j * IC_NODE_COUNT + IC_NODE_E] == t - 1 &&
         (nw ? 1 : ooo_pool_of(recs[j].opclass) == pool))
       return i - j;

@@ -88,10 +88,9 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
 
 /* Does the slot form of IW edges act as the slot rule under `ideal`? In
  * every subset without bw (which widens issue and the pools, and drops the
- * edges): the rule counts, in the subset's own times, the issues of the 64
- * records before i, whatever moved them. Under win (a 20x window) older
- * instructions beyond those 64 take slots too, so there it is a lower
- * bound. The keep bits of a slot-form edge are not read. */
+ * edges): the rule counts, in the subset's own times, the issues of the
+ * records before i from the latest D on (model/slot_tab.h), whatever moved
+ * them. The keep bits of a slot-form edge are not read. */
 static inline int dg_slot_rule_applies(ic_catmask ideal) { return !(ideal & IC_CATBIT(IC_CAT_BW)); }
 
 /* The slot counts of record r's live slot-form IW edges under `ideal`
@@ -109,7 +108,7 @@ int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmas
  * of its other E in-edges in nt (ic_graph_eval's layout), the distance back
  * to an instruction of the rule's count that issued in the full cycle just
  * before E(i), so that an edge from its E, latency 1, gives E(i) (the
- * exporter's form of the rule); else 0. O(IC_IW_WINDOW^2). */
+ * exporter's form of the rule); else 0. O(i) at worst. */
 uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
                         const uint64_t *nt);
 

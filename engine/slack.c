@@ -17,6 +17,7 @@
 
 #include "graph.h"
 #include "ooo.h"
+#include "slot_tab.h"
 
 typedef struct cedge {
   uint64_t lat;  /* baseline latency: sum of all parts */
@@ -52,7 +53,8 @@ struct ic_slack {
   crec *rec;
   uint64_t (*req)[IC_NODE_COUNT];
   uint64_t (*arr)[IC_NODE_COUNT];
-  uint8_t *apool;     /* FU pool of each record of arr[] (the slot rule counts by pool) */
+  ic_slot_tab slots;  /* the slot rule's counts (slot_tab.h), forward pass */
+  int oom;            /* the slot counts ran out of memory */
   int started, finished;
   uint64_t first_seq, next_seq, win_start;
   pc_slot *pcs;
@@ -85,9 +87,8 @@ ic_status ic_slack_create(ic_slack **out, uint32_t window, ic_err *err) {
   s->rec = malloc(s->cap * sizeof *s->rec);
   s->req = malloc(s->cap * sizeof *s->req);
   s->arr = malloc(s->acap * sizeof *s->arr);
-  s->apool = malloc(s->acap);
   s->pcs = calloc(s->pcs_cap, sizeof *s->pcs);
-  if (!s->rec || !s->req || !s->arr || !s->apool || !s->pcs) {
+  if (!s->rec || !s->req || !s->arr || !s->pcs) {
     ic_slack_destroy(s);
     return ic_fail(err, IC_ERUN, "slack: out of memory for a window of %u records", window);
   }
@@ -100,7 +101,7 @@ void ic_slack_destroy(ic_slack *s) {
   free(s->rec);
   free(s->req);
   free(s->arr);
-  free(s->apool);
+  ic_slot_tab_free(&s->slots);
   free(s->pcs);
   free(s);
 }
@@ -230,32 +231,26 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
 /* Forward pass of one record: its arrival times into the arrival ring.
  * Edges are sorted by destination node and an edge of distance 0 goes to a
  * later node, so its source is final when it is read. */
-/* The slot rule (graph_rec.h, IW) on E time *ae of record r: delays it
- * past the cycles where the earlier records within IC_IW_WINDOW fill the
- * slots, and turns the first slot-form edge into an edge from a record of
- * the full cycle just before (its dist; latency 1) where it did, else
- * leaves them all off. */
-static void slot_rule(ic_slack *s, crec *c, const ic_graph_rec *r, uint64_t oldest, uint64_t *ae) {
-  uint64_t eo[IC_IW_WINDOW];
-  uint8_t po[IC_IW_WINDOW];
-  int m = 0;
-  for (uint64_t q = r->seq; q-- > oldest && m < IC_IW_WINDOW; m++) {
-    eo[m] = s->arr[q & (s->acap - 1)][IC_NODE_E];
-    po[m] = s->apool[q & (s->acap - 1)];
-  }
-  const uint64_t t = ic_slot_time(*ae, eo, po, m, c->slot_w, c->slot_p, ooo_pool_of(r->opclass));
-  if (t == *ae) return;
+/* The slot rule (graph_rec.h, IW) on E time *ae of record r, whose D is
+ * final in a: delays it past the cycles the earlier records fill
+ * (slot_tab.h), and turns the first slot-form edge into an edge from a
+ * record of the full cycle just before (its dist; latency 1) where it did,
+ * else leaves them all off. */
+static void slot_rule(ic_slack *s, crec *c, const ic_graph_rec *r, uint64_t oldest, uint64_t *a) {
+  ic_slot_tab_floor(&s->slots, a[IC_NODE_D]);
+  const uint64_t t = ic_slot_tab_time(&s->slots, a[IC_NODE_E], c->slot_w, c->slot_p, ooo_pool_of(r->opclass));
+  if (t == a[IC_NODE_E]) return;
   for (int j = 0; j < c->nedges; j++)
     if (c->e[j].iw == 2) {
-      for (int k = 0; k < m; k++)
-        if (eo[k] == t - 1) {
-          c->e[j].dist = (uint32_t)(k + 1);
+      for (uint64_t q = r->seq; q-- > oldest;)
+        if (s->arr[q & (s->acap - 1)][IC_NODE_E] == t - 1) {
+          c->e[j].dist = (uint32_t)(r->seq - q);
           c->iw_off &= (uint16_t)~(1u << j);
           break;
         }
       break;
     }
-  *ae = t;
+  a[IC_NODE_E] = t;
 }
 
 static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
@@ -268,7 +263,7 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
     const cedge *e = &c->e[j];
     uint64_t src;
     if (!slot_done && e->dn > IC_NODE_E) {
-      slot_rule(s, c, r, oldest, &a[IC_NODE_E]);
+      slot_rule(s, c, r, oldest, a);
       slot_done = 1;
     }
     if (e->iw == 2) { /* the slot form: the rule above, after E's other edges */
@@ -293,8 +288,11 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
     }
     if (src + e->lat > a[e->dn]) a[e->dn] = src + e->lat;
   }
-  if (!slot_done) slot_rule(s, c, r, oldest, &a[IC_NODE_E]);
-  s->apool[r->seq & (s->acap - 1)] = (uint8_t)ooo_pool_of(r->opclass);
+  if (!slot_done) slot_rule(s, c, r, oldest, a);
+  if (dg_slot_rule_applies(s->ideal)) {
+    ic_slot_tab_floor(&s->slots, a[IC_NODE_D]);
+    if (ic_slot_tab_add(&s->slots, a[IC_NODE_E], ooo_pool_of(r->opclass)) != 0) s->oom = 1;
+  }
   if (!s->ideal) /* the stamps are the baseline's */
     for (int k = 0; k < IC_NODE_COUNT; k++)
       if (a[k] != r->t[k]) s->tot.stamp_mismatches++;
@@ -399,6 +397,7 @@ ic_status ic_slack_consume(ic_slack *s, const ic_graph_rec *recs, size_t n, ic_e
       s->first_seq = s->next_seq = s->win_start = r->seq;
     }
     forward(s, c, r);
+    if (s->oom) return ic_fail(err, IC_ERUN, "slack: out of memory (slot counts)");
     s->next_seq = r->seq + 1;
     if (s->next_seq - s->win_start == s->window) {
       rc = backward(s, s->next_seq, s->half ? s->half : 1, err);

@@ -65,26 +65,20 @@
  * entry's l holds the edge's flags) is the slot rule instead, in the lanes
  * of subsets without bw (rule_off: bw's lane bit; dg_slot_rule_applies;
  * bw drops the edge, so only bw acts on it): after E's other edges,
- * k_slots counts, lane by lane, how many of the 64 records before i have
- * their E in i's cycle (in the E ring, one or two runs of rows; for the
- * pool's rule only those of i's pool, a bit mask the planner keeps per
- * pool) and moves i on while a count is full; k_block passes the pair
- * over in those lanes. Where the cycles allow, two blocks at once count
- * the low 16 bits of E (k_slots16: a copy of the last 64 rows in 16 bits,
- * used where each lane's candidate lies within 2^16 - 128 cycles of the
- * least and the largest E of the two 64-record epochs that hold the
- * window, so that equal low halves mean equal cycles). Cost (callgrind,
- * mix, 100k records from the first, one thread): 9116 instructions a
- * record with 8 categories, about 4000 of them k_slots (12549 with the
- * 32-bit counts alone); 4061 when the rule ran only in the lanes without
- * win, bmisp, dmiss and imiss too (8 of 256), and 3296 with the
- * conditional edges only. With 3 categories (dmiss, bmisp, win) one block
- * of 8 lanes, 32-bit counts: 2304. For it, the graph
- * error against multisim (the rule alone; with the model's fetch-width
- * change of the same commit in brackets) falls from 3.5% to 3.0% (1.2) on
- * the extras on the baseline machine, 4.2 to 1.7 (1.1) on l1d4 and 3.5 to
- * 2.9 (1.2) with 15-cycle mispredictions; on the suite 0.4 to 0.3 (0.3),
- * on l1d4 1.3 to 1.2 (0.2). Those subsets had no issue slots at all.
+ * k_slots looks i's candidate cycle up, lane by lane, in the lane's slot
+ * counts (stab: a model/slot_tab.h table a lane, the issues of every
+ * earlier record in flight in that lane's times) and moves i on while it
+ * is full, then counts i's issue; k_block passes the pair over in those
+ * lanes. The counts are scalar work a lane (a table each: their cycles
+ * differ), which made the solver slower: callgrind, mix, 100k records
+ * from the first, one thread, 8 categories: 17.1k instructions a record
+ * against 9116 when k_slots counted the 64 records before i in the E ring
+ * with vector compares (3 categories: 2538 against 2298). Counting only
+ * 64 missed the slots that instructions further back take wherever more
+ * are in flight (a ROB over 64, and win): the graph's error against
+ * multisim on the twelve extra programs fell from 12.9% to 4.4% on
+ * configs/narrow.yaml (ROB 128, 3-wide issue) and from 4.2% to 0.6% on
+ * modern.yaml (ROB 256).
  *
  * Range argument (why int32 is safe). Every stored offset is at most
  * `ubound`: time 0 has offset <= 0, and an instruction raises the largest
@@ -200,6 +194,7 @@
 
 #include "graph.h"
 #include "ooo.h"
+#include "slot_tab.h"
 
 #define FLOOR (-(INT32_C(1) << 29))
 #define NEG (-(INT32_C(1) << 30))
@@ -207,11 +202,6 @@
 #define REBASE_TO (INT32_C(1) << 27)
 #define MIN_WINDOW 64u
 #define E_WINDOW 512u
-/* k_slots16's bound on |E(j) - candidate| (below 2^16, less the 64 cycles
- * a candidate can still move) and its empty-epoch values */
-#define SLOT16_SPAN (65536 - 2 * IC_IW_WINDOW)
-#define SLOT16_LO (INT32_C(1) << 30)
-#define SLOT16_HI (-(INT32_C(1) << 30))
 #define INIT_WINDOW_BYTES ((size_t)16 << 20)
 #define LANES 8
 /* Latency-vector store: at most this many bytes of vectors, and between
@@ -327,7 +317,7 @@ struct plan {
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
   uint8_t ni[IC_NODE_COUNT];
   uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
-  uint64_t samepool;         /* bit j: record seq - 1 - j is of this one's FU pool */
+  uint8_t pool;              /* its FU pool (ooo_pool_of): the slot rule's pool count */
   struct pe e[2 * IC_MAX_EDGES];
 };
 
@@ -381,7 +371,8 @@ struct xenv {
   const int64_t *base;
   int avx2;
   uint64_t viol, first;
-  const struct ic_solver *sv; /* the E ring, for the slot rule (read only) */
+  uint64_t oom;               /* slot counts that could not grow (counted as violations too) */
+  const struct ic_solver *sv; /* the slot counts of its lanes (stab) */
 };
 
 /* The two-thread pipeline: the caller's thread plans (plan_one) into q, a
@@ -433,18 +424,10 @@ struct ic_solver {
   uint32_t rs;               /* a ring row's int32s: anp (the lanes evaluated), so
                                 the rows of a few lanes lie close together */
   int32_t *scratch[3];       /* [0]: relabel's row, [1], [2]: rebase's */
-  /* k_slots in 16 bits (k_slots16): the low 16 bits of the E rows of the
-   * last IC_IW_WINDOW records (row seq % 64, rs16 lanes a row), and per
-   * lane the least and the largest E of two epochs of 64 records (emn,
-   * emx [epoch parity], epochs counted from sbase), which hold the 64 before
-   * any record. Where a lane's candidate lies within SLOT16_SPAN of both,
-   * no row of the window can match it modulo 2^16 without matching it, and
-   * the counts run over 16 lanes a vector. Kept by exec_plan for each
-   * thread's lanes; rebuilt from the E ring where its rows move. */
-  int16_t *e16;
-  int32_t *emn[2], *emx[2];
-  uint32_t rs16;
-  uint64_t sbase;
+  /* The slot rule's counts (slot_tab.h), one table a lane [np], kept by
+   * exec_plan for each thread's lanes (not in bw's lanes, where the rule
+   * does not hold); absolute cycles (base + offset), so a rebase leaves them. */
+  ic_slot_tab *stab;
   /* Latency vectors by edge shape (lat_key): a vector, once built, stays
    * unchanged until the store is cleared (plans in flight point to it). */
   struct lslot *lslot;       /* [2 * lcap] */
@@ -475,7 +458,6 @@ struct ic_solver {
   uint32_t epoch_n, adapt_step; /* adapt_split's state */
   int solo;                  /* adaptive: the worker idles, as with 1 thread */
   double epoch_t0, cand_time[4];
-  uint64_t poolbits[OOO_POOL_COUNT]; /* bit j: record next - 1 - j is of the pool */
   struct plan *one;          /* single-thread mode: the one plan */
   struct pipe *pipe;         /* two-thread mode, or NULL */
 };
@@ -491,11 +473,6 @@ typedef int32_t v8si __attribute__((vector_size(4 * LANES), may_alias));
 #define VMAX(a, b) __extension__({ v8si a_ = (a), b_ = (b), m_ = a_ > b_; (a_ & m_) | (b_ & ~m_); })
 #define SPLAT(x) ((v8si){(x), (x), (x), (x), (x), (x), (x), (x)})
 #define VMIN(a, b) __extension__({ v8si a_ = (a), b_ = (b), m_ = a_ < b_; (a_ & m_) | (b_ & ~m_); })
-typedef int16_t v8hi __attribute__((vector_size(2 * LANES), may_alias));
-typedef int16_t v16hi __attribute__((vector_size(4 * LANES), may_alias));
-typedef uint16_t v16hu __attribute__((vector_size(4 * LANES), may_alias));
-#define LD16(p) (*(const v16hi *)(const void *)(p))
-#define SPLAT16(x) ((v16hi){0} + (int16_t)(x))
 
 /* One node's arrival vector from all its in-edges in a single pass, over
  * lanes [lo, hi) (multiples of 32, or of 8 below 32 lanes):
@@ -525,29 +502,6 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
   }
 }
 
-/* The slot rule (graph_rec.h, IW slot form) on node E over lanes [lo, hi)
- * (hi <= bhi), after its other edges: in the lanes where the record's
- * slot-form edge of the issue width (of the pool) lives, E moves on a
- * cycle at a time while n of the IC_IW_WINDOW records before it (of its
- * pool) have their E in its cycle. Block pairs in the slot form carry the
- * edge's flags in the condition entry's l (0: the old form,
- * k_block's). The E rows of those records are in the E ring (its window
- * is at least 64); which share i's pool, in the plan's samepool. At most
- * m + 1 cycles a lane. */
-/* Adds to *c how many of the n rows r, r + rs, ... hold *x, lane by lane
- * (pointers: no 32-byte vector crosses a call boundary). */
-static inline __attribute__((always_inline)) void count_at(v8si *c, const int32_t *r, uint64_t n,
-                                                          uint32_t rs, const v8si *x) {
-  v8si c0 = *c, c1 = SPLAT(0);
-  uint64_t j = 0;
-  for (; j + 2 <= n; j += 2, r += 2 * rs) {
-    c0 -= LD(r) == *x;
-    c1 -= LD(r + rs) == *x;
-  }
-  if (j < n) c0 -= LD(r) == *x;
-  *c = c0 + c1;
-}
-
 /* The lanes of the block at s where the width's rule (lw) and the pool's
  * (lp) live: those of its edge's block (not dropped there) and of the
  * rule (not bw's). */
@@ -562,84 +516,18 @@ static inline __attribute__((always_inline)) void slot_live(const struct pe *ew,
   *lp = p & rule;
 }
 
-/* count_at over 16 lanes of 16-bit rows */
-static inline __attribute__((always_inline)) void count16_at(v16hi *c, const int16_t *r, uint64_t n,
-                                                            uint32_t rs, const v16hi *x) {
-  const v16hi y = *x;
-  v16hi c0 = *c, c1 = {0}, c2 = {0}, c3 = {0};
-  uint64_t j = 0;
-  for (; j + 4 <= n; j += 4, r += 4 * rs) {
-    c0 -= LD16(r) == y;
-    c1 -= LD16(r + rs) == y;
-    c2 -= LD16(r + 2 * rs) == y;
-    c3 -= LD16(r + 3 * rs) == y;
-  }
-  for (; j < n; j++, r += rs) c0 -= LD16(r) == y;
-  *c = (c0 + c1) + (c2 + c3);
-}
-
-/* The slot rule for the 16 lanes at s (two blocks) in 16 bits, where every
- * lane's candidate lies within SLOT16_SPAN of the least and the largest E
- * of the window's epochs (then equal low 16 bits mean equal cycles):
- * returns 1 having done them, 0 (nothing done) where some lane does not. lw
- * and lp: the lanes each rule lives in, as k_slots takes them. */
-static inline __attribute__((always_inline)) int k_slots16(int32_t *acc, uint32_t s, uint64_t seq,
-                                                           uint64_t m, uint64_t samepool, int nw,
-                                                           int np, v8si lw0, v8si lw1, v8si lp0,
-                                                           v8si lp1, const struct ic_solver *sv) {
-  const v8si x0 = LD(acc + s), x1 = LD(acc + s + LANES);
-  const v8si span = SPLAT(SLOT16_SPAN);
-  v8si bad = (x0 - VMIN(LD(sv->emn[0] + s), LD(sv->emn[1] + s)) >= span) |
-             (VMAX(LD(sv->emx[0] + s), LD(sv->emx[1] + s)) - x0 >= span) |
-             (x1 - VMIN(LD(sv->emn[0] + s + LANES), LD(sv->emn[1] + s + LANES)) >= span) |
-             (VMAX(LD(sv->emx[0] + s + LANES), LD(sv->emx[1] + s + LANES)) - x1 >= span);
-  int any = 0;
-  for (int q = 0; q < LANES; q++) any |= bad[q];
-  if (any) return 0;
-  const v16hi lw = __builtin_shufflevector(__builtin_convertvector(lw0, v8hi), __builtin_convertvector(lw1, v8hi),
-                                           0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const v16hi lp = __builtin_shufflevector(__builtin_convertvector(lp0, v8hi), __builtin_convertvector(lp1, v8hi),
-                                           0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  v16hi x = __builtin_shufflevector(__builtin_convertvector(x0, v8hi), __builtin_convertvector(x1, v8hi),
-                                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const v16hi nwv = SPLAT16(nw), npv = SPLAT16(np);
-  /* the rows of records seq - m .. seq - 1: one or two runs of the 64 */
-  const uint64_t a = (seq - m) % IC_IW_WINDOW;
-  const uint64_t run1 = a + m > IC_IW_WINDOW ? IC_IW_WINDOW - a : m;
-  const int16_t *const base = sv->e16 + s;
-  const uint32_t rs = sv->rs16;
-  v16hi moved = {0};
-  for (uint64_t it = 0; it <= m; it++) {
-    v16hi cw = {0};
-    count16_at(&cw, base + a * rs, run1, rs, &x);
-    count16_at(&cw, base, m - run1, rs, &x);
-    v16hi cp = {0};
-    if (np)
-      for (uint64_t bits = samepool & (m < 64 ? (UINT64_C(1) << m) - 1 : ~UINT64_C(0)); bits; bits &= bits - 1)
-        cp -= LD16(base + ((seq - 1 - (uint64_t)__builtin_ctzll(bits)) % IC_IW_WINDOW) * rs) == x;
-    const v16hi full = ((cw >= nwv) & lw) | ((cp >= npv) & lp);
-    any = 0;
-    for (int q = 0; q < 2 * LANES; q++) any |= full[q];
-    if (!any) break;
-    /* the low 16 bits wrap from 32767 to -32768 (unsigned: defined) */
-    x = (v16hi)((v16hu)x - (v16hu)full);
-    moved -= full;
-  }
-  any = 0;
-  for (int q = 0; q < 2 * LANES; q++) any |= moved[q];
-  if (any) {
-    const v8hi m0 = __builtin_shufflevector(moved, moved, 0, 1, 2, 3, 4, 5, 6, 7);
-    const v8hi m1 = __builtin_shufflevector(moved, moved, 8, 9, 10, 11, 12, 13, 14, 15);
-    ST(acc + s, x0 + __builtin_convertvector(m0, v8si));
-    ST(acc + s + LANES, x1 + __builtin_convertvector(m1, v8si));
-  }
-  return 1;
-}
-
-static inline __attribute__((always_inline)) void k_slots(int32_t *acc, const struct pe *b, int ni,
-                                                          uint32_t lo, uint32_t hi, uint64_t seq,
-                                                          uint64_t samepool,
-                                                          const struct ic_solver *sv) {
+/* The slot rule (graph_rec.h, IW slot form) on node E over lanes [lo, hi),
+ * after its other edges, and the slot counts' upkeep: in the lanes where
+ * the record's slot-form edge of the issue width (of the pool) lives, E
+ * moves to the first cycle with a free slot in the lane's counts (stab,
+ * slot_tab.h), whose floor first takes this record's D; in every lane
+ * without bw the counts take the E (ic_slot_tab_take: one walk for both).
+ * Block pairs in the slot form carry the edge's flags in the condition
+ * entry's l (0: the old form, k_block's). Returns 0 where the record has
+ * no slot-form edge (slots_note keeps the counts then). */
+static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const struct pe *b, int ni,
+                                                         uint32_t lo, uint32_t hi,
+                                                         const struct plan *pl, struct xenv *x) {
   int nw = 0, np = 0;
   const struct pe *ew = NULL, *ep = NULL;
   for (int e = 0; e + 1 < ni; e += 2) {
@@ -650,54 +538,56 @@ static inline __attribute__((always_inline)) void k_slots(int32_t *acc, const st
     else
       nw = cf & IC_IW_SLOTS, ew = &b[e];
   }
-  if (!ew && !ep) return;
-  /* the lanes of subsets without bw (dg_slot_rule_applies): whole blocks
-     of LANES where bw's lane bit is that high */
-  const uint32_t off = sv->rule_off;
-  uint64_t from = sv->seq0 > sv->valid_lo[RING_E] ? sv->seq0 : sv->valid_lo[RING_E];
-  uint64_t m = seq > from ? seq - from : 0;
-  if (m > IC_IW_WINDOW) m = IC_IW_WINDOW;
-  if (m > sv->w[RING_E] - 1) m = sv->w[RING_E] - 1;
-  /* the E rows of records seq - m .. seq - 1: one or two runs of the ring */
-  const uint64_t wm = sv->w[RING_E] - 1, a = (seq - m) & wm, z = (seq - 1) & wm;
-  const int32_t *const ring = sv->ring[RING_E];
-  const uint32_t rs = sv->rs;
-  const uint64_t run1 = m && a > z ? wm + 1 - a : m; /* rows from a on */
-  const v8si nwv = SPLAT(nw), npv = SPLAT(np), zero = SPLAT(0);
+  if (!ew && !ep) return 0;
+  const uint32_t off = x->sv->rule_off;
+  const int32_t *d = pl->out[IC_NODE_D];
+  const int64_t *base = x->base;
+  ic_slot_tab *const tab = x->sv->stab;
   for (uint32_t s = lo; s < hi; s += LANES) {
-    if (off >= LANES && (s & off)) continue;
+    if (off >= LANES && (s & off)) continue; /* a block of bw's lanes */
     v8si lw, lp;
     slot_live(ew, ep, s, off, &lw, &lp);
-    /* two blocks at once in 16 bits where their cycles allow */
-    if (!(s & LANES) && m && s + 2 * LANES <= hi && !(off >= LANES && ((s + LANES) & off))) {
-      v8si lw1, lp1;
-      slot_live(ew, ep, s + LANES, off, &lw1, &lp1);
-      if (k_slots16(acc, s, seq, m, samepool, nw, np, lw, lw1, lp, lp1, sv)) {
-        s += LANES;
+    uint32_t mw = 0, mp = 0; /* the rules' lanes as bits */
+    for (uint32_t q = 0; q < LANES; q++) {
+      mw |= (uint32_t)(lw[q] & 1) << q;
+      mp |= (uint32_t)(lp[q] & 1) << q;
+    }
+    const uint32_t end = s + LANES < hi ? s + LANES : hi;
+    for (uint32_t lane = s; lane < end; lane++) {
+      if (lane & off) continue;
+      const int64_t c0 = base[lane] + acc[lane], dt = base[lane] + d[lane];
+      if (c0 < 0) continue; /* before time 0: nothing issues there */
+      ic_slot_tab_floor(&tab[lane], dt > 0 ? (uint64_t)dt : 0);
+      uint64_t c;
+      const uint32_t q = lane - s;
+      if (ic_slot_tab_take(&tab[lane], (uint64_t)c0, mw >> q & 1 ? nw : 0, mp >> q & 1 ? np : 0,
+                           pl->pool, &c) != 0) {
+        if (!x->viol) x->first = pl->seq;
+        x->viol++;
+        x->oom++;
         continue;
       }
+      acc[lane] += (int32_t)(c - (uint64_t)c0);
     }
-    v8si live = lw | lp;
-    int any = 0;
-    for (int q = 0; q < LANES; q++) any |= live[q];
-    if (!any || !m) continue;
-    v8si x = LD(acc + s);
-    for (uint64_t it = 0; it <= m; it++) {
-      v8si cw = zero;
-      count_at(&cw, ring + a * rs + s, run1, rs, &x);
-      count_at(&cw, ring + s, m - run1, rs, &x);
-      v8si cp = zero;
-      if (np)
-        for (uint64_t bits = samepool & (m < 64 ? (UINT64_C(1) << m) - 1 : ~UINT64_C(0)); bits;
-             bits &= bits - 1)
-          cp -= LD(ring + ((seq - 1 - (uint64_t)__builtin_ctzll(bits)) & wm) * rs + s) == x;
-      const v8si full = ((cw >= nwv) & lw) | ((cp >= npv) & lp);
-      any = 0;
-      for (int q2 = 0; q2 < LANES; q2++) any |= full[q2];
-      if (!any) break;
-      x -= full;
+  }
+  return 1;
+}
+
+/* The slot counts' upkeep for a record without a slot-form edge, over lanes
+ * [lo, hi) without bw: the floor takes its D, the counts its E. */
+static void slots_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
+  const uint32_t off = x->sv->rule_off;
+  const int32_t *d = pl->out[IC_NODE_D], *e = pl->out[IC_NODE_E];
+  ic_slot_tab *const tab = x->sv->stab;
+  for (uint32_t lane = lo; lane < hi; lane++) {
+    if (lane & off) continue;
+    const int64_t b0 = x->base[lane], dt = b0 + d[lane], et = b0 + e[lane];
+    ic_slot_tab_floor(&tab[lane], dt > 0 ? (uint64_t)dt : 0);
+    if (et >= 0 && ic_slot_tab_add(&tab[lane], (uint64_t)et, pl->pool) != 0) {
+      if (!x->viol) x->first = pl->seq;
+      x->viol++;
+      x->oom++;
     }
-    ST(acc + s, x);
   }
 }
 
@@ -807,43 +697,19 @@ __attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(i
 
 /* The five nodes of a plan over lanes [lo, hi) (one call: the kernels are
  * inlined into it, so their setup is not paid five times). */
-__attribute__((target("avx2"))) static void k_nodes_avx2(const struct plan *pl, const int32_t *zero,
-                                                         uint32_t lo, uint32_t hi,
-                                                         const struct ic_solver *sv) {
+__attribute__((target("avx2"))) static int k_nodes_avx2(const struct plan *pl, const int32_t *zero,
+                                                        uint32_t lo, uint32_t hi, struct xenv *x) {
+  int slots = 0;
   const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
     if (node == IC_NODE_E && pl->ni[node]) {
       const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
       if (lo < bhi) k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi);
-      k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl->seq, pl->samepool, sv);
+      slots = k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl, x);
     }
   }
-}
-#endif
-
-#ifdef HAVE_AVX2_KERNEL
-/* exec_plan's k_slots16 upkeep with AVX2: E's low 16 bits into row, and
- * the epoch's least and largest E. */
-__attribute__((target("avx2"))) static void slot16_note_avx2(int16_t *row, int32_t *mn, int32_t *mx,
-                                                              const int32_t *e, uint32_t lo, uint32_t hi) {
-  const __m256i low = _mm256_set1_epi32(0xffff);
-  uint32_t s = lo;
-  for (; s + 2 * LANES <= hi; s += 2 * LANES) {
-    const __m256i e0 = AVX_LD(e + s), e1 = AVX_LD(e + s + LANES);
-    AVX_ST(mn + s, _mm256_min_epi32(AVX_LD(mn + s), e0));
-    AVX_ST(mn + s + LANES, _mm256_min_epi32(AVX_LD(mn + s + LANES), e1));
-    AVX_ST(mx + s, _mm256_max_epi32(AVX_LD(mx + s), e0));
-    AVX_ST(mx + s + LANES, _mm256_max_epi32(AVX_LD(mx + s + LANES), e1));
-    /* the low halves, packed without saturation (they fit), in lane order */
-    const __m256i p = _mm256_packus_epi32(_mm256_and_si256(e0, low), _mm256_and_si256(e1, low));
-    _mm256_storeu_si256((__m256i *)(void *)(row + s), _mm256_permute4x64_epi64(p, 0xd8));
-  }
-  for (; s < hi; s++) {
-    row[s] = (int16_t)e[s];
-    if (e[s] < mn[s]) mn[s] = e[s];
-    if (e[s] > mx[s]) mx[s] = e[s];
-  }
+  return slots;
 }
 #endif
 
@@ -879,17 +745,10 @@ static void k_fill(int32_t *v, int32_t x, uint32_t np);
 static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
   if (hi > pl->anp) hi = pl->anp; /* the lanes of inert categories are not evaluated */
   if (lo > hi) lo = hi;
-  /* k_slots16: a new epoch forgets the one two back (the 64 records before
-     this one are all in the last) */
-  const uint64_t ed = pl->seq - x->sv->sbase;
-  const int par = (int)((ed / IC_IW_WINDOW) & 1);
-  if (ed && !(ed % IC_IW_WINDOW) && pl->anp >= 2 * LANES) { /* kept from 16 lanes on (below) */
-    k_fill(x->sv->emn[par] + lo, SLOT16_LO, hi - lo);
-    k_fill(x->sv->emx[par] + lo, SLOT16_HI, hi - lo);
-  }
+  int slots = 0; /* k_slots kept the slot counts */
 #ifdef HAVE_AVX2_KERNEL
   if (x->avx2)
-    k_nodes_avx2(pl, x->zero, lo, hi, x->sv);
+    slots = k_nodes_avx2(pl, x->zero, lo, hi, x);
   else
 #endif
   {
@@ -899,31 +758,12 @@ static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
       if (node == IC_NODE_E && pl->ni[node]) {
         const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
         if (lo < bhi) k_block(pl->out[node], b, pl->ni[node], lo, bhi);
-        k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl->seq, pl->samepool, x->sv);
+        slots = k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl, x);
       }
     }
   }
 
-  /* k_slots16: this record's E row in 16 bits, and its epoch's bounds
-     (not kept with fewer than 16 lanes: k_slots16 never runs there) */
-  if (pl->anp >= 2 * LANES) {
-    const struct ic_solver *sv = x->sv;
-    int16_t *row = sv->e16 + (pl->seq % IC_IW_WINDOW) * sv->rs16;
-#ifdef HAVE_AVX2_KERNEL
-    if (x->avx2)
-      slot16_note_avx2(row, sv->emn[par], sv->emx[par], pl->out[IC_NODE_E], lo, hi);
-    else
-#endif
-    {
-      int32_t *mn = sv->emn[par], *mx = sv->emx[par];
-      for (uint32_t s = lo; s < hi; s += LANES) {
-        const v8si e = LD(pl->out[IC_NODE_E] + s);
-        *(v8hi *)(void *)(row + s) = __builtin_convertvector(e, v8hi);
-        ST(mn + s, VMIN(LD(mn + s), e));
-        ST(mx + s, VMAX(LD(mx + s), e));
-      }
-    }
-  }
+  if (!slots) slots_note(x, pl, lo, hi);
 
   /* Baseline invariant: subset 0 idealizes nothing. */
   if (lo == 0 && hi > 0)
@@ -1114,7 +954,7 @@ static int pipe_start(ic_solver *s) {
   atomic_init(&p->pwant, 0);
   atomic_init(&p->stop, 0);
   p->q = vec_alloc_raw(QCAP, sizeof *p->q);
-  p->wx = (struct xenv){s->zero, s->base, s->avx2, 0, 0, s};
+  p->wx = (struct xenv){s->zero, s->base, s->avx2, 0, 0, 0, s};
   int ok = p->q != NULL;
   int mi = ok && pthread_mutex_init(&p->m, NULL) == 0;
   int c1 = mi && pthread_cond_init(&p->cv_work, NULL) == 0;
@@ -1382,7 +1222,6 @@ static void set_layout(ic_solver *s) {
   }
 }
 
-static void slot16_rebuild(ic_solver *s);
 
 ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_err *err) {
   *out = NULL;
@@ -1438,12 +1277,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   s->times = vec_alloc(s->n, sizeof(uint64_t));
   int ok = s->lane_of && s->lmap && s->btmp && s->bitm && s->base && s->zero && s->times;
   for (int k = 0; k < 3; k++) ok = (s->scratch[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
-  s->rs16 = (s->np + 15) & ~15u;
-  ok = (s->e16 = vec_alloc((size_t)IC_IW_WINDOW * s->rs16, sizeof(int16_t))) && ok;
-  for (int k = 0; k < 2; k++) {
-    ok = (s->emn[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
-    ok = (s->emx[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
-  }
+  ok = (s->stab = calloc(s->np, sizeof *s->stab)) && ok;
   s->lcap = MAX_LSTORE;
   while (s->lcap > MIN_LSTORE && (size_t)s->lcap * s->np * sizeof(int32_t) > LSTORE_BYTES)
     s->lcap /= 2;
@@ -1462,8 +1296,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   for (int k = 0; k < ncat; k++)
     for (uint32_t x = 0; x < s->np; x++) s->bitm[(size_t)k * s->np + x] = (x >> k) & 1 ? -1 : 0;
   set_layout(s); /* nothing has acted yet */
-  slot16_rebuild(s);
-  s->xs = (struct xenv){s->zero, s->base, s->avx2, 0, 0, s};
+  s->xs = (struct xenv){s->zero, s->base, s->avx2, 0, 0, 0, s};
   s->split = s->np;
   ic_solver_reset(s);
   ic_solver_set_threads(s, 0);
@@ -1476,8 +1309,9 @@ void ic_solver_destroy(ic_solver *s) {
   pipe_stop(s);
   for (int k = 0; k < RING_COUNT; k++) free(s->ring[k]);
   for (int k = 0; k < 3; k++) free(s->scratch[k]);
-  free(s->e16);
-  for (int k = 0; k < 2; k++) free(s->emn[k]), free(s->emx[k]);
+  if (s->stab)
+    for (uint32_t x = 0; x < s->np; x++) ic_slot_tab_free(&s->stab[x]);
+  free(s->stab);
   free(s->lslot);
   free(s->lvec);
   free(s->one);
@@ -1495,7 +1329,6 @@ void ic_solver_destroy(ic_solver *s) {
 
 void ic_solver_reset(ic_solver *s) {
   pipe_drain(s);
-  memset(s->poolbits, 0, sizeof s->poolbits);
   s->started = 0;
   s->seq0 = s->next = 0;
   for (int k = 0; k < RING_COUNT; k++) s->valid_lo[k] = 0;
@@ -1504,11 +1337,11 @@ void ic_solver_reset(ic_solver *s) {
   s->far_c = 0;
   memset(s->base, 0, s->np * sizeof *s->base);
   memset(s->zero, 0, s->np * sizeof *s->zero);
-  slot16_rebuild(s);
+  for (uint32_t x = 0; x < s->np; x++) ic_slot_tab_clear(&s->stab[x]);
   memset(s->times, 0, s->n * sizeof *s->times);
   memset(&s->st, 0, sizeof s->st);
-  s->xs.viol = s->xs.first = 0;
-  if (s->pipe) s->pipe->wx.viol = s->pipe->wx.first = 0;
+  s->xs.viol = s->xs.first = s->xs.oom = 0;
+  if (s->pipe) s->pipe->wx.viol = s->pipe->wx.first = s->pipe->wx.oom = 0;
   s->st.window = max_window(s);
 }
 
@@ -1539,30 +1372,6 @@ static ic_status grow_window(ic_solver *s, int k, uint64_t need, ic_err *err) {
  * most REBASE_TO, raising the base by the same amount. */
 static uint64_t live_lo(const ic_solver *s, int k) {
   return s->next - s->valid_lo[k] < s->w[k] ? s->valid_lo[k] : s->next - s->w[k];
-}
-
-/* k_slots16's rows and bounds from the E ring, after its rows moved: the
- * (at most 64) records before the next one that k_slots can still count,
- * as the epoch before the next record's. */
-static void slot16_rebuild(ic_solver *s) {
-  s->sbase = s->next;
-  for (int k = 0; k < 2; k++) {
-    k_fill(s->emn[k], SLOT16_LO, s->np);
-    k_fill(s->emx[k], SLOT16_HI, s->np);
-  }
-  if (!s->started) return;
-  uint64_t from = s->seq0 > s->valid_lo[RING_E] ? s->seq0 : s->valid_lo[RING_E];
-  if (s->next - from > IC_IW_WINDOW) from = s->next - IC_IW_WINDOW;
-  if (s->next - from > s->w[RING_E]) from = s->next - s->w[RING_E];
-  for (uint64_t q = from; q < s->next; q++) {
-    const int32_t *v = s->ring[RING_E] + (q & (s->w[RING_E] - 1)) * s->rs;
-    int16_t *row = s->e16 + (q % IC_IW_WINDOW) * s->rs16;
-    for (uint32_t x = 0; x < s->anp; x++) {
-      row[x] = (int16_t)v[x];
-      if (v[x] < s->emn[1][x]) s->emn[1][x] = v[x];
-      if (v[x] > s->emx[1][x]) s->emx[1][x] = v[x];
-    }
-  }
 }
 
 static void rebase(ic_solver *s) {
@@ -1601,7 +1410,6 @@ static void rebase(ic_solver *s) {
       }
     }
   s->ubound = newmax;
-  slot16_rebuild(s);
   s->st.rebases++;
 }
 
@@ -1667,7 +1475,19 @@ static ic_status relabel(ic_solver *s, ic_catmask acted, ic_err *err) {
   memset(s->lslot, 0, (size_t)2 * s->lcap * sizeof *s->lslot);
   s->lused = 0;
   s->mgen++;
-  slot16_rebuild(s);
+  /* the slot counts: lane x continues lane lmap[x]'s (a copy where several
+     lanes continue one); one that cannot be copied is a violation */
+  ic_slot_tab *nt = calloc(s->np, sizeof *nt);
+  if (!nt) return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", anp);
+  for (uint32_t x = 0; x < anp; x++)
+    if (ic_slot_tab_copy(&nt[x], &s->stab[s->lmap[x]]) != 0) {
+      if (!s->xs.viol) s->xs.first = s->next;
+      s->xs.viol++;
+      s->xs.oom++;
+    }
+  for (uint32_t x = 0; x < s->np; x++) ic_slot_tab_free(&s->stab[x]);
+  free(s->stab);
+  s->stab = nt;
   s->st.relabels++;
   return IC_OK;
 }
@@ -1836,13 +1656,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   }
   const uint64_t seq = r->seq;
   const uint64_t idx = seq - s->seq0; /* sources with dist > idx precede the first record */
-  {
-    /* which of the 64 records before this one share its pool (the slot
-       rule's pool count), then this one into the history */
-    const int pool = ooo_pool_of(r->opclass);
-    pl->samepool = s->poolbits[pool];
-    for (int q = 0; q < OOO_POOL_COUNT; q++) s->poolbits[q] = s->poolbits[q] << 1 | (q == pool);
-  }
+  pl->pool = (uint8_t)ooo_pool_of(r->opclass); /* the slot rule's pool count */
   const int nedges = r->nedges;
   if (nedges > IC_MAX_EDGES) return malformed(r, err);
   uint64_t oow = 0;
@@ -2142,6 +1956,8 @@ ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_er
     }
   }
   if (s->pipe) pipe_publish(s->pipe, 0);
+  /* this thread's lanes (the worker's count as violations, read at the end) */
+  if (st == IC_OK && s->xs.oom) st = ic_fail(err, IC_ERUN, "solver: out of memory (slot counts)");
   return st;
 }
 
@@ -2210,7 +2026,6 @@ void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions) {
     s->valid_lo[k] = s->next; /* nothing older survives the shrink */
     if (k == RING_C) s->last_c = NULL;
   }
-  slot16_rebuild(s);
   s->st.window = max_window(s);
 }
 

@@ -7,6 +7,7 @@
 #include "categories.h"
 #include "graph.h"
 #include "ooo.h"
+#include "slot_tab.h"
 
 const char *const ic_stitch_abort_names[IC_STITCH_ABORT_COUNT] = {
 #define IC_X(e, n, d) n,
@@ -426,24 +427,12 @@ static uint64_t near_target(const ic_program_image *img, const sig_skeleton *sk,
   return furthest_fit(img, cand, n, sk, k);
 }
 
-/* The slot rule (graph_rec.h, IW slot form) for position k from cycle e0,
- * on the issue cycles of the IC_IW_WINDOW positions before it. */
-static uint64_t fragment_rule(const ic_graph_rec *recs, uint32_t k, uint64_t e0, int nw, int np) {
-  uint64_t eo[IC_IW_WINDOW];
-  uint8_t po[IC_IW_WINDOW];
-  int m = 0;
-  for (uint32_t j = k; j-- > 0 && m < IC_IW_WINDOW; m++) {
-    eo[m] = recs[j].t[IC_NODE_E];
-    po[m] = (uint8_t)ooo_pool_of(recs[j].opclass);
-  }
-  return ic_slot_time(e0, eo, po, m, nw, np, ooo_pool_of(recs[k].opclass));
-}
-
 /* The node times of record k with nothing idealized, from its edges and
  * the earlier records' times (sources before the fragment at time 0, as the
  * solver has them); the nodes in the order D R E P C, which every edge
- * within one instruction follows. */
-static void solve_record(ic_graph_rec *recs, uint32_t k) {
+ * within one instruction follows; the slot rule on st, the counts of the
+ * positions before k. */
+static void solve_record(ic_graph_rec *recs, uint32_t k, ic_slot_tab *st) {
   ic_graph_rec *r = &recs[k];
   int nw = 0, np = 0;
   memset(r->t, 0, sizeof r->t);
@@ -470,8 +459,9 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
       }
       t0 = t;
     }
-    if (node == IC_NODE_E && (nw || np)) t = fragment_rule(recs, k, t, nw, np);
+    if (node == IC_NODE_E && (nw || np)) t = ic_slot_tab_time(st, t, nw, np, ooo_pool_of(r->opclass));
     r->t[node] = t;
+    if (node == IC_NODE_D) ic_slot_tab_floor(st, t);
   }
 }
 
@@ -493,38 +483,9 @@ static void solve_record(ic_graph_rec *recs, uint32_t k) {
  * previous position (a place holder; none where the width exceeds 32, as
  * in the model); only bw drops them, so they keep nothing.
  *
- * The slot table counts the issues of the positions so far per cycle (all,
- * and per pool) in a ring of SLOT_CYCLES cycles, each entry tagged with its
- * cycle (a fixed size whatever the latencies in a sample file: the cycles
- * that matter lie within a few ROBs of issues; where two live cycles
- * SLOT_CYCLES apart meet, the newer one's count replaces the older one's).
- * Positions more than a ROB older than k committed before k dispatched (the
- * CD edge), so they issued before any cycle k can take. */
-#define SLOT_CYCLES 16384u /* a power of two */
-typedef struct slot_entry {
-  uint64_t cycle;
-  uint8_t n[1 + OOO_POOL_COUNT]; /* issues, then per pool */
-} slot_entry;
-typedef struct slot_tab {
-  slot_entry *e; /* SLOT_CYCLES entries */
-} slot_tab;
-
-static uint32_t slot_count(const slot_tab *st, uint64_t cycle, int col) {
-  const slot_entry *e = &st->e[cycle & (SLOT_CYCLES - 1)];
-  return e->cycle == cycle ? e->n[col] : 0;
-}
-
-static void slot_add(slot_tab *st, uint64_t cycle, int pool) {
-  slot_entry *e = &st->e[cycle & (SLOT_CYCLES - 1)];
-  if (e->cycle != cycle) {
-    memset(e, 0, sizeof *e);
-    e->cycle = cycle;
-  }
-  if (e->n[0] < UINT8_MAX) e->n[0]++;
-  if (e->n[1 + pool] < UINT8_MAX) e->n[1 + pool]++;
-}
-
-static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, const slot_tab *st) {
+ * The slot counts (slot_tab.h) hold the issues of the positions so far,
+ * from the latest D on. */
+static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, ic_slot_tab *st) {
   ic_graph_rec *r = &recs[k];
   const uint32_t n = m->issue_width;
   const uint32_t units[OOO_POOL_COUNT] = {m->fu_int_alu, m->fu_int_mul, m->fu_fp_add,
@@ -542,17 +503,16 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, co
   ic_edge *ree = &r->edge[re];
   const int rules = n <= 32; /* the model emits no IW edges for a wider machine */
   drop_parts(ree, IC_CAT_BW);
-  solve_record(recs, k);
+  solve_record(recs, k, st);
   const uint64_t e0 = r->t[IC_NODE_E];
-  uint64_t e = e0;
-  while (slot_count(st, e, 0) >= n || slot_count(st, e, 1 + pool) >= pn) e++;
+  const uint64_t e = ic_slot_tab_time(st, e0, (int)n, (int)pn, pool);
   /* as in the model, the slot form's source is the previous instruction
      (a place holder: the rule counts the positions before k) */
   const uint32_t d = k >= 1, dp = k >= 1 && pn < n;
   /* the delay is RE's bw part, unless, as in the model, RE has no other
      part and the slot rule of the edges below gives it back from R */
   if (e > e0 && !(ree->nparts == 0 && rules && (d || dp) &&
-                  fragment_rule(recs, k, r->t[IC_NODE_R], d ? (int)n : 0, dp ? (int)pn : 0) == e))
+                  ic_slot_tab_time(st, r->t[IC_NODE_R], d ? (int)n : 0, dp ? (int)pn : 0, pool) == e))
     part(ree, IC_CAT_BW, e - (r->t[IC_NODE_R] + ic_edge_latency(ree, 0)));
   /* in the slot form (graph_rec.h), as the model: the width's rule and,
      where the pool has fewer units, the pool's */
@@ -599,7 +559,7 @@ static int pp_fits(void *ctx, const sig_detail *d) {
     st->abort_why[IC_STITCH_ABORT_##why]++; \
     free(anc);                              \
     free(lines.slot);                       \
-    free(slots.e);                          \
+    ic_slot_tab_free(&slots);               \
     return IC_OK;                           \
   } while (0)
 
@@ -672,14 +632,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   } guess = {-1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
   int prev_wbound = 0;            /* the previous position waited for the window */
-  /* issues per cycle so far (issue_slots); cycle 0 is tagged as every
-     entry's initial cycle, which is right: it has had no issue */
-  slot_tab slots = {calloc(SLOT_CYCLES, sizeof(slot_entry))};
-  if (!slots.e) {
-    free(anc);
-    free(lines.slot);
-    return ic_fail(err, IC_ERUN, "stitcher: out of memory");
-  }
+  ic_slot_tab slots = {0}; /* the issues so far (issue_slots, solve_record) */
   uint32_t n = sk->n;
   sig_detail cur;
   for (uint32_t k = 0; k < n; k++) {
@@ -923,8 +876,13 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
       if (!handled_kind(d->item[q].kind))
         *new_edge(r, d->item[q].kind, d->item[q].dist) = d->item[q];
     if (!own) issue_slots(recs, k, m, &slots);
-    solve_record(recs, k);
-    slot_add(&slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass));
+    solve_record(recs, k, &slots);
+    if (ic_slot_tab_add(&slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass)) != 0) {
+      free(anc);
+      free(lines.slot);
+      ic_slot_tab_free(&slots);
+      return ic_fail(err, IC_ERUN, "stitcher: out of memory");
+    }
     /* misprediction penalty for the next instruction */
     it = item(d, IC_EDGE_PD, 0);
     if (it) {
@@ -1017,7 +975,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   }
   free(anc);
   free(lines.slot);
-  free(slots.e);
+  ic_slot_tab_free(&slots);
   st->stitched++;
   st->instructions += n;
   st->exact += exact;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ooo.h"
+#include "slot_tab.h"
 
 #define CHECK_RING (1u << 17)
 
@@ -18,17 +19,14 @@ struct ooo_graph_check {
   uint64_t count, last_commit;
   int started;
   uint64_t (*t)[IC_NODE_COUNT];
-  uint8_t *pool; /* FU pool of each record in the ring (the slot rule's counts) */
+  ic_slot_tab slots; /* the slot rule's counts (slot_tab.h) */
 };
 
 ooo_graph_check *ooo_graph_check_create(void) {
   ooo_graph_check *g = calloc(1, sizeof *g);
   if (!g) return NULL;
   g->t = calloc(CHECK_RING, sizeof *g->t);
-  g->pool = calloc(CHECK_RING, 1);
-  if (!g->t || !g->pool) {
-    free(g->t);
-    free(g->pool);
+  if (!g->t) {
     free(g);
     return NULL;
   }
@@ -38,25 +36,12 @@ ooo_graph_check *ooo_graph_check_create(void) {
 void ooo_graph_check_destroy(ooo_graph_check *g) {
   if (!g) return;
   free(g->t);
-  free(g->pool);
+  ic_slot_tab_free(&g->slots);
   free(g);
 }
 
 uint64_t ooo_graph_check_count(const ooo_graph_check *g) { return g->count; }
 uint64_t ooo_graph_check_last_commit(const ooo_graph_check *g) { return g->last_commit; }
-
-/* The slot rule (graph_rec.h, IW slot form) for record r from cycle e0,
- * on the replayed E of the IC_IW_WINDOW records before it. */
-static uint64_t slot_rule(const ooo_graph_check *g, const ic_graph_rec *r, uint64_t e0, int nw, int np) {
-  uint64_t eo[IC_IW_WINDOW];
-  uint8_t po[IC_IW_WINDOW];
-  int m = 0;
-  for (uint64_t j = r->seq; j-- > g->first && m < IC_IW_WINDOW; m++) {
-    eo[m] = g->t[j & (CHECK_RING - 1)][IC_NODE_E];
-    po[m] = g->pool[j & (CHECK_RING - 1)];
-  }
-  return ic_slot_time(e0, eo, po, m, nw, np, ooo_pool_of(r->opclass));
-}
 
 static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *err) {
   if (!g->started) {
@@ -113,7 +98,7 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
       seen[n] = 1;
     }
     if (n == IC_NODE_E && (nw || np)) {
-      const uint64_t v = slot_rule(g, r, val[n], nw, np);
+      const uint64_t v = ic_slot_tab_time(&g->slots, val[n], nw, np, ooo_pool_of(r->opclass));
       if (v > r->t[n])
         return ic_fail(err, IC_ERUN,
                        "graph check: seq %llu pc 0x%llx: the slot rule demands E = %llu > stamp %llu",
@@ -126,9 +111,11 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
                      (unsigned long long)r->seq, (unsigned long long)r->pc, ic_node_names[n],
                      (unsigned long long)val[n], (unsigned long long)r->t[n],
                      seen[n] ? "" : " (no in-edge)");
+    if (n == IC_NODE_D) ic_slot_tab_floor(&g->slots, val[n]);
   }
+  if (ic_slot_tab_add(&g->slots, val[IC_NODE_E], ooo_pool_of(r->opclass)) != 0)
+    return ic_fail(err, IC_ERUN, "graph check: out of memory (slot counts)");
   memcpy(me, val, sizeof val);
-  g->pool[r->seq & (CHECK_RING - 1)] = (uint8_t)ooo_pool_of(r->opclass);
   g->next++;
   g->count++;
   g->last_commit = val[IC_NODE_C];

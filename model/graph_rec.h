@@ -79,12 +79,17 @@
  *                        (IC_IW_SLOTS; IC_IW_POOL: of i's FU pool) is not an
  *                        edge from k but the slot rule itself, where it
  *                        lives: E(i) is the first cycle t >= E'(i) at which
- *                        fewer than n of the IC_IW_WINDOW instructions
- *                        before i (of i's pool, ooo_pool_of) issue in the
- *                        same evaluation. Oldest-first select makes that
- *                        exact for the slots of the older instructions
- *                        within reach: an older ready instruction always
- *                        takes its slot first, a younger never takes i's.
+ *                        fewer than n of the instructions before i (of i's
+ *                        pool, ooo_pool_of) issue in the same evaluation,
+ *                        counting only cycles from F(i), the latest D of i
+ *                        and those before it (earlier cycles are free: an
+ *                        instruction that issued before i dispatched took
+ *                        no slot i can want; t >= E'(i) >= D(i) = F(i) in
+ *                        the model's graphs, so this only bounds what an
+ *                        evaluator keeps: model/slot_tab.h, which every
+ *                        evaluator uses). Oldest-first select makes that
+ *                        exact: an older ready instruction always takes its
+ *                        slot first, a younger never takes i's.
  *                        (k's edge kept only i behind the n-th most recent
  *                        older issue, whose cycle need not have been full:
  *                        an idealization that merged i into a cycle with
@@ -93,10 +98,15 @@
  *                        at all where k's issue group had been spread.)
  *                        The rule holds in every evaluation without bw
  *                        (which widens issue and the pools, and drops it),
- *                        whatever else moved the 64: `keep` is not read
- *                        (the model and the stitcher write 0)
- *                        (under win older instructions beyond the 64 take
- *                        slots too, so there it is a lower bound). Before,
+ *                        whatever else moved the older issues: `keep` is
+ *                        not read (the model and the stitcher write 0).
+ *                        The rule once counted only the 64 instructions
+ *                        before i: a lower bound wherever more are in
+ *                        flight (a ROB over 64, and win), which missed most
+ *                        of the slot contention an idealization that fills
+ *                        the window creates (narrow.yaml, x_interp: bmisp's
+ *                        idealized time 68.0k cycles against 100.0k in
+ *                        multisim; counting all: 100.0k). Before,
  *                        win, bmisp, dmiss and imiss dropped it like the
  *                        conditional edge, and those subsets had no slots
  *                        at all: lua read 1.8% for each of win, dmiss and
@@ -190,11 +200,6 @@ extern const char ic_node_names[IC_NODE_COUNT]; /* "DREPC" */
  * units of i's pool; 0: the conditional edge from k. */
 #define IC_IW_SLOTS 0x7f
 #define IC_IW_POOL 0x80
-/* Instructions before i whose issue cycles the slot rule counts: the
- * suite's idealized times stop moving from 64 on (baseline machine; 32
- * leaves out some that issue in i's cycle, 500 changes nothing more). */
-#define IC_IW_WINDOW 64
-
 typedef struct ic_lat_part {
   uint32_t cycles;
   uint8_t cat; /* ic_category or IC_CAT_NONE */
@@ -226,29 +231,6 @@ typedef struct ic_graph_sink {
   void *ctx;
   ic_status (*consume)(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err);
 } ic_graph_sink;
-
-/* The slot rule (IW, slot form): the first cycle t >= e0 at which fewer
- * than nw of the m earlier instructions with issue cycles e_old[] issue
- * (nw 0: no width rule) and fewer than np of those whose pool p_old[] is
- * `pool` (np 0: no pool rule). At most m + 1 cycles are tried; O(m^2) at
- * worst, O(m) where e0's cycle has room. The one definition the model, its
- * checker and the reference pass use (the solver's k_slots is its vector
- * form). */
-static inline uint64_t ic_slot_time(uint64_t e0, const uint64_t *e_old, const uint8_t *p_old, int m,
-                                    int nw, int np, int pool) {
-  uint64_t t = e0;
-  for (int tries = 0; tries <= m; tries++) {
-    int cw = 0, cp = 0;
-    for (int j = 0; j < m; j++)
-      if (e_old[j] == t) {
-        cw++;
-        cp += p_old[j] == pool;
-      }
-    if (!((nw && cw >= nw) || (np && cp >= np))) break;
-    t++;
-  }
-  return t;
-}
 
 /* Sum of an edge's parts, with the parts of categories in `ideal` zeroed. */
 static inline uint64_t ic_edge_latency(const ic_edge *e, uint32_t ideal) {

@@ -40,8 +40,8 @@
 #define BATCH 256
 #define FLUSH_EVERY 8 /* records per batch: 8 (5.7 KB) stay in L1 between batches, 32 did not */
 #define ANC_ROW 8
-#define ILOG_CYCLES 512u /* cycles of issues kept for the slot rule's check; an
-                            older wait falls back to the 64 instructions' E */
+#define ILOG_CYCLES 512u /* cycles of issues kept for the slot rule's check; a
+                            wait reaching further back stays a fixed RE part */
 
 const char *const ooo_stats_names[] = {
 #define OOO_X(f, n, d) n,
@@ -699,37 +699,20 @@ static void flush_records(ooo_core *c) {
   c->nbatch = 0;
 }
 
-/* The slot rule of graph_rec.h (IW, slot form) for instruction i from
- * cycle e0, on the baseline's issue cycles of the IC_IW_WINDOW instructions
- * before it (those of the run and still in the ring): the first cycle from
- * e0 at which fewer than nw of them issue (nw 0: no such rule) and fewer
- * than np of those of i's pool. */
-static uint64_t slot_rule_time(const ooo_core *c, uint64_t i, uint64_t e0, int nw, int np, int pool) {
-  uint64_t eo[IC_IW_WINDOW];
-  uint8_t po[IC_IW_WINDOW];
-  int m = 0;
-  for (uint64_t j = i; j-- > c->run_first && m < IC_IW_WINDOW && j + c->cap > c->tail; m++) {
-    eo[m] = c->E[j & c->mask];
-    po[m] = (uint8_t)ooo_pool_of(c->in[j & c->mask].opclass);
-  }
-  return ic_slot_time(e0, eo, po, m, nw, np, pool);
-}
-
-/* Whether the slot rule from cycle r gives e > r for instruction i, as
- * slot_rule_time(c, i, r, nw, np, pool) == e does, from the issue log: every
- * cycle of [r, e) has nw issues of the IC_IW_WINDOW instructions before i
- * (or np of those of i's pool) and e has fewer. Each blocked cycle takes at
- * least one of them, so a wait longer than the window is never the rule's.
- * Costs the issues of the wait's cycles instead of a pass over the window;
- * falls back to that pass where the log no longer holds a cycle of it. */
+/* Whether the slot rule (graph_rec.h, IW slot form) from cycle r gives
+ * e > r for instruction i, from the issue log: every cycle of [r, e) has nw
+ * issues of the instructions of the run before i (or np of those of i's
+ * pool) and e has fewer. r is at least D(i), so the rule's floor (the
+ * latest D) frees none of these cycles. Costs the issues of the wait's
+ * cycles; where the log no longer holds one of them, the wait is not the
+ * rule's (it stays a fixed RE part). */
 static int slot_rule_gives(const ooo_core *c, uint64_t i, uint64_t r, uint64_t e, int nw, int np, int pool) {
-  if (e - r > IC_IW_WINDOW) return 0;
-  uint64_t lo = i - c->run_first < IC_IW_WINDOW ? c->run_first : i - IC_IW_WINDOW;
-  if (lo + c->cap <= c->tail) lo = c->tail - c->cap + 1; /* still in the ring */
+  if (e - r >= ILOG_CYCLES) return 0;
+  const uint64_t lo = c->run_first;
   for (uint64_t u = r; u <= e; u++) {
     uint64_t row = u & (ILOG_CYCLES - 1), tag = c->ilog_cyc[row];
     int cw = 0, cp = 0;
-    if (tag > u) return slot_rule_time(c, i, r, nw, np, pool) == e; /* overwritten */
+    if (tag > u) return 0; /* overwritten */
     if (tag == u) {
       const uint64_t *s = &c->ilog_seq[row * c->iw];
       for (int k = 0; k < c->ilog_n[row]; k++)
@@ -885,9 +868,9 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   /* IW: at most n issues per cycle, oldest first (graph_rec.h): the slot
    * rule of the issue width and, where the pool has fewer units, of the
    * pool, where the record has room. The slot form's source is only a
-   * place holder: the previous instruction (the rule counts the 64 before
-   * i in the evaluation's own times); only bw drops it, so it keeps
-   * nothing. */
+   * place holder: the previous instruction (the rule counts the older
+   * issues in flight in the evaluation's own times); only bw drops it, so
+   * it keeps nothing. */
   ptrdiff_t room = IC_MAX_EDGES - 4 - (c->pp_src[x] != NONE_SEQ); /* EP, PP, CC, PC, CBW follow */
   const int pool = ooo_pool_of(c->in[x].opclass);
   for (int w = 0; w < 2 && c->ilog_seq && i > first; w++) {
@@ -907,8 +890,7 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
         else
           nw = q->flags & IC_IW_SLOTS;
       }
-    if ((nw || np) && (c->ilog_seq ? slot_rule_gives(c, i, c->R[x], c->E[x], nw, np, pool)
-                                     : slot_rule_time(c, i, c->R[x], nw, np, pool) == c->E[x]))
+    if ((nw || np) && slot_rule_gives(c, i, c->R[x], c->E[x], nw, np, pool)) /* IW: ilog_seq */
       re->nparts = 0;
   }
   /* P: EP, PP */

@@ -1097,6 +1097,47 @@ Test(solver_iw, slot_rule_counts_the_cycle) {
   }
 }
 
+/* The rule counts every older issue in flight, however far back: record
+ * 0 waits 300 cycles (dl1) and issues with the last of 200 records, whose
+ * one slot (width 1) it takes; record 199 goes a cycle later. When the
+ * rule counted the 64 records before, it went in the same cycle. */
+Test(solver_iw, slot_rule_counts_older_issues_beyond_64_records) {
+  tg g = {0};
+  const int n = 200;
+  for (int i = 0; i < n; i++) {
+    ic_graph_rec *r = tg_inst(&g);
+    r->opclass = IC_OP_INT_ALU;
+    E0(r, IC_EDGE_DD, 1);
+    E0(r, IC_EDGE_DR, 0);
+    /* records 0 and n - 1 ready at 300, record i at i otherwise */
+    E1(r, IC_EDGE_RE, 0, i == 0 || i == n - 1 ? 300 : (uint32_t)i, IC_CAT_DL1);
+    if (i >= 1) {
+      ic_edge *e = E1(r, IC_EDGE_IW, 1, 1, IC_CAT_BW);
+      e->flags = 1; /* one issue a cycle */
+    }
+    E1(r, IC_EDGE_EP, 0, 1, NONE);
+    E0(r, IC_EDGE_PC, 0);
+    E0(r, IC_EDGE_CC, 1);
+  }
+  tg_stamp(&g);
+  uint64_t *nt = malloc((size_t)n * IC_NODE_COUNT * sizeof *nt), t;
+  ic_err err = {{0}};
+  cr_assert_eq(ic_graph_eval(g.r, g.n, 0, nt, &t, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(nt[0 * IC_NODE_COUNT + IC_NODE_E], 300);
+  cr_assert_eq(nt[(n - 1) * IC_NODE_COUNT + IC_NODE_E], 301, "record 0, %d back, took 300", n - 1);
+  static const uint8_t cats[] = {IC_CAT_DL1, IC_CAT_BW};
+  uint64_t ts[4];
+  for (int generic = 0; generic < 2; generic++) {
+    tg_solve_k(&g, cats, 2, ts, NULL, generic);
+    for (uint32_t sub = 0; sub < 4; sub++) {
+      ic_catmask m = (sub & 1 ? IC_CATBIT(IC_CAT_DL1) : 0) | (sub & 2 ? IC_CATBIT(IC_CAT_BW) : 0);
+      cr_assert_eq(ts[sub], tg_ref(&g, m), "generic %d subset %u", generic, sub);
+    }
+  }
+  free(nt);
+  tg_free(&g);
+}
+
 /* The slot form is the slot rule under every category but bw, whether or
  * not the edge keeps it (dg_slot_rule_applies): win, bmisp and dmiss,
  * which drop the old form, leave it (and fold onto the subsets without

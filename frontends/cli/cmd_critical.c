@@ -407,7 +407,7 @@ static void graph_help(void) {
         "  external  1: the source is before the window (the edge leaves \"start\")\n"
         "Edges that --ideal removes are left out. An IW edge (issue slots) stands for the\n"
         "rule that at most n instructions issue per cycle, oldest first (n: the issue width,\n"
-        "or the units of the instruction's pool), counted over the 64 instructions before it;\n"
+        "or the units of the instruction's pool), counted over the older instructions in flight;\n"
         "it holds under every --ideal but bw (which widens issue). In the window's times under\n"
         "--ideal it is kept only where that rule delayed its destination past its other\n"
         "in-edges, and then comes from an older instruction that issued in the full cycle just\n"
