@@ -1054,6 +1054,20 @@ Test(solver_iw, slot_counts_never_alias_cycles_65536_apart) {
  * takes dl1 latency from R (so idealizing dl1 makes them ready together):
  * with 2 slots per cycle the third and the fourth issue a cycle later;
  * with the slot form of a pool, only the same pool's issues count. */
+/* The solver, both kernels, equals the reference pass on g on every
+ * subset of dl1 and bw. */
+static void expect_dl1_bw_equal_reference(tg *g, int tag) {
+  static const uint8_t cats[] = {IC_CAT_DL1, IC_CAT_BW};
+  uint64_t ts[4];
+  for (int generic = 0; generic < 2; generic++) {
+    tg_solve_k(g, cats, 2, ts, NULL, generic);
+    for (uint32_t sub = 0; sub < 4; sub++) {
+      ic_catmask m = (sub & 1 ? IC_CATBIT(IC_CAT_DL1) : 0) | (sub & 2 ? IC_CATBIT(IC_CAT_BW) : 0);
+      cr_assert_eq(ts[sub], tg_ref(g, m), "case %d generic %d subset %u", tag, generic, sub);
+    }
+  }
+}
+
 Test(solver_iw, slot_rule_counts_the_cycle) {
   for (int pool = 0; pool < 2; pool++) {
     tg g = {0};
@@ -1084,15 +1098,7 @@ Test(solver_iw, slot_rule_counts_the_cycle) {
     cr_assert_eq(nt[2 * IC_NODE_COUNT + IC_NODE_E], pool ? 0u : 1u, "pool %d", pool);
     cr_assert_eq(nt[3 * IC_NODE_COUNT + IC_NODE_E], 1u, "pool %d", pool);
     /* the solver agrees on every subset of dl1 and bw */
-    static const uint8_t cats[] = {IC_CAT_DL1, IC_CAT_BW};
-    uint64_t ts[4];
-    for (int generic = 0; generic < 2; generic++) {
-      tg_solve_k(&g, cats, 2, ts, NULL, generic);
-      for (uint32_t sub = 0; sub < 4; sub++) {
-        ic_catmask m = (sub & 1 ? IC_CATBIT(IC_CAT_DL1) : 0) | (sub & 2 ? IC_CATBIT(IC_CAT_BW) : 0);
-        cr_assert_eq(ts[sub], tg_ref(&g, m), "pool %d generic %d subset %u", pool, generic, sub);
-      }
-    }
+    expect_dl1_bw_equal_reference(&g, pool);
     tg_free(&g);
   }
 }
@@ -1125,15 +1131,7 @@ Test(solver_iw, slot_rule_counts_older_issues_beyond_64_records) {
   cr_assert_eq(ic_graph_eval(g.r, g.n, 0, nt, &t, &err), IC_OK, "%s", err.msg);
   cr_assert_eq(nt[0 * IC_NODE_COUNT + IC_NODE_E], 300);
   cr_assert_eq(nt[(n - 1) * IC_NODE_COUNT + IC_NODE_E], 301, "record 0, %d back, took 300", n - 1);
-  static const uint8_t cats[] = {IC_CAT_DL1, IC_CAT_BW};
-  uint64_t ts[4];
-  for (int generic = 0; generic < 2; generic++) {
-    tg_solve_k(&g, cats, 2, ts, NULL, generic);
-    for (uint32_t sub = 0; sub < 4; sub++) {
-      ic_catmask m = (sub & 1 ? IC_CATBIT(IC_CAT_DL1) : 0) | (sub & 2 ? IC_CATBIT(IC_CAT_BW) : 0);
-      cr_assert_eq(ts[sub], tg_ref(&g, m), "generic %d subset %u", generic, sub);
-    }
-  }
+  expect_dl1_bw_equal_reference(&g, 0);
   free(nt);
   tg_free(&g);
 }

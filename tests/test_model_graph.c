@@ -176,18 +176,45 @@ Test(model_graph, port_waits_live_on_the_slot_rule) {
   ooo_config_destroy(cfg);
 }
 
+/* The three synthetic streams the config tests run: a mix, a pointer
+ * chase, random branches. */
+typedef struct streams {
+  ic_inst *mix, *chase, *br;
+  size_t n;
+} streams;
+
+static streams make_streams(size_t n, uint64_t seed) {
+  streams s = {.n = n};
+  s.mix = make_loop(n, 47, g_mix, &seed);
+  chase_st cs = {3, 1u << 16};
+  s.chase = make_loop(n / 2, 15, g_chase, &cs);
+  uint64_t rs = 9;
+  s.br = make_loop(n, 15, g_randbr, &rs);
+  return s;
+}
+
+static void check_streams(const ooo_config *cfg, const char *what, ic_catmask m, const streams *s) {
+  char name[96];
+  snprintf(name, sizeof name, "%s mix", what);
+  check_stream(cfg, name, m, s->mix, s->n, 500, NULL);
+  snprintf(name, sizeof name, "%s chase", what);
+  check_stream(cfg, name, m, s->chase, s->n / 2, 0, NULL);
+  snprintf(name, sizeof name, "%s randbr", what);
+  check_stream(cfg, name, m, s->br, s->n, 0, NULL);
+}
+
+static void free_streams(streams *s) {
+  free(s->mix);
+  free(s->chase);
+  free(s->br);
+}
+
 /* every config, with nothing and everything idealized; each single
  * idealization on the baseline */
 Test(model_graph, synthetic_streams_every_config_and_idealization) {
   char names[32][512];
   int nc = config_files(names, 32);
-  uint64_t seed = 5;
-  size_t n = 4000;
-  ic_inst *mix = make_loop(n, 47, g_mix, &seed);
-  chase_st cs = {3, 1u << 16};
-  ic_inst *chase = make_loop(n / 2, 15, g_chase, &cs);
-  uint64_t rs = 9;
-  ic_inst *br = make_loop(n, 15, g_randbr, &rs);
+  streams st = make_streams(4000, 5);
   for (int f = 0; f < nc; f++) {
     ooo_config *cfg;
     ic_err err;
@@ -195,27 +222,18 @@ Test(model_graph, synthetic_streams_every_config_and_idealization) {
     for (int k = -1; k <= IC_CAT_COUNT; k++) {
       if (k >= 0 && k < IC_CAT_COUNT && strstr(names[f], "/baseline.yaml") == NULL) continue;
       ic_catmask m = k < 0 ? 0 : k == IC_CAT_COUNT ? (1u << IC_CAT_COUNT) - 1 : IC_CATBIT(k);
-      check_stream(cfg, "mix", m, mix, n, 500, NULL);
-      check_stream(cfg, "chase", m, chase, n / 2, 0, NULL);
-      check_stream(cfg, "randbr", m, br, n, 0, NULL);
+      check_streams(cfg, strrchr(names[f], '/') + 1, m, &st);
     }
     ooo_config_destroy(cfg);
   }
-  free(mix);
-  free(chase);
-  free(br);
+  free_streams(&st);
 }
 
 /* 24 random machines (random_machine), each with nothing idealized,
  * everything idealized and one category drawn from the seed */
 Test(model_graph, synthetic_streams_random_machines) {
-  uint64_t seed = 11, ms = 2026;
-  size_t n = 3000;
-  ic_inst *mix = make_loop(n, 47, g_mix, &seed);
-  chase_st cs = {3, 1u << 16};
-  ic_inst *chase = make_loop(n / 2, 15, g_chase, &cs);
-  uint64_t rs = 9;
-  ic_inst *br = make_loop(n, 15, g_randbr, &rs);
+  uint64_t ms = 2026;
+  streams st = make_streams(3000, 11);
   for (int f = 0; f < 24; f++) {
     ooo_config *cfg;
     ic_err err;
@@ -223,19 +241,11 @@ Test(model_graph, synthetic_streams_random_machines) {
     random_machine(cfg, &ms);
     const ic_catmask masks[3] = {0, (1u << IC_CAT_COUNT) - 1, IC_CATBIT(lcg(&ms) % IC_CAT_COUNT)};
     char what[64];
-    for (int k = 0; k < 3; k++) {
-      snprintf(what, sizeof what, "machine %d mix", f);
-      check_stream(cfg, what, masks[k], mix, n, 500, NULL);
-      snprintf(what, sizeof what, "machine %d chase", f);
-      check_stream(cfg, what, masks[k], chase, n / 2, 0, NULL);
-      snprintf(what, sizeof what, "machine %d randbr", f);
-      check_stream(cfg, what, masks[k], br, n, 0, NULL);
-    }
+    snprintf(what, sizeof what, "machine %d", f);
+    for (int k = 0; k < 3; k++) check_streams(cfg, what, masks[k], &st);
     ooo_config_destroy(cfg);
   }
-  free(mix);
-  free(chase);
-  free(br);
+  free_streams(&st);
 }
 
 Test(model_graph, edges_say_what_happened) {
