@@ -516,6 +516,28 @@ static inline __attribute__((always_inline)) void slot_live(const struct pe *ew,
   *lp = p & rule;
 }
 
+/* One lane's slot counts for the planned record: the floor takes its D
+ * (b0 + d: absolute), then the rule from cycle b0 + e (nw, np: 0 where it
+ * does not live) and the issue counted there. Returns the cycles E moves
+ * on; 0 where E lies before time 0, or where the counts could not grow
+ * (then counted as a violation, and in oom). */
+static inline __attribute__((always_inline)) uint32_t lane_take(struct xenv *x, const struct plan *pl,
+                                                                 uint32_t lane, int32_t d, int32_t e,
+                                                                 int nw, int np) {
+  ic_slot_tab *t = &x->sv->stab[lane];
+  const int64_t b0 = x->base[lane], dt = b0 + d, c0 = b0 + e;
+  ic_slot_tab_floor(t, dt > 0 ? (uint64_t)dt : 0);
+  uint64_t c;
+  if (c0 < 0) return 0; /* before time 0: nothing issues there */
+  if (ic_slot_tab_take(t, (uint64_t)c0, nw, np, pl->pool, &c) != 0) {
+    if (!x->viol) x->first = pl->seq;
+    x->viol++;
+    x->oom++;
+    return 0;
+  }
+  return (uint32_t)(c - (uint64_t)c0);
+}
+
 /* The slot rule (graph_rec.h, IW slot form) on node E over lanes [lo, hi),
  * after its other edges, and the slot counts' upkeep: in the lanes where
  * the record's slot-form edge of the issue width (of the pool) lives, E
@@ -541,8 +563,6 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
   if (!ew && !ep) return 0;
   const uint32_t off = x->sv->rule_off;
   const int32_t *d = pl->out[IC_NODE_D];
-  const int64_t *base = x->base;
-  ic_slot_tab *const tab = x->sv->stab;
   for (uint32_t s = lo; s < hi; s += LANES) {
     if (off >= LANES && (s & off)) continue; /* a block of bw's lanes */
     v8si lw, lp;
@@ -555,19 +575,9 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
     const uint32_t end = s + LANES < hi ? s + LANES : hi;
     for (uint32_t lane = s; lane < end; lane++) {
       if (lane & off) continue;
-      const int64_t c0 = base[lane] + acc[lane], dt = base[lane] + d[lane];
-      if (c0 < 0) continue; /* before time 0: nothing issues there */
-      ic_slot_tab_floor(&tab[lane], dt > 0 ? (uint64_t)dt : 0);
-      uint64_t c;
       const uint32_t q = lane - s;
-      if (ic_slot_tab_take(&tab[lane], (uint64_t)c0, mw >> q & 1 ? nw : 0, mp >> q & 1 ? np : 0,
-                           pl->pool, &c) != 0) {
-        if (!x->viol) x->first = pl->seq;
-        x->viol++;
-        x->oom++;
-        continue;
-      }
-      acc[lane] += (int32_t)(c - (uint64_t)c0);
+      acc[lane] += (int32_t)lane_take(x, pl, lane, d[lane], acc[lane], mw >> q & 1 ? nw : 0,
+                                      mp >> q & 1 ? np : 0);
     }
   }
   return 1;
@@ -578,17 +588,8 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
 static void slots_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
   const uint32_t off = x->sv->rule_off;
   const int32_t *d = pl->out[IC_NODE_D], *e = pl->out[IC_NODE_E];
-  ic_slot_tab *const tab = x->sv->stab;
-  for (uint32_t lane = lo; lane < hi; lane++) {
-    if (lane & off) continue;
-    const int64_t b0 = x->base[lane], dt = b0 + d[lane], et = b0 + e[lane];
-    ic_slot_tab_floor(&tab[lane], dt > 0 ? (uint64_t)dt : 0);
-    if (et >= 0 && ic_slot_tab_add(&tab[lane], (uint64_t)et, pl->pool) != 0) {
-      if (!x->viol) x->first = pl->seq;
-      x->viol++;
-      x->oom++;
-    }
-  }
+  for (uint32_t lane = lo; lane < hi; lane++)
+    if (!(lane & off)) lane_take(x, pl, lane, d[lane], e[lane], 0, 0);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

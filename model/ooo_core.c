@@ -708,7 +708,6 @@ static void flush_records(ooo_core *c) {
  * rule's (it stays a fixed RE part). */
 static int slot_rule_gives(const ooo_core *c, uint64_t i, uint64_t r, uint64_t e, int nw, int np, int pool) {
   if (e - r >= ILOG_CYCLES) return 0;
-  const uint64_t lo = c->run_first;
   for (uint64_t u = r; u <= e; u++) {
     uint64_t row = u & (ILOG_CYCLES - 1), tag = c->ilog_cyc[row];
     int cw = 0, cp = 0;
@@ -716,7 +715,7 @@ static int slot_rule_gives(const ooo_core *c, uint64_t i, uint64_t r, uint64_t e
     if (tag == u) {
       const uint64_t *s = &c->ilog_seq[row * c->iw];
       for (int k = 0; k < c->ilog_n[row]; k++)
-        if (s[k] >= lo && s[k] < i) {
+        if (s[k] >= c->run_first && s[k] < i) {
           cw++;
           cp += ooo_pool_of(c->in[s[k] & c->mask].opclass) == pool;
         }
