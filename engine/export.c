@@ -133,10 +133,14 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
          an edge from an instruction of the full cycle before i's, only
          where the rule delayed i (graph.h, dg_slot_source) */
       const int rule = e->kind == IC_EDGE_IW && e->flags && dg_slot_rule_applies(ideal);
-      const uint64_t slot = rt && rule && !dg_edge_dropped(e, ideal) ? dg_slot_source(recs, i, e, ideal, rt) : 0;
-      if (dg_edge_dropped(e, ideal) ||
+      uint64_t slot = rt && rule && !dg_edge_dropped(e, ideal) ? dg_slot_source(recs, i, e, ideal, rt) : 0;
+      /* so does an MSHR edge of the rule form for the MSHR rule: an edge
+         from the holder whose completion gave i's E, where it delayed i */
+      const int mrule = dg_mshr_rule_edge(e);
+      if (mrule) slot = rt && !dg_edge_dropped(e, ideal) ? dg_mshr_source(recs, i, e, ideal, rt) : 0;
+      if (dg_edge_dropped(e, ideal) || (mrule && !slot) ||
           (rt && e->kind == IC_EDGE_IW && (rule ? !slot : !dg_iw_holds(recs, i, e, ideal, rt)))) {
-        dropped++; /* gone, or an IW edge whose condition fails or whose rule did not delay */
+        dropped++; /* gone, or an IW edge whose condition fails or a rule that did not delay */
         continue;
       }
       int64_t src = slot ? (int64_t)(i - slot) : edge_source(e, i, ideal);
@@ -216,12 +220,13 @@ fail:
 ic_status ic_export_build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_err *err) {
   ic_status rc = check_window(recs, n, err);
   if (rc != IC_OK) return rc;
-  /* an IW edge holds only where its condition does (graph.h), in the
-   * window's own times under `ideal` (sources before it at time 0) */
+  /* an IW edge holds only where its condition does, and the slot and MSHR
+   * rules are edges only where they delay (graph.h), in the window's own
+   * times under `ideal` (sources before it at time 0) */
   uint64_t *rt = NULL;
   for (size_t i = 0; i < n && !rt; i++)
     for (int j = 0; j < recs[i].nedges && !rt; j++)
-      if (recs[i].edge[j].kind == IC_EDGE_IW) {
+      if (recs[i].edge[j].kind == IC_EDGE_IW || dg_mshr_rule_edge(&recs[i].edge[j])) {
         rt = malloc(n * IC_NODE_COUNT * sizeof *rt);
         uint64_t tend;
         if (!rt) return ic_fail(err, IC_ERUN, "graph export: out of memory");

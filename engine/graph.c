@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "ooo.h"
+#include "mshr_tab.h"
 #include "slot_tab.h"
 
 ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
@@ -35,6 +36,12 @@ ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
     if (e->kind == IC_EDGE_IW && e->flags && !(e->flags & IC_IW_SLOTS))
       return ic_fail(err, IC_EINPUT, "graph record %llu: IW edge in the slot form with no slots",
                      (unsigned long long)r->seq);
+    if (e->kind == IC_EDGE_MSHR && e->flags && (e->flags & ~IC_MSHR_RULE) == 0)
+      return ic_fail(err, IC_EINPUT, "graph record %llu: MSHR edge in the rule form with no MSHRs",
+                     (unsigned long long)r->seq);
+    if (e->kind == IC_EDGE_MSHR && e->flags && !(e->flags & IC_MSHR_RULE))
+      return ic_fail(err, IC_EINPUT, "graph record %llu: MSHR edge with unknown flags 0x%x",
+                     (unsigned long long)r->seq, e->flags);
     if (e->keep & ~dg_edge_drop_mask(e->kind))
       return ic_fail(err, IC_EINPUT,
                      "graph record %llu: %s edge keeps categories 0x%x that do not drop it",
@@ -82,6 +89,7 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
   ic_status st = IC_OK;
   uint64_t seq0 = recs[0].seq;
   ic_slot_tab slots = {0};
+  ic_mshr_tab holds = {0};
   const int rule = dg_slot_rule_applies(ideal);
   for (size_t i = 0; i < n; i++) {
     const ic_graph_rec *r = &recs[i];
@@ -92,6 +100,7 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
     }
     if ((st = dg_check_rec(r, err)) != IC_OK) break;
     uint64_t *t = &nt[i * IC_NODE_COUNT];
+    const int mk = dg_mshr_rule(r, ideal);
     for (int node = 0; node < IC_NODE_COUNT; node++) {
       /* IW edges after the others, each held against their time (v0) */
       uint64_t v = 0, v0 = 0;
@@ -100,8 +109,8 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
           const ic_edge *e = &r->edge[k];
           if ((e->kind == IC_EDGE_IW) != pass) continue;
           if (ic_edge_dst_node[e->kind] != node || dg_edge_dropped(e, ideal)) continue;
-          if (e->flags && e->kind == IC_EDGE_IW && dg_slot_rule_applies(ideal))
-            continue; /* the slot rule: below */
+          if ((e->flags && e->kind == IC_EDGE_IW && dg_slot_rule_applies(ideal)) || dg_mshr_rule_edge(e))
+            continue; /* the slot rule and the MSHR rule: below */
           uint64_t d = dg_edge_dist(e, ideal), src = 0;
           if (pass && d <= i && nt[(i - d) * IC_NODE_COUNT + IC_NODE_R] > v0)
             continue; /* its source was not ready when i could issue */
@@ -112,17 +121,23 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
         v0 = v;
       }
       int nw, np;
+      if (node == IC_NODE_E && mk) {
+        ic_mshr_tab_floor(&holds, t[IC_NODE_D]);
+        v = ic_mshr_tab_time(&holds, v, mk, NULL);
+      }
       if (node == IC_NODE_E && dg_slot_counts(r, ideal, &nw, &np))
         v = ic_slot_tab_time(&slots, v, nw, np, ooo_pool_of(r->opclass));
       t[node] = v;
       if (node == IC_NODE_D && rule) ic_slot_tab_floor(&slots, v);
     }
-    if (rule && ic_slot_tab_add(&slots, t[IC_NODE_E], ooo_pool_of(r->opclass)) != 0) {
-      st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (slot counts)");
+    if ((rule && ic_slot_tab_add(&slots, t[IC_NODE_E], ooo_pool_of(r->opclass)) != 0) ||
+        (mk && ic_mshr_tab_add(&holds, t[IC_NODE_E], t[IC_NODE_P], r->seq) != 0)) {
+      st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (slot counts, MSHR holders)");
       break;
     }
   }
   ic_slot_tab_free(&slots);
+  ic_mshr_tab_free(&holds);
   if (st == IC_OK) *t_out = nt[(n - 1) * IC_NODE_COUNT + IC_NODE_C];
   if (!node_t) free(nt);
   return st;
@@ -139,7 +154,7 @@ static uint64_t e_from_other_edges(const ic_graph_rec *recs, size_t i, ic_catmas
     for (int k = 0; k < r->nedges; k++) {
       const ic_edge *e = &r->edge[k];
       if (ic_edge_dst_node[e->kind] != IC_NODE_E || (e->kind == IC_EDGE_IW) != pass ||
-          dg_edge_dropped(e, ideal) || (pass && e->flags))
+          dg_edge_dropped(e, ideal) || (pass && e->flags) || dg_mshr_rule_edge(e))
         continue;
       uint64_t d = dg_edge_dist(e, ideal);
       if (pass && d <= i && nt[(i - d) * IC_NODE_COUNT + IC_NODE_R] > v0) continue;
@@ -150,6 +165,36 @@ static uint64_t e_from_other_edges(const ic_graph_rec *recs, size_t i, ic_catmas
     v0 = v;
   }
   return v;
+}
+
+/* The MSHR rule (mshr_tab.h) on recs[i] from E' = v, the holders being
+ * recs[0..i)'s in nt, as ic_graph_eval keeps them; *src: the seq of the
+ * holder whose P gives the time where the rule delayed it, else
+ * UINT64_MAX. */
+static uint64_t mshr_rule_at(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt,
+                             uint64_t v, uint64_t *src) {
+  *src = UINT64_MAX;
+  const int k = dg_mshr_rule(&recs[i], ideal);
+  if (!k) return v;
+  ic_mshr_tab h = {0};
+  for (size_t j = 0; j <= i; j++)
+    if (j == i || dg_mshr_rule(&recs[j], ideal)) ic_mshr_tab_floor(&h, nt[j * IC_NODE_COUNT + IC_NODE_D]);
+  for (size_t j = 0; j < i; j++)
+    if (dg_mshr_rule(&recs[j], ideal) &&
+        ic_mshr_tab_add(&h, nt[j * IC_NODE_COUNT + IC_NODE_E], nt[j * IC_NODE_COUNT + IC_NODE_P],
+                        recs[j].seq) != 0)
+      break; /* out of memory: the holders so far */
+  v = ic_mshr_tab_time(&h, v, k, src);
+  ic_mshr_tab_free(&h);
+  return v;
+}
+
+uint64_t dg_mshr_source(const ic_graph_rec *recs, size_t i, const ic_edge *e, ic_catmask ideal,
+                        const uint64_t *nt) {
+  if (!dg_mshr_rule_edge(e) || !dg_mshr_rule(&recs[i], ideal)) return 0;
+  uint64_t src;
+  mshr_rule_at(recs, i, ideal, nt, e_from_other_edges(recs, i, ideal, nt, 1), &src);
+  return src == UINT64_MAX ? 0 : recs[i].seq - src;
 }
 
 int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
@@ -169,8 +214,9 @@ uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, i
       break;
     }
   /* E from the other in-edges, the old-form IW edges included (the rule
-     applies here, so slot-form ones are not edges) */
-  const uint64_t v = e_from_other_edges(recs, i, ideal, nt, 1);
+     applies here, so slot-form ones are not edges), and the MSHR rule */
+  uint64_t src;
+  const uint64_t v = mshr_rule_at(recs, i, ideal, nt, e_from_other_edges(recs, i, ideal, nt, 1), &src);
   const uint64_t t = nt[i * IC_NODE_COUNT + IC_NODE_E];
   if (t <= v) return 0;
   const int pool = ooo_pool_of(r->opclass);

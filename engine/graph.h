@@ -8,6 +8,9 @@
  *     the conditional form, except those named in its `keep`; bw alone
  *     drops one of the slot form (the slot rule, dg_slot_rule_applies);
  *   - win in S moves a CD edge's source from i-w to i-IC_WIN_FACTOR*w;
+ *   - an MSHR edge of the rule form is the MSHR rule (model/mshr_tab.h),
+ *     applied to E after its other in-edges and before the slot rule;
+ *     dmiss drops it;
  *   - an IW edge counts only where R of its source is at most E' of its
  *     destination, both under S, where E' is the time the destination's
  *     other E in-edges give (when it could issue but for the slots);
@@ -93,6 +96,21 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
  * them. The keep bits of a slot-form edge are not read. */
 static inline int dg_slot_rule_applies(ic_catmask ideal) { return !(ideal & IC_CATBIT(IC_CAT_BW)); }
 
+/* Is edge e the MSHR rule (graph_rec.h, MSHR rule form) rather than an
+ * edge? Every evaluator passes it over as an edge. */
+static inline int dg_mshr_rule_edge(const ic_edge *e) {
+  return e->kind == IC_EDGE_MSHR && (e->flags & IC_MSHR_RULE);
+}
+
+/* The MSHR count of record r's rule under `ideal`: 0 where it has none or
+ * dmiss drops it. O(edges). */
+static inline int dg_mshr_rule(const ic_graph_rec *r, ic_catmask ideal) {
+  if (ideal & IC_CATBIT(IC_CAT_DMISS)) return 0;
+  for (int k = 0; k < r->nedges; k++)
+    if (dg_mshr_rule_edge(&r->edge[k])) return r->edge[k].flags & IC_MSHR_SLOTS;
+  return 0;
+}
+
 /* The slot counts of record r's live slot-form IW edges under `ideal`
  * (0 where it has none), and whether it has any. */
 int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np);
@@ -110,6 +128,14 @@ int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmas
  * before E(i), so that an edge from its E, latency 1, gives E(i) (the
  * exporter's form of the rule); else 0. O(i) at worst. */
 uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
+                        const uint64_t *nt);
+
+/* For the MSHR rule's edge e of recs[i] (graph_rec.h, MSHR rule form):
+ * where the rule delayed E(i) past the time of its other E in-edges in nt
+ * (ic_graph_eval's layout), the distance back to the holder whose
+ * completion gave E(i), so that an edge from its P, latency 0, gives it
+ * (the exporter's form of the rule); else 0. O(i) at worst. */
+uint64_t dg_mshr_source(const ic_graph_rec *recs, size_t i, const ic_edge *e, ic_catmask ideal,
                         const uint64_t *nt);
 
 #endif

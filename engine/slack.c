@@ -17,6 +17,7 @@
 
 #include "graph.h"
 #include "ooo.h"
+#include "mshr_tab.h"
 #include "slot_tab.h"
 
 typedef struct cedge {
@@ -34,8 +35,10 @@ typedef struct crec {
   uint8_t has_ep;
   uint8_t npd;         /* PD edges from the previous instruction */
   uint16_t iw_off;     /* bit j: e[j] is an IW edge whose condition failed, or in the
-                          slot form one that did not delay E (forward) */
+                          slot form one that did not delay E, or the MSHR rule's
+                          edge where it did not (forward) */
   uint8_t slot_w, slot_p; /* the slot rule's counts (graph_rec.h, IW; 0: none) */
+  uint8_t mk;          /* the MSHR rule's MSHRs (graph_rec.h, MSHR; 0: none) */
   uint64_t ep_lat, ep_miss; /* latency and dmiss cycles of its EP edge */
   uint64_t pd_lat[2];  /* latencies of the first two such PD edges (the model emits one) */
   cedge e[IC_MAX_EDGES];
@@ -54,7 +57,8 @@ struct ic_slack {
   uint64_t (*req)[IC_NODE_COUNT];
   uint64_t (*arr)[IC_NODE_COUNT];
   ic_slot_tab slots;  /* the slot rule's counts (slot_tab.h), forward pass */
-  int oom;            /* the slot counts ran out of memory */
+  ic_mshr_tab holds;  /* the MSHR rule's holders (mshr_tab.h), forward pass */
+  int oom;            /* the slot counts or the holders ran out of memory */
   int started, finished;
   uint64_t first_seq, next_seq, win_start;
   pc_slot *pcs;
@@ -102,6 +106,7 @@ void ic_slack_destroy(ic_slack *s) {
   free(s->req);
   free(s->arr);
   ic_slot_tab_free(&s->slots);
+  ic_mshr_tab_free(&s->holds);
   free(s->pcs);
   free(s);
 }
@@ -208,35 +213,55 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
   }
   for (int k = 0; k < IC_NODE_COUNT; k++) cnt[k + 1] += cnt[k];
   c->nedges = (uint8_t)cnt[IC_NODE_COUNT];
-  /* by destination node, and IW edges after the other edges into E: their
-   * condition reads the time those give */
+  /* by destination node, and IW edges and the MSHR rule's after the other
+   * edges into E: their condition and the rule read the time those give */
   for (int q = 0; q < 2 * r->nedges; q++) {
     const int j = q % r->nedges;
     const ic_edge *e = &r->edge[j];
-    if (!keep[j] || (e->kind == IC_EDGE_IW) != (q >= r->nedges)) continue;
+    const int late = e->kind == IC_EDGE_IW || dg_mshr_rule_edge(e);
+    if (!keep[j] || late != (q >= r->nedges)) continue;
     uint8_t dn = ic_edge_dst_node[e->kind];
     uint64_t dist = dg_edge_dist(e, s->ideal);
     if (dist > UINT32_MAX) dist = UINT32_MAX; /* beyond any reach: time 0 */
     const int slot = e->kind == IC_EDGE_IW && e->flags && dg_slot_rule_applies(s->ideal);
     c->e[cnt[dn]++] = (cedge){.lat = lat[j], .dist = (uint32_t)dist, .sn = ic_edge_src_node[e->kind], .dn = dn,
-                              .iw = (uint8_t)(slot ? 2 : e->kind == IC_EDGE_IW)};
+                              .iw = (uint8_t)(dg_mshr_rule_edge(e) ? 3 : slot ? 2 : e->kind == IC_EDGE_IW)};
   }
   int nw, np;
   dg_slot_counts(r, s->ideal, &nw, &np);
   c->slot_w = (uint8_t)nw;
   c->slot_p = (uint8_t)np;
+  c->mk = (uint8_t)dg_mshr_rule(r, s->ideal);
   return IC_OK;
 }
 
 /* Forward pass of one record: its arrival times into the arrival ring.
  * Edges are sorted by destination node and an edge of distance 0 goes to a
  * later node, so its source is final when it is read. */
-/* The slot rule (graph_rec.h, IW) on E time *ae of record r, whose D is
- * final in a: delays it past the cycles the earlier records fill
+/* The MSHR rule and then the slot rule (graph_rec.h, MSHR and IW) on E
+ * time a[IC_NODE_E] of record r, whose D is final in a. The MSHR rule
+ * delays it until fewer than its count of the earlier holders hold an MSHR
+ * (mshr_tab.h) and turns its edge into an edge from the P of the holder
+ * whose completion gave the time (latency 0) where it did, else leaves it
+ * off; the slot rule delays it past the cycles the earlier records fill
  * (slot_tab.h), and turns the first slot-form edge into an edge from a
  * record of the full cycle just before (its dist; latency 1) where it did,
  * else leaves them all off. */
 static void slot_rule(ic_slack *s, crec *c, const ic_graph_rec *r, uint64_t oldest, uint64_t *a) {
+  if (c->mk) { /* first the MSHR rule (mshr_tab.h): an edge from the P that gave its time */
+    uint64_t src;
+    ic_mshr_tab_floor(&s->holds, a[IC_NODE_D]);
+    const uint64_t t = ic_mshr_tab_time(&s->holds, a[IC_NODE_E], c->mk, &src);
+    if (t != a[IC_NODE_E] && src >= oldest && src < r->seq)
+      for (int j = 0; j < c->nedges; j++)
+        if (c->e[j].iw == 3) {
+          c->e[j].dist = (uint32_t)(r->seq - src);
+          c->iw_off &= (uint16_t)~(1u << j);
+          break;
+        }
+    a[IC_NODE_E] = t;
+  }
+  if (!(c->slot_w | c->slot_p)) return;
   ic_slot_tab_floor(&s->slots, a[IC_NODE_D]);
   const uint64_t t = ic_slot_tab_time(&s->slots, a[IC_NODE_E], c->slot_w, c->slot_p, ooo_pool_of(r->opclass));
   if (t == a[IC_NODE_E]) return;
@@ -258,7 +283,7 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
   c->iw_off = 0;
   uint64_t oldest = s->next_seq >= s->acap ? s->next_seq - s->acap + 1 : 0;
   if (oldest < s->first_seq) oldest = s->first_seq;
-  int slot_done = !(c->slot_w | c->slot_p);
+  int slot_done = !(c->slot_w | c->slot_p | c->mk);
   for (int j = 0; j < c->nedges; j++) {
     const cedge *e = &c->e[j];
     uint64_t src;
@@ -266,7 +291,7 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
       slot_rule(s, c, r, oldest, a);
       slot_done = 1;
     }
-    if (e->iw == 2) { /* the slot form: the rule above, after E's other edges */
+    if (e->iw >= 2) { /* the slot form and the MSHR rule: above, after E's other edges */
       c->iw_off |= (uint16_t)(1u << j);
       continue;
     }
@@ -293,6 +318,7 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
     ic_slot_tab_floor(&s->slots, a[IC_NODE_D]);
     if (ic_slot_tab_add(&s->slots, a[IC_NODE_E], ooo_pool_of(r->opclass)) != 0) s->oom = 1;
   }
+  if (c->mk && ic_mshr_tab_add(&s->holds, a[IC_NODE_E], a[IC_NODE_P], r->seq) != 0) s->oom = 1;
   if (!s->ideal) /* the stamps are the baseline's */
     for (int k = 0; k < IC_NODE_COUNT; k++)
       if (a[k] != r->t[k]) s->tot.stamp_mismatches++;
@@ -397,7 +423,7 @@ ic_status ic_slack_consume(ic_slack *s, const ic_graph_rec *recs, size_t n, ic_e
       s->first_seq = s->next_seq = s->win_start = r->seq;
     }
     forward(s, c, r);
-    if (s->oom) return ic_fail(err, IC_ERUN, "slack: out of memory (slot counts)");
+    if (s->oom) return ic_fail(err, IC_ERUN, "slack: out of memory (slot counts, MSHR holders)");
     s->next_seq = r->seq + 1;
     if (s->next_seq - s->win_start == s->window) {
       rc = backward(s, s->next_seq, s->half ? s->half : 1, err);

@@ -80,6 +80,14 @@
  * configs/narrow.yaml (ROB 128, 3-wide issue) and from 4.2% to 0.6% on
  * modern.yaml (ROB 256).
  *
+ * The MSHR rule (graph_rec.h, the rule form of MSHR edges: plan.mk) is
+ * scalar work a lane too, but only for the records that carry it (the
+ * loads that took an MSHR, a few percent): after E's other edges and
+ * before the slot rule, k_mshr moves E in each lane without dmiss
+ * (mshr_off: dmiss's lane bit) past the cycles at which the lane's earlier
+ * holders (mtab: a model/mshr_tab.h list a lane, kept like stab) fill the
+ * MSHRs, and mshr_note adds the record's own hold [E, P) once P is known.
+ *
  * Range argument (why int32 is safe). Every stored offset is at most
  * `ubound`: time 0 has offset <= 0, and an instruction raises the largest
  * offset by at most the sum of its edge latencies (each <= 2^20 by
@@ -194,6 +202,7 @@
 
 #include "graph.h"
 #include "ooo.h"
+#include "mshr_tab.h"
 #include "slot_tab.h"
 
 #define FLOOR (-(INT32_C(1) << 29))
@@ -318,6 +327,7 @@ struct plan {
   uint8_t ni[IC_NODE_COUNT];
   uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
   uint8_t pool;              /* its FU pool (ooo_pool_of): the slot rule's pool count */
+  uint8_t mk;                /* the MSHR rule's MSHRs (0: the record has no rule) */
   struct pe e[2 * IC_MAX_EDGES];
 };
 
@@ -346,6 +356,7 @@ struct memo {
   uint64_t far_c; /* the far CD distance it sets, or 0 */
   int64_t grow;   /* sum of its edges' latencies */
   uint8_t nedges, nent;
+  uint8_t mk; /* plan.mk */
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
   uint8_t ni[IC_NODE_COUNT], vf[IC_NODE_COUNT];
   uint32_t bhi;
@@ -428,6 +439,11 @@ struct ic_solver {
    * exec_plan for each thread's lanes (not in bw's lanes, where the rule
    * does not hold); absolute cycles (base + offset), so a rebase leaves them. */
   ic_slot_tab *stab;
+  /* The MSHR rule's holders (mshr_tab.h), one list a lane [np], kept by
+   * exec_plan like stab (not in dmiss's lanes); absolute cycles. */
+  ic_mshr_tab *mtab;
+  uint32_t mshr_off; /* 1 << lane bit of dmiss (0: not chosen): the lanes
+                        without the MSHR rule */
   /* Latency vectors by edge shape (lat_key): a vector, once built, stays
    * unchanged until the store is cleared (plans in flight point to it). */
   struct lslot *lslot;       /* [2 * lcap] */
@@ -583,6 +599,42 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
   return 1;
 }
 
+/* The MSHR rule (graph_rec.h, MSHR rule form) on node E over lanes
+ * [lo, hi) without dmiss, after its other edges and before the slot rule:
+ * E moves to the first cycle at which fewer than pl->mk of the lane's
+ * holders (mtab, mshr_tab.h) hold an MSHR, whose floor first takes this
+ * record's D. Scalar work a lane, for the records with the rule only (the
+ * loads that took an MSHR). */
+static void k_mshr(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, struct xenv *x) {
+  const uint32_t off = x->sv->mshr_off;
+  const int32_t *d = pl->out[IC_NODE_D];
+  for (uint32_t lane = lo; lane < hi; lane++) {
+    if (lane & off) continue;
+    ic_mshr_tab *t = &x->sv->mtab[lane];
+    const int64_t b0 = x->base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
+    ic_mshr_tab_floor(t, dt > 0 ? (uint64_t)dt : 0);
+    if (c0 < 0) continue; /* before time 0: no holder holds there */
+    acc[lane] += (int32_t)(ic_mshr_tab_time(t, (uint64_t)c0, pl->mk, NULL) - (uint64_t)c0);
+  }
+}
+
+/* The MSHR holders' upkeep for a record with the rule, over lanes [lo, hi)
+ * without dmiss: its hold [E, P). */
+static void mshr_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
+  const uint32_t off = x->sv->mshr_off;
+  const int32_t *e = pl->out[IC_NODE_E], *p = pl->out[IC_NODE_P];
+  for (uint32_t lane = lo; lane < hi; lane++) {
+    if (lane & off) continue;
+    const int64_t b0 = x->base[lane], te = b0 + e[lane], tp = b0 + p[lane];
+    if (tp <= 0) continue;
+    if (ic_mshr_tab_add(&x->sv->mtab[lane], te > 0 ? (uint64_t)te : 0, (uint64_t)tp, pl->seq) != 0) {
+      if (!x->viol) x->first = pl->seq;
+      x->viol++;
+      x->oom++;
+    }
+  }
+}
+
 /* The slot counts' upkeep for a record without a slot-form edge, over lanes
  * [lo, hi) without bw: the floor takes its D, the counts its E. */
 static void slots_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
@@ -707,7 +759,10 @@ __attribute__((target("avx2"))) static int k_nodes_avx2(const struct plan *pl, c
     if (node == IC_NODE_E && pl->ni[node]) {
       const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
       if (lo < bhi) k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi);
+      if (pl->mk) k_mshr(pl->out[node], lo, hi, pl, x);
       slots = k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl, x);
+    } else if (node == IC_NODE_E && pl->mk) {
+      k_mshr(pl->out[node], lo, hi, pl, x);
     }
   }
   return slots;
@@ -759,12 +814,16 @@ static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
       if (node == IC_NODE_E && pl->ni[node]) {
         const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
         if (lo < bhi) k_block(pl->out[node], b, pl->ni[node], lo, bhi);
+        if (pl->mk) k_mshr(pl->out[node], lo, hi, pl, x);
         slots = k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl, x);
+      } else if (node == IC_NODE_E && pl->mk) {
+        k_mshr(pl->out[node], lo, hi, pl, x);
       }
     }
   }
 
   if (!slots) slots_note(x, pl, lo, hi);
+  if (pl->mk) mshr_note(x, pl, lo, hi);
 
   /* Baseline invariant: subset 0 idealizes nothing. */
   if (lo == 0 && hi > 0)
@@ -1183,6 +1242,7 @@ static void set_layout(ic_solver *s) {
   for (int k = 0; k < ncat; k++) s->pos[s->cats[k]] = bit[k];
   s->win_pos = s->pos[IC_CAT_WIN];
   s->rule_off = s->pos[IC_CAT_BW] >= 0 && s->pos[IC_CAT_BW] < 31 ? 1u << s->pos[IC_CAT_BW] : 0;
+  s->mshr_off = s->pos[IC_CAT_DMISS] >= 0 && s->pos[IC_CAT_DMISS] < 31 ? 1u << s->pos[IC_CAT_DMISS] : 0;
   s->alanes = 1u << nact;
   s->anp = (s->alanes + LANES - 1) / LANES * LANES;
   for (uint32_t x = 0; x < s->n; x++) {
@@ -1279,6 +1339,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   int ok = s->lane_of && s->lmap && s->btmp && s->bitm && s->base && s->zero && s->times;
   for (int k = 0; k < 3; k++) ok = (s->scratch[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
   ok = (s->stab = calloc(s->np, sizeof *s->stab)) && ok;
+  ok = (s->mtab = calloc(s->np, sizeof *s->mtab)) && ok;
   s->lcap = MAX_LSTORE;
   while (s->lcap > MIN_LSTORE && (size_t)s->lcap * s->np * sizeof(int32_t) > LSTORE_BYTES)
     s->lcap /= 2;
@@ -1313,6 +1374,9 @@ void ic_solver_destroy(ic_solver *s) {
   if (s->stab)
     for (uint32_t x = 0; x < s->np; x++) ic_slot_tab_free(&s->stab[x]);
   free(s->stab);
+  if (s->mtab)
+    for (uint32_t x = 0; x < s->np; x++) ic_mshr_tab_free(&s->mtab[x]);
+  free(s->mtab);
   free(s->lslot);
   free(s->lvec);
   free(s->one);
@@ -1339,6 +1403,7 @@ void ic_solver_reset(ic_solver *s) {
   memset(s->base, 0, s->np * sizeof *s->base);
   memset(s->zero, 0, s->np * sizeof *s->zero);
   for (uint32_t x = 0; x < s->np; x++) ic_slot_tab_clear(&s->stab[x]);
+  for (uint32_t x = 0; x < s->np; x++) ic_mshr_tab_clear(&s->mtab[x]);
   memset(s->times, 0, s->n * sizeof *s->times);
   memset(&s->st, 0, sizeof s->st);
   s->xs.viol = s->xs.first = s->xs.oom = 0;
@@ -1489,6 +1554,18 @@ static ic_status relabel(ic_solver *s, ic_catmask acted, ic_err *err) {
   for (uint32_t x = 0; x < s->np; x++) ic_slot_tab_free(&s->stab[x]);
   free(s->stab);
   s->stab = nt;
+  /* the MSHR holders alike */
+  ic_mshr_tab *nm = calloc(s->np, sizeof *nm);
+  if (!nm) return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", anp);
+  for (uint32_t x = 0; x < anp; x++)
+    if (ic_mshr_tab_copy(&nm[x], &s->mtab[s->lmap[x]]) != 0) {
+      if (!s->xs.viol) s->xs.first = s->next;
+      s->xs.viol++;
+      s->xs.oom++;
+    }
+  for (uint32_t x = 0; x < s->np; x++) ic_mshr_tab_free(&s->mtab[x]);
+  free(s->mtab);
+  s->mtab = nm;
   s->st.relabels++;
   return IC_OK;
 }
@@ -1686,6 +1763,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     memcpy(pl->ni, m->ni, sizeof pl->ni);
     memcpy(pl->vf, m->vf, sizeof pl->vf);
     pl->bhi = m->bhi;
+    pl->mk = m->mk;
     memcpy(pl->cskipmin, m->cskipmin, sizeof pl->cskipmin);
     /* resolve_source with each ring's bounds taken once: a source d back
      * is in the ring if 0 < d <= ok[ring] */
@@ -1732,6 +1810,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   uint8_t cnt[IC_NODE_COUNT][PE_CLASSES];
   uint64_t far_c;
   uint32_t bhi;
+  int mk;
 #define ADD_ENTRY(node, cls, pe_, d_, ki_)                                         \
   do {                                                                             \
     int n_ = cnt[node][cls]++;                                                     \
@@ -1742,6 +1821,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   for (;;) {
     uint64_t need[RING_COUNT] = {0};
     int full = 0;
+    mk = 0;
     ic_catmask acts = 0; /* categories this record makes act (set_layout) */
     grow = 0;
     far_c = 0;
@@ -1755,6 +1835,12 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
       const uint64_t dist = e->dist;
       if (dist == 0 ? ki->bad0 : ki->badfar) return malformed(r, err);
       if (e->keep & ~dg_edge_drop_mask(e->kind)) return malformed(r, err);
+      if (e->kind == IC_EDGE_MSHR && e->flags) { /* the MSHR rule (k_mshr), which dmiss drops */
+        if (!(e->flags & IC_MSHR_RULE) || !(e->flags & IC_MSHR_SLOTS)) return malformed(r, err);
+        mk = e->flags & IC_MSHR_SLOTS;
+        acts |= ki->acts;
+        continue;
+      }
       /* an IW edge in the slot form is the slot rule in every subset but
          those with bw (dg_slot_rule_applies): no other category acts on it */
       acts |= ki->acts & (e->kind == IC_EDGE_IW && e->flags ? IC_CATBIT(IC_CAT_BW) : ~(ic_catmask)e->keep);
@@ -1897,6 +1983,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   m->grow = grow;
   m->nedges = (uint8_t)nedges;
   pl->bhi = m->bhi = bhi;
+  pl->mk = m->mk = (uint8_t)mk;
   memcpy(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge));
   memo_mask(s, m);
   uint8_t off = 0;
@@ -1958,7 +2045,7 @@ ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_er
   }
   if (s->pipe) pipe_publish(s->pipe, 0);
   /* this thread's lanes (the worker's count as violations, read at the end) */
-  if (st == IC_OK && s->xs.oom) st = ic_fail(err, IC_ERUN, "solver: out of memory (slot counts)");
+  if (st == IC_OK && s->xs.oom) st = ic_fail(err, IC_ERUN, "solver: out of memory (slot counts, MSHR holders)");
   return st;
 }
 

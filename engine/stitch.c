@@ -7,6 +7,7 @@
 #include "categories.h"
 #include "graph.h"
 #include "ooo.h"
+#include "mshr_tab.h"
 #include "slot_tab.h"
 
 const char *const ic_stitch_abort_names[IC_STITCH_ABORT_COUNT] = {
@@ -232,8 +233,12 @@ static int patch_sample(sig_detail *d, uint8_t op, unsigned b, const sig_machine
     ep.kind = IC_EDGE_EP;
     infer_ep(&ep, op, b, m);
     add_item(d, &ep);
-    if (!b2) {
+    if (!b2) { /* a hit: no line in flight, no MSHR taken */
       drop_items(d, IC_EDGE_PP, 0);
+      int w = 0;
+      for (int k = 0; k < d->nitems; k++)
+        if (d->item[k].kind != IC_EDGE_MSHR) d->item[w++] = d->item[k];
+      d->nitems = (uint8_t)w;
       for (int k = 0; k < d->nitems; k++)
         if (d->item[k].kind == IC_EDGE_RE) drop_parts(&d->item[k], IC_CAT_DMISS);
     }
@@ -432,9 +437,17 @@ static uint64_t near_target(const ic_program_image *img, const sig_skeleton *sk,
  * solver has them); the nodes in the order D R E P C, which every edge
  * within one instruction follows; the slot rule on st, the counts of the
  * positions before k. */
-static void solve_record(ic_graph_rec *recs, uint32_t k, ic_slot_tab *st) {
+/* What the fragment's rules count: the slot counts (slot_tab.h) and the
+ * MSHR holders (mshr_tab.h) of the positions so far. */
+struct rules {
+  ic_slot_tab slots;
+  ic_mshr_tab holds;
+};
+
+static void solve_record(ic_graph_rec *recs, uint32_t k, struct rules *ru) {
   ic_graph_rec *r = &recs[k];
-  int nw = 0, np = 0;
+  ic_slot_tab *st = &ru->slots;
+  int nw = 0, np = 0, mk = 0;
   memset(r->t, 0, sizeof r->t);
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     uint64_t t = 0, t0 = 0;
@@ -444,6 +457,10 @@ static void solve_record(ic_graph_rec *recs, uint32_t k, ic_slot_tab *st) {
         if (e->kind >= IC_EDGE_KIND_COUNT || ic_edge_dst_node[e->kind] != node ||
             (e->kind == IC_EDGE_IW) != pass)
           continue;
+        if (dg_mshr_rule_edge(e)) { /* the MSHR rule, below */
+          mk = e->flags & IC_MSHR_SLOTS;
+          continue;
+        }
         if (pass && e->flags) { /* the slot form: the rule, below */
           if (e->flags & IC_IW_POOL)
             np = e->flags & IC_IW_SLOTS;
@@ -458,6 +475,10 @@ static void solve_record(ic_graph_rec *recs, uint32_t k, ic_slot_tab *st) {
         if (v > t) t = v;
       }
       t0 = t;
+    }
+    if (node == IC_NODE_E && mk) {
+      ic_mshr_tab_floor(&ru->holds, r->t[IC_NODE_D]);
+      t = ic_mshr_tab_time(&ru->holds, t, mk, NULL);
     }
     if (node == IC_NODE_E && (nw || np)) t = ic_slot_tab_time(st, t, nw, np, ooo_pool_of(r->opclass));
     r->t[node] = t;
@@ -485,8 +506,9 @@ static void solve_record(ic_graph_rec *recs, uint32_t k, ic_slot_tab *st) {
  *
  * The slot counts (slot_tab.h) hold the issues of the positions so far,
  * from the latest D on. */
-static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, ic_slot_tab *st) {
+static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, struct rules *ru) {
   ic_graph_rec *r = &recs[k];
+  ic_slot_tab *st = &ru->slots;
   const uint32_t n = m->issue_width;
   const uint32_t units[OOO_POOL_COUNT] = {m->fu_int_alu, m->fu_int_mul, m->fu_fp_add,
                                           m->fu_fp_muldiv, m->fu_ldst};
@@ -503,7 +525,7 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, ic
   ic_edge *ree = &r->edge[re];
   const int rules = n <= 32; /* the model emits no IW edges for a wider machine */
   drop_parts(ree, IC_CAT_BW);
-  solve_record(recs, k, st);
+  solve_record(recs, k, ru);
   const uint64_t e0 = r->t[IC_NODE_E];
   const uint64_t e = ic_slot_tab_time(st, e0, (int)n, (int)pn, pool);
   /* as in the model, the slot form's source is the previous instruction
@@ -559,7 +581,8 @@ static int pp_fits(void *ctx, const sig_detail *d) {
     st->abort_why[IC_STITCH_ABORT_##why]++; \
     free(anc);                              \
     free(lines.slot);                       \
-    ic_slot_tab_free(&slots);               \
+    ic_slot_tab_free(&ru.slots);            \
+    ic_mshr_tab_free(&ru.holds);            \
     return IC_OK;                           \
   } while (0)
 
@@ -632,7 +655,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   } guess = {-1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
   int prev_wbound = 0;            /* the previous position waited for the window */
-  ic_slot_tab slots = {0}; /* the issues so far (issue_slots, solve_record) */
+  struct rules ru = {0}; /* the issues and MSHR holders so far (issue_slots, solve_record) */
   uint32_t n = sk->n;
   sig_detail cur;
   for (uint32_t k = 0; k < n; k++) {
@@ -875,12 +898,14 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     for (int q = 0; d && q < d->nitems && r->nedges < IC_MAX_EDGES; q++)
       if (!handled_kind(d->item[q].kind))
         *new_edge(r, d->item[q].kind, d->item[q].dist) = d->item[q];
-    if (!own) issue_slots(recs, k, m, &slots);
-    solve_record(recs, k, &slots);
-    if (ic_slot_tab_add(&slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass)) != 0) {
+    if (!own) issue_slots(recs, k, m, &ru);
+    solve_record(recs, k, &ru);
+    if (ic_slot_tab_add(&ru.slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass)) != 0 ||
+        (dg_mshr_rule(r, 0) && ic_mshr_tab_add(&ru.holds, r->t[IC_NODE_E], r->t[IC_NODE_P], k) != 0)) {
       free(anc);
       free(lines.slot);
-      ic_slot_tab_free(&slots);
+      ic_slot_tab_free(&ru.slots);
+      ic_mshr_tab_free(&ru.holds);
       return ic_fail(err, IC_ERUN, "stitcher: out of memory");
     }
     /* misprediction penalty for the next instruction */
@@ -975,7 +1000,8 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   }
   free(anc);
   free(lines.slot);
-  ic_slot_tab_free(&slots);
+  ic_slot_tab_free(&ru.slots);
+  ic_mshr_tab_free(&ru.holds);
   st->stitched++;
   st->instructions += n;
   st->exact += exact;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ooo.h"
+#include "mshr_tab.h"
 #include "slot_tab.h"
 
 #define CHECK_RING (1u << 17)
@@ -20,6 +21,7 @@ struct ooo_graph_check {
   int started;
   uint64_t (*t)[IC_NODE_COUNT];
   ic_slot_tab slots; /* the slot rule's counts (slot_tab.h) */
+  ic_mshr_tab holds; /* the MSHR rule's holders (mshr_tab.h) */
 };
 
 ooo_graph_check *ooo_graph_check_create(void) {
@@ -37,6 +39,7 @@ void ooo_graph_check_destroy(ooo_graph_check *g) {
   if (!g) return;
   free(g->t);
   ic_slot_tab_free(&g->slots);
+  ic_mshr_tab_free(&g->holds);
   free(g);
 }
 
@@ -56,7 +59,7 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
                    r->nedges);
   uint64_t *me = g->t[r->seq & (CHECK_RING - 1)];
   uint64_t val[IC_NODE_COUNT];
-  int seen[IC_NODE_COUNT] = {0}, nw = 0, np = 0;
+  int seen[IC_NODE_COUNT] = {0}, nw = 0, np = 0, mk = 0;
   for (int n = 0; n < IC_NODE_COUNT; n++) {
     val[n] = 0;
     for (int k = 0; k < r->nedges; k++) {
@@ -65,6 +68,10 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
         return ic_fail(err, IC_ERUN, "graph check: seq %llu: malformed edge %d",
                        (unsigned long long)r->seq, k);
       if (ic_edge_dst_node[e->kind] != n) continue;
+      if (e->kind == IC_EDGE_MSHR && (e->flags & IC_MSHR_RULE)) { /* the MSHR rule, below */
+        mk = e->flags & IC_MSHR_SLOTS;
+        continue;
+      }
       if (e->kind == IC_EDGE_IW && e->flags) { /* the slot form: the rule, below */
         if (e->flags & IC_IW_POOL)
           np = e->flags & IC_IW_SLOTS;
@@ -97,6 +104,16 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
       if (v > val[n]) val[n] = v;
       seen[n] = 1;
     }
+    if (n == IC_NODE_E && mk) {
+      ic_mshr_tab_floor(&g->holds, val[IC_NODE_D]);
+      const uint64_t v = ic_mshr_tab_time(&g->holds, val[n], mk, NULL);
+      if (v > r->t[n])
+        return ic_fail(err, IC_ERUN,
+                       "graph check: seq %llu pc 0x%llx: the MSHR rule demands E = %llu > stamp %llu",
+                       (unsigned long long)r->seq, (unsigned long long)r->pc, (unsigned long long)v,
+                       (unsigned long long)r->t[n]);
+      val[n] = v;
+    }
     if (n == IC_NODE_E && (nw || np)) {
       const uint64_t v = ic_slot_tab_time(&g->slots, val[n], nw, np, ooo_pool_of(r->opclass));
       if (v > r->t[n])
@@ -113,8 +130,9 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
                      seen[n] ? "" : " (no in-edge)");
     if (n == IC_NODE_D) ic_slot_tab_floor(&g->slots, val[n]);
   }
-  if (ic_slot_tab_add(&g->slots, val[IC_NODE_E], ooo_pool_of(r->opclass)) != 0)
-    return ic_fail(err, IC_ERUN, "graph check: out of memory (slot counts)");
+  if (ic_slot_tab_add(&g->slots, val[IC_NODE_E], ooo_pool_of(r->opclass)) != 0 ||
+      (mk && ic_mshr_tab_add(&g->holds, val[IC_NODE_E], val[IC_NODE_P], r->seq) != 0))
+    return ic_fail(err, IC_ERUN, "graph check: out of memory (slot counts, MSHR holders)");
   memcpy(me, val, sizeof val);
   g->next++;
   g->count++;

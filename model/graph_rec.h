@@ -54,6 +54,36 @@
  *                        dropped, nothing misses). Like CD for the ROB, it
  *                        keeps a larger window from overlapping more misses
  *                        than there are MSHRs
+                        RULE FORM: an MSHR edge whose `flags` hold
+                        IC_MSHR_RULE and a count K (IC_MSHR_SLOTS: the
+                        machine's MSHRs) is not an edge from j but the MSHR
+                        rule: load i took an MSHR at its issue and held it
+                        until its completion, [E(i), P(i)); E(i) is the
+                        first cycle t >= E'(i) at which fewer than K of the
+                        instructions before i with a rule-form edge hold
+                        one (E(j) <= t < P(j)) in the same evaluation,
+                        holders whose P is at most the latest D of i and
+                        the holders before it counting as gone (D never
+                        falls in the model's graphs; model/mshr_tab.h, which
+                        every evaluator uses). E'(i) is the time of i's
+                        other E in-edges; the slot rule (IW) then starts
+                        from the MSHR rule's time. dmiss drops it (nothing
+                        misses). The edge above (flags 0) ties i to the
+                        miss that freed its MSHR in the baseline; the rule
+                        makes an idealization that puts more misses in
+                        flight at once (win, bmisp) wait for the MSHRs, as
+                        the machine does, where the baseline had no such
+                        wait (a pointer chase with 8 MSHRs, ROB 128: win
+                        51.8% of time against 31.1% in multisim without
+                        it). Only earlier holders count: a later load that
+                        issued first took its MSHR first in the machine,
+                        which one pass in program order cannot know; the
+                        rule is exact for the earlier ones. The model emits
+                        it for every load that took an MSHR where the
+                        machine has at most IC_MSHR_SLOTS MSHRs and the
+                        record has room; the source (the previous
+                        instruction) is a place holder, and the rule has
+                        no latency
  *   IW  E(k) -> E(i)     issue slots: at most n instructions issue per cycle,
  *                        oldest first; k is the n-th most recent instruction
  *                        older than i to issue before i (n: the issue width,
@@ -200,6 +230,10 @@ extern const char ic_node_names[IC_NODE_COUNT]; /* "DREPC" */
  * units of i's pool; 0: the conditional edge from k. */
 #define IC_IW_SLOTS 0x7f
 #define IC_IW_POOL 0x80
+/* MSHR edge flags: the rule form (graph_rec.h, MSHR): IC_MSHR_RULE and the
+ * machine's count of MSHRs (1..IC_MSHR_SLOTS); 0: the edge from j. */
+#define IC_MSHR_SLOTS 0x7f
+#define IC_MSHR_RULE 0x80
 typedef struct ic_lat_part {
   uint32_t cycles;
   uint8_t cat; /* ic_category or IC_CAT_NONE */
@@ -208,7 +242,8 @@ typedef struct ic_lat_part {
 typedef struct ic_edge {
   uint8_t kind;   /* ic_edge_kind: fixes the source and destination node */
   uint8_t nparts;
-  uint8_t flags;  /* IC_EDGE_MEM (PR); IW: IC_IW_SLOTS | IC_IW_POOL */
+  uint8_t flags;  /* IC_EDGE_MEM (PR); IW: IC_IW_SLOTS | IC_IW_POOL; MSHR:
+                     IC_MSHR_RULE | IC_MSHR_SLOTS */
   uint8_t keep;   /* IC_CATBITs of categories that drop this kind of edge
                      but keep this one (IW: its issue order does not move
                      under them; 0 for every other kind) */

@@ -877,6 +877,14 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     ic_edge *iw = edge1(&cur, IC_EDGE_IW, 1, IC_CAT_BW, 1);
     iw->flags = (uint8_t)(w ? (c->fu_n[pool] & IC_IW_SLOTS) | IC_IW_POOL : c->iw & IC_IW_SLOTS);
   }
+  /* MSHR rule: a load that took an MSHR holds it over [E, P), and an
+   * idealization that puts more misses in flight waits for one
+   * (graph_rec.h, MSHR rule form); where the record has room */
+  if (c->have_sink && c->mtag[x] == i && c->nmshr <= IC_MSHR_SLOTS && i > first &&
+      cur - r->edge < room) {
+    ic_edge *mr = edge1(&cur, IC_EDGE_MSHR, 1, IC_CAT_NONE, 0);
+    mr->flags = (uint8_t)(IC_MSHR_RULE | c->nmshr);
+  }
   /* An issue wait of slots alone (RE's one part, bw) that the slot rule
    * gives back from R in the baseline lives on the rule, which moves with
    * an idealization, instead of a fixed RE latency (graph_rec.h, RE). */

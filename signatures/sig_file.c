@@ -454,6 +454,8 @@ static int kind_ok(uint8_t kind, uint8_t flags, uint64_t dist) {
   case IC_EDGE_CC: return flags == 0 && dist == 1;
   case IC_EDGE_PR: return flags == IC_EDGE_MEM && dist >= 1;
   case IC_EDGE_IW: return (flags == 0 || (flags & IC_IW_SLOTS)) && dist >= 1; /* slot form: n >= 1 */
+  case IC_EDGE_MSHR: /* the rule form: IC_MSHR_RULE and K >= 1 MSHRs */
+    return (flags == 0 || ((flags & IC_MSHR_RULE) && (flags & IC_MSHR_SLOTS))) && dist >= 1;
   default: break;
   }
   if (flags != 0) return 0;

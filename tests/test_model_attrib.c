@@ -320,7 +320,7 @@ Test(model_attrib, mshr_capacity_edges_join_independent_misses) {
   for (size_t i = 0; i < b.n; i++) {
     const ic_graph_rec *r = &b.v[i];
     for (int k = 0; k < r->nedges; k++) {
-      if (r->edge[k].kind != IC_EDGE_MSHR) continue;
+      if (r->edge[k].kind != IC_EDGE_MSHR || r->edge[k].flags) continue; /* not the rule */
       const ic_graph_rec *src = &b.v[i - r->edge[k].dist];
       if (src->seq < 25) continue; /* the first chase load waits for no miss: a root */
       cr_assert_neq(r->pc, chase_pc, "chase load %llu has an MSHR edge", (unsigned long long)r->seq);
@@ -333,6 +333,75 @@ Test(model_attrib, mshr_capacity_edges_join_independent_misses) {
   free(b.v);
   const ic_catmask win = IC_CATBIT(IC_CAT_WIN);
   expect_graph_near_model(cfg, v, n, &win, 1);
+  free(v);
+  ooo_config_destroy(cfg);
+}
+
+/* Pairs of misses 40 instructions apart: a load of a new line, and a load
+ * of another new line whose address is the first one's value. The
+ * baseline's window holds about 6 misses, so no load waits for an MSHR;
+ * with win the independent first loads run ahead and the MSHRs bind. The
+ * second loads depend on a miss, so they get no capacity edge (mshr_source:
+ * roots only), and the misses that hold MSHRs are twice as many as the
+ * roots: without the MSHR rule (graph_rec.h) the graph lets 8 first loads
+ * and 8 second loads be in flight at once. */
+static void g_miss_pairs(ic_inst *in, size_t j, void *st) {
+  uint64_t *line = st;
+  if (j == 0 || j == 1) {
+    *in = mk(IC_OP_LOAD, (uint8_t)(5 + j), j ? 5 : IC_REG_NONE, IC_REG_NONE);
+    in->mem_size = 8;
+    in->mem_addr = 0x40000000 + 64 * (*line)++;
+  } else {
+    *in = mk(IC_OP_INT_ALU, (uint8_t)(7 + j % 16), IC_REG_NONE, IC_REG_NONE);
+  }
+}
+
+static void expect_solver_equals_reference(const rec_buf *b, uint64_t cycles, int machine);
+
+/* Drops the MSHR rule's edges (the rule form) of every record. */
+static void drop_mshr_rule(rec_buf *b) {
+  for (size_t i = 0; i < b->n; i++) {
+    ic_graph_rec *r = &b->v[i];
+    int m = 0;
+    for (int k = 0; k < r->nedges; k++)
+      if (!dg_mshr_rule_edge(&r->edge[k])) r->edge[m++] = r->edge[k];
+    r->nedges = (uint8_t)m;
+  }
+}
+
+Test(model_attrib, the_mshr_rule_binds_where_only_an_idealization_fills_the_mshrs) {
+  ooo_config *cfg = base_cfg();
+  const size_t n = 16000;
+  uint64_t line = 0;
+  ic_inst *v = make_loop(n, 39, g_miss_pairs, &line);
+  ic_err err;
+  ooo_stats s0 = {0}, sw = {0};
+  rec_buf b = {0};
+  ic_graph_sink sink = {&b, buf_consume};
+  const ic_catmask win = IC_CATBIT(IC_CAT_WIN);
+  cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(s0.mshr_full_stalls, 0, "the baseline ran out of MSHRs");
+  cr_assert_eq(run_stream(cfg, win, v, n, 0, NULL, &sw, &err), IC_OK, "%s", err.msg);
+  cr_assert_gt(sw.mshr_full_stalls, 0, "the win machine never ran out of MSHRs");
+  size_t rules = 0;
+  for (size_t i = 0; i < b.n; i++)
+    for (int k = 0; k < b.v[i].nedges; k++) rules += dg_mshr_rule_edge(&b.v[i].edge[k]);
+  cr_expect_gt(rules, n / 40, "only %zu loads with the MSHR rule", rules);
+  uint64_t tg, tno;
+  cr_assert_eq(ic_graph_eval(b.v, b.n, win, NULL, &tg, &err), IC_OK, "%s", err.msg);
+  expect_solver_equals_reference(&b, s0.cycles, 0); /* the rule in every lane without dmiss */
+  drop_mshr_rule(&b);
+  cr_assert_eq(ic_graph_eval(b.v, b.n, win, NULL, &tno, &err), IC_OK, "%s", err.msg);
+  cr_log_info("win: model %llu, graph %llu, without the rule %llu (baseline %llu)",
+              (unsigned long long)sw.cycles, (unsigned long long)tg, (unsigned long long)tno,
+              (unsigned long long)s0.cycles);
+  const double rel = ((double)tg - (double)sw.cycles) / (double)sw.cycles;
+  cr_expect(rel > -0.05 && rel < 0.05, "win: graph %llu vs model %llu (%+.1f%%)", (unsigned long long)tg,
+            (unsigned long long)sw.cycles, 100 * rel);
+  /* the test can fail: without the rule the graph is far too fast */
+  cr_expect_lt((double)tno, 0.8 * (double)sw.cycles, "without the rule: graph %llu vs model %llu",
+               (unsigned long long)tno, (unsigned long long)sw.cycles);
+  free(b.v);
   free(v);
   ooo_config_destroy(cfg);
 }
@@ -462,9 +531,30 @@ Test(model_attrib, a_small_lsq_holds_dispatch_until_commit) {
  * categories: every subset's critical path equals the one-subset reference
  * pass (ic_graph_eval). The solver's own tests draw random graphs; these
  * are the model's, with the edge mixes an unusual machine produces. */
-Test(model_attrib, solver_equals_reference_on_random_machines) {
+/* The 8-category solver fed b's records gives the model's cycles for {}
+ * and the reference pass's time for every subset. */
+static void expect_solver_equals_reference(const rec_buf *b, uint64_t cycles, int machine) {
   static const uint8_t all8[] = {IC_CAT_DL1,   IC_CAT_WIN,   IC_CAT_BW,    IC_CAT_BMISP,
                                  IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_LGALU, IC_CAT_IMISS};
+  ic_err err;
+  ic_solver *s;
+  cr_assert_eq(ic_solver_create(&s, all8, 8, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_solver_feed(s, b->v, b->n, &err), IC_OK, "machine %d: %s", machine, err.msg);
+  cr_assert_eq(ic_solver_invariant_violations(s), 0);
+  const uint64_t *t = ic_solver_times(s);
+  cr_assert_eq(t[0], cycles, "machine %d: solver {} %llu != model %llu", machine,
+               (unsigned long long)t[0], (unsigned long long)cycles);
+  for (uint32_t sub = 0; sub < 256; sub++) {
+    uint64_t ref;
+    const ic_catmask m = ic_solver_subset_catmask(s, sub);
+    cr_assert_eq(ic_graph_eval(b->v, b->n, m, NULL, &ref, &err), IC_OK, "%s", err.msg);
+    cr_assert_eq(t[sub], ref, "machine %d subset 0x%x: solver %llu reference %llu", machine, m,
+                 (unsigned long long)t[sub], (unsigned long long)ref);
+  }
+  ic_solver_destroy(s);
+}
+
+Test(model_attrib, solver_equals_reference_on_random_machines) {
   uint64_t seed = 3, ms = 77;
   const size_t n = 1500;
   ic_inst *v = make_loop(n, 47, g_mix, &seed);
@@ -474,23 +564,9 @@ Test(model_attrib, solver_equals_reference_on_random_machines) {
     ic_err err;
     rec_buf b = {0};
     ic_graph_sink sink = {&b, buf_consume};
-    ooo_stats st;
+    ooo_stats st = {0};
     cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &st, &err), IC_OK, "%s", err.msg);
-    ic_solver *s;
-    cr_assert_eq(ic_solver_create(&s, all8, 8, &err), IC_OK, "%s", err.msg);
-    cr_assert_eq(ic_solver_feed(s, b.v, b.n, &err), IC_OK, "machine %d: %s", f, err.msg);
-    cr_assert_eq(ic_solver_invariant_violations(s), 0);
-    const uint64_t *t = ic_solver_times(s);
-    cr_assert_eq(t[0], st.cycles, "machine %d: solver {} %llu != model %llu", f,
-                 (unsigned long long)t[0], (unsigned long long)st.cycles);
-    for (uint32_t sub = 0; sub < 256; sub++) {
-      uint64_t ref;
-      const ic_catmask m = ic_solver_subset_catmask(s, sub);
-      cr_assert_eq(ic_graph_eval(b.v, b.n, m, NULL, &ref, &err), IC_OK, "%s", err.msg);
-      cr_assert_eq(t[sub], ref, "machine %d subset 0x%x: solver %llu reference %llu", f, m,
-                   (unsigned long long)t[sub], (unsigned long long)ref);
-    }
-    ic_solver_destroy(s);
+    expect_solver_equals_reference(&b, st.cycles, f);
     free(b.v);
     ooo_config_destroy(cfg);
   }

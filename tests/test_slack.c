@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph.h"
 #include "slack.h"
 #include "solver.h"
 
@@ -540,10 +541,41 @@ Test(slack, idealized_hand_graph) {
 
 /* Under every single-category mask and all eight together, the slack
  * engine's idealized critical-path length equals the powerset solver's
- * t(S), and no slack is negative (wrapped). */
-Test(slack, idealized_lengths_match_solver) {
+ * t(S), and no slack is negative (wrapped). With mshr_k, the loads that
+ * miss carry the MSHR rule for that many MSHRs (graph_rec.h), and the
+ * stamps are the reference pass's. */
+static void idealized_lengths_match_solver(int mshr_k) {
   size_t n = 3000;
   ic_graph_rec *r = random_graph(n, 17);
+  if (mshr_k) {
+    for (size_t i = 1; i < n; i++)
+      for (int k = 0; k < r[i].nedges; k++)
+        if (r[i].edge[k].kind == IC_EDGE_EP && r[i].edge[k].nparts == 2) {
+          ic_edge m = mk_edge(IC_EDGE_MSHR, 1, 0, IC_CAT_NONE);
+          m.nparts = 0;
+          m.flags = (uint8_t)(IC_MSHR_RULE | mshr_k);
+          add(&r[i], m);
+          break;
+        }
+    uint64_t *nt = malloc(n * IC_NODE_COUNT * sizeof *nt), t, tno;
+    ic_err err;
+    cr_assert_eq(ic_graph_eval(r, n, 0, nt, &t, &err), IC_OK, "%s", err.msg);
+    for (size_t i = 0; i < n; i++) memcpy(r[i].t, &nt[i * IC_NODE_COUNT], sizeof r[i].t);
+    free(nt);
+    /* the rule binds here: without it the graph is shorter */
+    ic_graph_rec *w = malloc(n * sizeof *w);
+    memcpy(w, r, n * sizeof *w);
+    for (size_t i = 0; i < n; i++) {
+      int m = 0;
+      for (int k = 0; k < w[i].nedges; k++)
+        if (!dg_mshr_rule_edge(&w[i].edge[k])) w[i].edge[m++] = w[i].edge[k];
+      w[i].nedges = (uint8_t)m;
+    }
+    cr_assert_eq(ic_graph_eval(w, n, 0, NULL, &tno, &err), IC_OK, "%s", err.msg);
+    cr_assert_lt(tno, t, "without the MSHR rule %llu, with it %llu", (unsigned long long)tno,
+                 (unsigned long long)t);
+    free(w);
+  }
   uint8_t cats[IC_CAT_COUNT];
   for (int c = 0; c < IC_CAT_COUNT; c++) cats[c] = (uint8_t)c;
   ic_solver *sv;
@@ -573,3 +605,6 @@ Test(slack, idealized_lengths_match_solver) {
   ic_solver_destroy(sv);
   free(r);
 }
+
+Test(slack, idealized_lengths_match_solver) { idealized_lengths_match_solver(0); }
+Test(slack, idealized_lengths_match_solver_with_the_mshr_rule) { idealized_lengths_match_solver(2); }
