@@ -67,6 +67,9 @@ static ic_status check_window(const ic_graph_rec *recs, size_t n, ic_err *err) {
                      (unsigned long long)(recs[0].seq + i));
     if (r->nedges > IC_MAX_EDGES)
       return ic_fail(err, IC_EINPUT, "graph record seq %llu: %u edges", (unsigned long long)r->seq, r->nedges);
+    if (r->iq > IC_IQ_RULE_MAX)
+      return ic_fail(err, IC_EINPUT, "graph record seq %llu: IQ rule of %u entries (at most %u)",
+                     (unsigned long long)r->seq, r->iq, IC_IQ_RULE_MAX);
     for (int j = 0; j < r->nedges; j++) {
       const ic_edge *e = &r->edge[j];
       if (e->kind >= IC_EDGE_KIND_COUNT || e->nparts > IC_MAX_PARTS)
@@ -127,8 +130,20 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
       IGC(igraph_strvector_set(&pcs, v, buf));
       IGC(igraph_strvector_set(&opc, v, r->opclass < IC_OP_COUNT ? ic_opclass_names[r->opclass] : "?"));
     }
-    for (int j = 0; j < r->nedges; j++) {
-      const ic_edge *e = &r->edge[j];
+    for (int j = 0; j <= r->nedges; j++) {
+      /* after the record's edges, the IQ rule's: an IQ edge from the
+         instruction whose issue gave D(i), where the rule did
+         (dg_iq_source) */
+      ic_edge iqe;
+      const ic_edge *e = &r->edge[j < r->nedges ? j : 0];
+      if (j == r->nedges) {
+        const uint64_t q = rt ? dg_iq_source(recs, i, ideal, rt) : 0;
+        if (!q) break;
+        memset(&iqe, 0, sizeof iqe);
+        iqe.kind = IC_EDGE_IQ;
+        iqe.dist = (uint32_t)q;
+        e = &iqe;
+      }
       /* an IW edge in the slot form stands for the slot rule: exported, as
          an edge from an instruction of the full cycle before i's, only
          where the rule delayed i (graph.h, dg_slot_source) */
@@ -220,13 +235,13 @@ fail:
 ic_status ic_export_build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_err *err) {
   ic_status rc = check_window(recs, n, err);
   if (rc != IC_OK) return rc;
-  /* an IW edge holds only where its condition does, and the slot and MSHR
-   * rules are edges only where they delay (graph.h), in the window's own
-   * times under `ideal` (sources before it at time 0) */
+  /* an IW edge holds only where its condition does, and the slot, MSHR
+   * and IQ rules are edges only where they delay (graph.h), in the window's
+   * own times under `ideal` (sources before it at time 0) */
   uint64_t *rt = NULL;
   for (size_t i = 0; i < n && !rt; i++)
     for (int j = 0; j < recs[i].nedges && !rt; j++)
-      if (recs[i].edge[j].kind == IC_EDGE_IW || dg_mshr_rule_edge(&recs[i].edge[j])) {
+      if (recs[i].edge[j].kind == IC_EDGE_IW || dg_mshr_rule_edge(&recs[i].edge[j]) || recs[i].iq) {
         rt = malloc(n * IC_NODE_COUNT * sizeof *rt);
         uint64_t tend;
         if (!rt) return ic_fail(err, IC_ERUN, "graph export: out of memory");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "ooo.h"
+#include "iq_tab.h"
 #include "mshr_tab.h"
 #include "slot_tab.h"
 
@@ -12,6 +13,9 @@ ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
   if (r->nedges > IC_MAX_EDGES)
     return ic_fail(err, IC_EINPUT, "graph record %llu: %u edges (at most %d)",
                    (unsigned long long)r->seq, r->nedges, IC_MAX_EDGES);
+  if (r->iq > IC_IQ_RULE_MAX)
+    return ic_fail(err, IC_EINPUT, "graph record %llu: IQ rule of %u entries (at most %u)",
+                   (unsigned long long)r->seq, r->iq, IC_IQ_RULE_MAX);
   for (int k = 0; k < r->nedges; k++) {
     const ic_edge *e = &r->edge[k];
     if (e->kind >= IC_EDGE_KIND_COUNT)
@@ -90,6 +94,7 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
   uint64_t seq0 = recs[0].seq;
   ic_slot_tab slots = {0};
   ic_mshr_tab holds = {0};
+  ic_iq_tab iqt = {0};
   const int rule = dg_slot_rule_applies(ideal);
   for (size_t i = 0; i < n; i++) {
     const ic_graph_rec *r = &recs[i];
@@ -101,6 +106,11 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
     if ((st = dg_check_rec(r, err)) != IC_OK) break;
     uint64_t *t = &nt[i * IC_NODE_COUNT];
     const int mk = dg_mshr_rule(r, ideal);
+    const uint32_t qk = dg_iq_rule(r, ideal);
+    if (qk != iqt.k && ic_iq_tab_reset(&iqt, qk) != 0) {
+      st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (IQ rule)");
+      break;
+    }
     for (int node = 0; node < IC_NODE_COUNT; node++) {
       /* IW edges after the others, each held against their time (v0) */
       uint64_t v = 0, v0 = 0;
@@ -121,6 +131,10 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
         v0 = v;
       }
       int nw, np;
+      if (node == IC_NODE_D && qk) {
+        const uint64_t b = ic_iq_tab_bound(&iqt, NULL);
+        if (b > v) v = b;
+      }
       if (node == IC_NODE_E && mk) {
         ic_mshr_tab_floor(&holds, t[IC_NODE_D]);
         v = ic_mshr_tab_time(&holds, v, mk, NULL);
@@ -135,9 +149,11 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
       st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (slot counts, MSHR holders)");
       break;
     }
+    if (qk) ic_iq_tab_add(&iqt, t[IC_NODE_E], r->seq);
   }
   ic_slot_tab_free(&slots);
   ic_mshr_tab_free(&holds);
+  ic_iq_tab_free(&iqt);
   if (st == IC_OK) *t_out = nt[(n - 1) * IC_NODE_COUNT + IC_NODE_C];
   if (!node_t) free(nt);
   return st;
@@ -187,6 +203,36 @@ static uint64_t mshr_rule_at(const ic_graph_rec *recs, size_t i, ic_catmask idea
   v = ic_mshr_tab_time(&h, v, k, src);
   ic_mshr_tab_free(&h);
   return v;
+}
+
+uint64_t dg_iq_source(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt) {
+  const uint32_t k = dg_iq_rule(&recs[i], ideal);
+  if (!k) return 0;
+  /* the records before i with the rule, as ic_graph_eval counts them */
+  ic_iq_tab q = {0};
+  int ok = 1;
+  for (size_t j = 0; j < i && ok; j++) {
+    const uint32_t kj = dg_iq_rule(&recs[j], ideal);
+    if (kj != q.k) ok = ic_iq_tab_reset(&q, kj) == 0;
+    if (kj && ok) ic_iq_tab_add(&q, nt[j * IC_NODE_COUNT + IC_NODE_E], recs[j].seq);
+  }
+  if (ok && q.k != k) ok = ic_iq_tab_reset(&q, k) == 0;
+  uint64_t src = UINT64_MAX;
+  const uint64_t b = ok ? ic_iq_tab_bound(&q, &src) : 0;
+  ic_iq_tab_free(&q);
+  if (!b || src == UINT64_MAX) return 0;
+  /* D from its in-edges: the rule gave D only where it exceeds them */
+  const ic_graph_rec *r = &recs[i];
+  uint64_t v = 0;
+  for (int e = 0; e < r->nedges; e++) {
+    const ic_edge *ed = &r->edge[e];
+    if (ic_edge_dst_node[ed->kind] != IC_NODE_D || dg_edge_dropped(ed, ideal)) continue;
+    const uint64_t d = dg_edge_dist(ed, ideal);
+    const uint64_t a = (d <= i ? nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[ed->kind]] : 0) +
+                       ic_edge_latency(ed, ideal);
+    if (a > v) v = a;
+  }
+  return b > v ? r->seq - src : 0;
 }
 
 uint64_t dg_mshr_source(const ic_graph_rec *recs, size_t i, const ic_edge *e, ic_catmask ideal,

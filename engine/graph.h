@@ -11,6 +11,8 @@
  *   - an MSHR edge of the rule form is the MSHR rule (model/mshr_tab.h),
  *     applied to E after its other in-edges and before the slot rule;
  *     dmiss drops it;
+ *   - a record's `iq` is the IQ rule (model/iq_tab.h), applied to D after
+ *     its in-edges; win drops it;
  *   - an IW edge counts only where R of its source is at most E' of its
  *     destination, both under S, where E' is the time the destination's
  *     other E in-edges give (when it could issue but for the slots);
@@ -111,6 +113,12 @@ static inline int dg_mshr_rule(const ic_graph_rec *r, ic_catmask ideal) {
   return 0;
 }
 
+/* The IQ rule's size for record r under `ideal` (graph_rec.h, IQ RULE):
+ * r->iq, 0 under win (a 20x IQ). */
+static inline uint32_t dg_iq_rule(const ic_graph_rec *r, ic_catmask ideal) {
+  return (ideal & IC_CATBIT(IC_CAT_WIN)) ? 0 : r->iq;
+}
+
 /* The slot counts of record r's live slot-form IW edges under `ideal`
  * (0 where it has none), and whether it has any. */
 int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np);
@@ -129,6 +137,13 @@ int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmas
  * exporter's form of the rule); else 0. O(i) at worst. */
 uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
                         const uint64_t *nt);
+
+/* Where the IQ rule (graph_rec.h, IQ RULE) of recs[i] gave D(i), past the
+ * time of its in-edges in nt (ic_graph_eval's layout): the distance back
+ * to the instruction whose E is the rule's bound, so that an IQ edge from
+ * it, latency 0, gives D(i) (the exporter's form of the rule); else 0.
+ * O(i) at worst. */
+uint64_t dg_iq_source(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt);
 
 /* For the MSHR rule's edge e of recs[i] (graph_rec.h, MSHR rule form):
  * where the rule delayed E(i) past the time of its other E in-edges in nt

@@ -17,6 +17,7 @@
 
 #include "graph.h"
 #include "ooo.h"
+#include "iq_tab.h"
 #include "mshr_tab.h"
 #include "slot_tab.h"
 
@@ -25,7 +26,10 @@ typedef struct cedge {
   uint32_t dist; /* source = seq - dist */
   uint8_t sn, dn; /* source and destination node */
   uint8_t iw;     /* an IW edge: only where its condition holds (graph_rec.h);
-                     2: the slot form, whose dist the forward pass sets */
+                     2: the slot form, whose dist the forward pass sets;
+                     3: the MSHR rule's edge, alike; 4: the IQ rule's (an
+                     edge from the E of the instruction whose issue gave D,
+                     latency 0, added after D's edges), alike */
 } cedge;
 
 /* A record reduced to what slack needs. */
@@ -34,14 +38,15 @@ typedef struct crec {
   uint8_t opclass, nedges;
   uint8_t has_ep;
   uint8_t npd;         /* PD edges from the previous instruction */
-  uint16_t iw_off;     /* bit j: e[j] is an IW edge whose condition failed, or in the
-                          slot form one that did not delay E, or the MSHR rule's
-                          edge where it did not (forward) */
+  uint32_t iw_off;     /* bit j: e[j] is an IW edge whose condition failed, or in the
+                          slot form one that did not delay E, or a rule's edge
+                          where the rule did not delay its node (forward) */
   uint8_t slot_w, slot_p; /* the slot rule's counts (graph_rec.h, IW; 0: none) */
   uint8_t mk;          /* the MSHR rule's MSHRs (graph_rec.h, MSHR; 0: none) */
+  uint32_t iq;         /* the IQ rule's size (graph_rec.h, IQ RULE; 0: none) */
   uint64_t ep_lat, ep_miss; /* latency and dmiss cycles of its EP edge */
   uint64_t pd_lat[2];  /* latencies of the first two such PD edges (the model emits one) */
-  cedge e[IC_MAX_EDGES];
+  cedge e[IC_MAX_EDGES + 1]; /* + the IQ rule's */
 } crec;
 
 typedef struct pc_slot {
@@ -58,6 +63,7 @@ struct ic_slack {
   uint64_t (*arr)[IC_NODE_COUNT];
   ic_slot_tab slots;  /* the slot rule's counts (slot_tab.h), forward pass */
   ic_mshr_tab holds;  /* the MSHR rule's holders (mshr_tab.h), forward pass */
+  ic_iq_tab iqt;      /* the IQ rule's E's (iq_tab.h), forward pass */
   int oom;            /* the slot counts or the holders ran out of memory */
   int started, finished;
   uint64_t first_seq, next_seq, win_start;
@@ -107,6 +113,7 @@ void ic_slack_destroy(ic_slack *s) {
   free(s->arr);
   ic_slot_tab_free(&s->slots);
   ic_mshr_tab_free(&s->holds);
+  ic_iq_tab_free(&s->iqt);
   free(s->pcs);
   free(s);
 }
@@ -174,6 +181,9 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
   if (r->nedges > IC_MAX_EDGES)
     return ic_fail(err, IC_EINPUT, "graph record seq %llu: %u edges (at most %d)", seq, r->nedges,
                    IC_MAX_EDGES);
+  if (r->iq > IC_IQ_RULE_MAX)
+    return ic_fail(err, IC_EINPUT, "graph record seq %llu: IQ rule of %u entries (at most %u)", seq,
+                   r->iq, IC_IQ_RULE_MAX);
   uint64_t lat[IC_MAX_EDGES];
   uint8_t keep[IC_MAX_EDGES];
   int cnt[IC_NODE_COUNT + 1] = {0};
@@ -211,6 +221,8 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
     }
     if (e->kind == IC_EDGE_PD && e->dist == 1 && c->npd < 2) c->pd_lat[c->npd++] = l;
   }
+  const uint32_t qk = dg_iq_rule(r, s->ideal);
+  if (qk) cnt[IC_NODE_D + 1]++; /* the IQ rule's edge, after D's others */
   for (int k = 0; k < IC_NODE_COUNT; k++) cnt[k + 1] += cnt[k];
   c->nedges = (uint8_t)cnt[IC_NODE_COUNT];
   /* by destination node, and IW edges and the MSHR rule's after the other
@@ -227,6 +239,8 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
     c->e[cnt[dn]++] = (cedge){.lat = lat[j], .dist = (uint32_t)dist, .sn = ic_edge_src_node[e->kind], .dn = dn,
                               .iw = (uint8_t)(dg_mshr_rule_edge(e) ? 3 : slot ? 2 : e->kind == IC_EDGE_IW)};
   }
+  if (qk) c->e[cnt[IC_NODE_D]++] = (cedge){.lat = 0, .dist = 0, .sn = IC_NODE_E, .dn = IC_NODE_D, .iw = 4};
+  c->iq = qk;
   int nw, np;
   dg_slot_counts(r, s->ideal, &nw, &np);
   c->slot_w = (uint8_t)nw;
@@ -256,7 +270,7 @@ static void slot_rule(ic_slack *s, crec *c, const ic_graph_rec *r, uint64_t olde
       for (int j = 0; j < c->nedges; j++)
         if (c->e[j].iw == 3) {
           c->e[j].dist = (uint32_t)(r->seq - src);
-          c->iw_off &= (uint16_t)~(1u << j);
+          c->iw_off &= ~(1u << j);
           break;
         }
     a[IC_NODE_E] = t;
@@ -270,7 +284,7 @@ static void slot_rule(ic_slack *s, crec *c, const ic_graph_rec *r, uint64_t olde
       for (uint64_t q = r->seq; q-- > oldest;)
         if (s->arr[q & (s->acap - 1)][IC_NODE_E] == t - 1) {
           c->e[j].dist = (uint32_t)(r->seq - q);
-          c->iw_off &= (uint16_t)~(1u << j);
+          c->iw_off &= ~(1u << j);
           break;
         }
       break;
@@ -291,8 +305,25 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
       slot_rule(s, c, r, oldest, a);
       slot_done = 1;
     }
-    if (e->iw >= 2) { /* the slot form and the MSHR rule: above, after E's other edges */
-      c->iw_off |= (uint16_t)(1u << j);
+    if (e->iw == 4) { /* the IQ rule, after D's other edges: an edge from the E that gave D */
+      c->iw_off |= (1u << j);
+      if (s->iqt.k != c->iq && ic_iq_tab_reset(&s->iqt, c->iq) != 0) {
+        s->oom = 1;
+        continue;
+      }
+      uint64_t src;
+      const uint64_t b = ic_iq_tab_bound(&s->iqt, &src);
+      if (b > a[IC_NODE_D]) {
+        a[IC_NODE_D] = b;
+        if (src >= oldest && src < r->seq) {
+          c->e[j].dist = (uint32_t)(r->seq - src);
+          c->iw_off &= ~(1u << j);
+        }
+      }
+      continue;
+    }
+    if (e->iw >= 2) { /* the slot form and the MSHR rule: where E's edges end */
+      c->iw_off |= (1u << j);
       continue;
     }
     if (e->iw && eprime == UINT64_MAX) eprime = a[IC_NODE_E]; /* E from the other edges */
@@ -306,7 +337,7 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
     } else {
       const uint64_t *as = s->arr[(r->seq - e->dist) & (s->acap - 1)];
       if (e->iw && as[IC_NODE_R] > eprime) { /* not ready when i could issue */
-        c->iw_off |= (uint16_t)(1u << j);
+        c->iw_off |= (1u << j);
         continue;
       }
       src = as[e->sn];
@@ -319,6 +350,7 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
     if (ic_slot_tab_add(&s->slots, a[IC_NODE_E], ooo_pool_of(r->opclass)) != 0) s->oom = 1;
   }
   if (c->mk && ic_mshr_tab_add(&s->holds, a[IC_NODE_E], a[IC_NODE_P], r->seq) != 0) s->oom = 1;
+  if (c->iq) ic_iq_tab_add(&s->iqt, a[IC_NODE_E], r->seq);
   if (!s->ideal) /* the stamps are the baseline's */
     for (int k = 0; k < IC_NODE_COUNT; k++)
       if (a[k] != r->t[k]) s->tot.stamp_mismatches++;
@@ -423,7 +455,7 @@ ic_status ic_slack_consume(ic_slack *s, const ic_graph_rec *recs, size_t n, ic_e
       s->first_seq = s->next_seq = s->win_start = r->seq;
     }
     forward(s, c, r);
-    if (s->oom) return ic_fail(err, IC_ERUN, "slack: out of memory (slot counts, MSHR holders)");
+    if (s->oom) return ic_fail(err, IC_ERUN, "slack: out of memory (slot counts, MSHR holders, IQ rule)");
     s->next_seq = r->seq + 1;
     if (s->next_seq - s->win_start == s->window) {
       rc = backward(s, s->next_seq, s->half ? s->half : 1, err);

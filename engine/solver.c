@@ -202,6 +202,7 @@
 
 #include "graph.h"
 #include "ooo.h"
+#include "iq_tab.h"
 #include "mshr_tab.h"
 #include "slot_tab.h"
 
@@ -328,6 +329,7 @@ struct plan {
   uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
   uint8_t pool;              /* its FU pool (ooo_pool_of): the slot rule's pool count */
   uint8_t mk;                /* the MSHR rule's MSHRs (0: the record has no rule) */
+  uint32_t iq;               /* the IQ rule's size (the record's iq; 0: none) */
   struct pe e[2 * IC_MAX_EDGES];
 };
 
@@ -444,6 +446,11 @@ struct ic_solver {
   ic_mshr_tab *mtab;
   uint32_t mshr_off; /* 1 << lane bit of dmiss (0: not chosen): the lanes
                         without the MSHR rule */
+  /* The IQ rule's E's (iq_tab.h), one table a lane [np], kept by exec_plan
+   * like stab (not in win's lanes); absolute cycles. */
+  ic_iq_tab *qtab;
+  uint32_t iq_off;   /* 1 << lane bit of win (0: not chosen): the lanes
+                        without the IQ rule */
   /* Latency vectors by edge shape (lat_key): a vector, once built, stays
    * unchanged until the store is cleared (plans in flight point to it). */
   struct lslot *lslot;       /* [2 * lcap] */
@@ -597,6 +604,39 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
     }
   }
   return 1;
+}
+
+/* The IQ rule (graph_rec.h, IQ RULE) on node D over lanes [lo, hi)
+ * without win, after its edges: D is at least the K-th largest E of the
+ * earlier records in the lane (qtab, iq_tab.h). Scalar work a lane, on
+ * every record of a machine whose IQ is smaller than its ROB; a lane
+ * whose table cannot be made counts as a violation (and in oom). */
+static void k_iq(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, struct xenv *x) {
+  const uint32_t off = x->sv->iq_off;
+  for (uint32_t lane = lo; lane < hi; lane++) {
+    if (lane & off) continue;
+    ic_iq_tab *t = &x->sv->qtab[lane];
+    if (t->k != pl->iq && ic_iq_tab_reset(t, pl->iq) != 0) {
+      if (!x->viol) x->first = pl->seq;
+      x->viol++;
+      x->oom++;
+      continue;
+    }
+    const int64_t b = (int64_t)ic_iq_tab_bound(t, NULL) - x->base[lane];
+    if (b > acc[lane]) acc[lane] = (int32_t)b;
+  }
+}
+
+/* The IQ rule's upkeep for a record with it, over lanes [lo, hi) without
+ * win: its E. */
+static void iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
+  const uint32_t off = x->sv->iq_off;
+  const int32_t *e = pl->out[IC_NODE_E];
+  for (uint32_t lane = lo; lane < hi; lane++) {
+    if (lane & off) continue;
+    const int64_t te = x->base[lane] + e[lane];
+    ic_iq_tab_add(&x->sv->qtab[lane], te > 0 ? (uint64_t)te : 0, pl->seq);
+  }
 }
 
 /* The MSHR rule (graph_rec.h, MSHR rule form) on node E over lanes
@@ -756,6 +796,7 @@ __attribute__((target("avx2"))) static int k_nodes_avx2(const struct plan *pl, c
   const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
+    if (node == IC_NODE_D && pl->iq) k_iq(pl->out[node], lo, hi, pl, x);
     if (node == IC_NODE_E && pl->ni[node]) {
       const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
       if (lo < bhi) k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi);
@@ -811,6 +852,7 @@ static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
     const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
     for (int node = 0; node < IC_NODE_COUNT; node++) {
       k_node_generic(pl->out[node], x->zero, pl, node, lo, hi);
+      if (node == IC_NODE_D && pl->iq) k_iq(pl->out[node], lo, hi, pl, x);
       if (node == IC_NODE_E && pl->ni[node]) {
         const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
         if (lo < bhi) k_block(pl->out[node], b, pl->ni[node], lo, bhi);
@@ -824,6 +866,7 @@ static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
 
   if (!slots) slots_note(x, pl, lo, hi);
   if (pl->mk) mshr_note(x, pl, lo, hi);
+  if (pl->iq) iq_note(x, pl, lo, hi);
 
   /* Baseline invariant: subset 0 idealizes nothing. */
   if (lo == 0 && hi > 0)
@@ -1243,6 +1286,7 @@ static void set_layout(ic_solver *s) {
   s->win_pos = s->pos[IC_CAT_WIN];
   s->rule_off = s->pos[IC_CAT_BW] >= 0 && s->pos[IC_CAT_BW] < 31 ? 1u << s->pos[IC_CAT_BW] : 0;
   s->mshr_off = s->pos[IC_CAT_DMISS] >= 0 && s->pos[IC_CAT_DMISS] < 31 ? 1u << s->pos[IC_CAT_DMISS] : 0;
+  s->iq_off = s->win_pos >= 0 && s->win_pos < 31 ? 1u << s->win_pos : 0;
   s->alanes = 1u << nact;
   s->anp = (s->alanes + LANES - 1) / LANES * LANES;
   for (uint32_t x = 0; x < s->n; x++) {
@@ -1340,6 +1384,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   for (int k = 0; k < 3; k++) ok = (s->scratch[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
   ok = (s->stab = calloc(s->np, sizeof *s->stab)) && ok;
   ok = (s->mtab = calloc(s->np, sizeof *s->mtab)) && ok;
+  ok = (s->qtab = calloc(s->np, sizeof *s->qtab)) && ok;
   s->lcap = MAX_LSTORE;
   while (s->lcap > MIN_LSTORE && (size_t)s->lcap * s->np * sizeof(int32_t) > LSTORE_BYTES)
     s->lcap /= 2;
@@ -1377,6 +1422,9 @@ void ic_solver_destroy(ic_solver *s) {
   if (s->mtab)
     for (uint32_t x = 0; x < s->np; x++) ic_mshr_tab_free(&s->mtab[x]);
   free(s->mtab);
+  if (s->qtab)
+    for (uint32_t x = 0; x < s->np; x++) ic_iq_tab_free(&s->qtab[x]);
+  free(s->qtab);
   free(s->lslot);
   free(s->lvec);
   free(s->one);
@@ -1404,6 +1452,7 @@ void ic_solver_reset(ic_solver *s) {
   memset(s->zero, 0, s->np * sizeof *s->zero);
   for (uint32_t x = 0; x < s->np; x++) ic_slot_tab_clear(&s->stab[x]);
   for (uint32_t x = 0; x < s->np; x++) ic_mshr_tab_clear(&s->mtab[x]);
+  for (uint32_t x = 0; x < s->np; x++) ic_iq_tab_reset(&s->qtab[x], s->qtab[x].k);
   memset(s->times, 0, s->n * sizeof *s->times);
   memset(&s->st, 0, sizeof s->st);
   s->xs.viol = s->xs.first = s->xs.oom = 0;
@@ -1566,6 +1615,18 @@ static ic_status relabel(ic_solver *s, ic_catmask acted, ic_err *err) {
   for (uint32_t x = 0; x < s->np; x++) ic_mshr_tab_free(&s->mtab[x]);
   free(s->mtab);
   s->mtab = nm;
+  /* and the IQ rule's E's */
+  ic_iq_tab *nq = calloc(s->np, sizeof *nq);
+  if (!nq) return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", anp);
+  for (uint32_t x = 0; x < anp; x++)
+    if (ic_iq_tab_copy(&nq[x], &s->qtab[s->lmap[x]]) != 0) {
+      if (!s->xs.viol) s->xs.first = s->next;
+      s->xs.viol++;
+      s->xs.oom++;
+    }
+  for (uint32_t x = 0; x < s->np; x++) ic_iq_tab_free(&s->qtab[x]);
+  free(s->qtab);
+  s->qtab = nq;
   s->st.relabels++;
   return IC_OK;
 }
@@ -1735,8 +1796,9 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   const uint64_t seq = r->seq;
   const uint64_t idx = seq - s->seq0; /* sources with dist > idx precede the first record */
   pl->pool = (uint8_t)ooo_pool_of(r->opclass); /* the slot rule's pool count */
+  pl->iq = r->iq;
   const int nedges = r->nedges;
-  if (nedges > IC_MAX_EDGES) return malformed(r, err);
+  if (nedges > IC_MAX_EDGES || r->iq > IC_IQ_RULE_MAX) return malformed(r, err);
   uint64_t oow = 0;
   int64_t grow;
   const uint32_t set = memo_set(r->pc);
@@ -1942,6 +2004,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
                 ((struct pe){NULL, lv, 0, skipm, skipm ? skipm : 1}), dist, ki);
     }
     int again = 0;
+    if (r->iq) acts |= IC_CATBIT(IC_CAT_WIN); /* the IQ rule: dropped by win */
     acts &= s->chosen & ~s->acted;
     if (acts) { /* new lanes to evaluate (clears the store) */
       if ((st = relabel(s, s->acted | acts, err)) != IC_OK) return st;
@@ -2045,7 +2108,7 @@ ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_er
   }
   if (s->pipe) pipe_publish(s->pipe, 0);
   /* this thread's lanes (the worker's count as violations, read at the end) */
-  if (st == IC_OK && s->xs.oom) st = ic_fail(err, IC_ERUN, "solver: out of memory (slot counts, MSHR holders)");
+  if (st == IC_OK && s->xs.oom) st = ic_fail(err, IC_ERUN, "solver: out of memory (slot counts, MSHR holders, IQ rule)");
   return st;
 }
 

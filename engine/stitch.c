@@ -7,6 +7,7 @@
 #include "categories.h"
 #include "graph.h"
 #include "ooo.h"
+#include "iq_tab.h"
 #include "mshr_tab.h"
 #include "slot_tab.h"
 
@@ -437,11 +438,13 @@ static uint64_t near_target(const ic_program_image *img, const sig_skeleton *sk,
  * solver has them); the nodes in the order D R E P C, which every edge
  * within one instruction follows; the slot rule on st, the counts of the
  * positions before k. */
-/* What the fragment's rules count: the slot counts (slot_tab.h) and the
- * MSHR holders (mshr_tab.h) of the positions so far. */
+/* What the fragment's rules count: the slot counts (slot_tab.h), the
+ * MSHR holders (mshr_tab.h) and the IQ rule's E's (iq_tab.h) of the
+ * positions so far. */
 struct rules {
   ic_slot_tab slots;
   ic_mshr_tab holds;
+  ic_iq_tab iqt; /* k: the machine's IQ rule (0: none) */
 };
 
 static void solve_record(ic_graph_rec *recs, uint32_t k, struct rules *ru) {
@@ -475,6 +478,10 @@ static void solve_record(ic_graph_rec *recs, uint32_t k, struct rules *ru) {
         if (v > t) t = v;
       }
       t0 = t;
+    }
+    if (node == IC_NODE_D && r->iq) {
+      const uint64_t b = ic_iq_tab_bound(&ru->iqt, NULL);
+      if (b > t) t = b;
     }
     if (node == IC_NODE_E && mk) {
       ic_mshr_tab_floor(&ru->holds, r->t[IC_NODE_D]);
@@ -583,6 +590,7 @@ static int pp_fits(void *ctx, const sig_detail *d) {
     free(lines.slot);                       \
     ic_slot_tab_free(&ru.slots);            \
     ic_mshr_tab_free(&ru.holds);            \
+    ic_iq_tab_free(&ru.iqt);                \
     return IC_OK;                           \
   } while (0)
 
@@ -655,7 +663,13 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   } guess = {-1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   uint32_t gcnt = 0, gtaken = 0; /* the current fetch group: instructions, taken transfers */
   int prev_wbound = 0;            /* the previous position waited for the window */
-  struct rules ru = {0}; /* the issues and MSHR holders so far (issue_slots, solve_record) */
+  struct rules ru = {0}; /* the issues, MSHR holders and IQ rule's E's so far (issue_slots,
+                            solve_record) */
+  if (m->iq < m->rob && m->iq <= IC_IQ_RULE_MAX && ic_iq_tab_reset(&ru.iqt, m->iq) != 0) {
+    free(anc);
+    free(lines.slot);
+    return ic_fail(err, IC_ERUN, "stitcher: out of memory");
+  }
   uint32_t n = sk->n;
   sig_detail cur;
   for (uint32_t k = 0; k < n; k++) {
@@ -747,6 +761,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     r->pc = pc;
     r->opclass = si.opclass;
     r->nedges = 0;
+    r->iq = ru.iqt.k; /* the machine's IQ rule, as the model sets it */
     memset(r->t, 0, sizeof r->t);
     /* fetch groups along the path: a group ends after fetch_width
        instructions or at its fetch_taken-th taken control transfer; the
@@ -900,8 +915,10 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
         *new_edge(r, d->item[q].kind, d->item[q].dist) = d->item[q];
     if (!own) issue_slots(recs, k, m, &ru);
     solve_record(recs, k, &ru);
+    ic_iq_tab_add(&ru.iqt, r->t[IC_NODE_E], k);
     if (ic_slot_tab_add(&ru.slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass)) != 0 ||
         (dg_mshr_rule(r, 0) && ic_mshr_tab_add(&ru.holds, r->t[IC_NODE_E], r->t[IC_NODE_P], k) != 0)) {
+      ic_iq_tab_free(&ru.iqt);
       free(anc);
       free(lines.slot);
       ic_slot_tab_free(&ru.slots);
@@ -1002,6 +1019,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   free(lines.slot);
   ic_slot_tab_free(&ru.slots);
   ic_mshr_tab_free(&ru.holds);
+  ic_iq_tab_free(&ru.iqt);
   st->stitched++;
   st->instructions += n;
   st->exact += exact;

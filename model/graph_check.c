@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ooo.h"
+#include "iq_tab.h"
 #include "mshr_tab.h"
 #include "slot_tab.h"
 
@@ -22,6 +23,7 @@ struct ooo_graph_check {
   uint64_t (*t)[IC_NODE_COUNT];
   ic_slot_tab slots; /* the slot rule's counts (slot_tab.h) */
   ic_mshr_tab holds; /* the MSHR rule's holders (mshr_tab.h) */
+  ic_iq_tab iqt;     /* the IQ rule's E's (iq_tab.h) */
 };
 
 ooo_graph_check *ooo_graph_check_create(void) {
@@ -40,6 +42,7 @@ void ooo_graph_check_destroy(ooo_graph_check *g) {
   free(g->t);
   ic_slot_tab_free(&g->slots);
   ic_mshr_tab_free(&g->holds);
+  ic_iq_tab_free(&g->iqt);
   free(g);
 }
 
@@ -104,6 +107,18 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
       if (v > val[n]) val[n] = v;
       seen[n] = 1;
     }
+    if (n == IC_NODE_D && r->iq) {
+      if (r->iq != g->iqt.k && ic_iq_tab_reset(&g->iqt, r->iq) != 0)
+        return ic_fail(err, IC_ERUN, "graph check: out of memory (IQ rule)");
+      const uint64_t v = ic_iq_tab_bound(&g->iqt, NULL);
+      if (v > r->t[n])
+        return ic_fail(err, IC_ERUN,
+                       "graph check: seq %llu pc 0x%llx: the IQ rule demands D = %llu > stamp %llu",
+                       (unsigned long long)r->seq, (unsigned long long)r->pc, (unsigned long long)v,
+                       (unsigned long long)r->t[n]);
+      if (v > val[n]) val[n] = v;
+      seen[n] |= v > 0;
+    }
     if (n == IC_NODE_E && mk) {
       ic_mshr_tab_floor(&g->holds, val[IC_NODE_D]);
       const uint64_t v = ic_mshr_tab_time(&g->holds, val[n], mk, NULL);
@@ -133,6 +148,7 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
   if (ic_slot_tab_add(&g->slots, val[IC_NODE_E], ooo_pool_of(r->opclass)) != 0 ||
       (mk && ic_mshr_tab_add(&g->holds, val[IC_NODE_E], val[IC_NODE_P], r->seq) != 0))
     return ic_fail(err, IC_ERUN, "graph check: out of memory (slot counts, MSHR holders)");
+  if (r->iq) ic_iq_tab_add(&g->iqt, val[IC_NODE_E], r->seq);
   memcpy(me, val, sizeof val);
   g->next++;
   g->count++;

@@ -156,7 +156,25 @@
  *                        0.1% against 60.3% in multisim). Only where the
  *                        baseline's IQ held i: where an idealization makes
  *                        the IQ bind elsewhere (bmisp refilling it faster),
- *                        the graph has no edge there
+ *                        the graph has no edge there. The model no longer
+ *                        emits it: the IQ rule below replaces it (sample
+ *                        files of version 5 and hand-built graphs hold it)
+ *   IQ RULE (the record's `iq`, no edge): every instruction waits in the IQ
+ *                        from its dispatch until its issue, and dispatch is
+ *                        in order, so the instructions in the IQ when i
+ *                        dispatches are all before i: D(i) is at least the
+ *                        K-th largest E of the instructions before i
+ *                        with the rule (K = iq: fewer than K of them have
+ *                        not issued by then; an issue frees its entry for a
+ *                        dispatch in the same cycle), after D's edges
+ *                        (model/iq_tab.h, which every evaluator uses). Win
+ *                        drops it (a 20x IQ, as it dropped the IQ edge).
+ *                        Exact wherever the IQ size holds, as CD is for the
+ *                        ROB: x_strings on narrow.yaml (IQ 48, ROB 128), bw
+ *                        idealized: 79767 cycles in the graph and in the
+ *                        model, 87175 with the IQ edges. The model sets it
+ *                        where core.iq < core.rob and core.iq <=
+ *                        IC_IQ_RULE_MAX, and emits IQ edges elsewhere
  *   LSQ C(j) -> D(i)     load/store queue smaller than the ROB (core.lsq <
  *                        core.rob): memory instruction i needs the entry of
  *                        j, the core.lsq-th memory instruction before it,
@@ -234,6 +252,9 @@ extern const char ic_node_names[IC_NODE_COUNT]; /* "DREPC" */
  * machine's count of MSHRs (1..IC_MSHR_SLOTS); 0: the edge from j. */
 #define IC_MSHR_SLOTS 0x7f
 #define IC_MSHR_RULE 0x80
+/* The largest IQ the IQ rule is set for (graph_rec.h, IQ RULE): each
+ * evaluation keeps that many E's (the solver one table a lane). */
+#define IC_IQ_RULE_MAX 1024u
 typedef struct ic_lat_part {
   uint32_t cycles;
   uint8_t cat; /* ic_category or IC_CAT_NONE */
@@ -256,6 +277,7 @@ typedef struct ic_graph_rec {
   uint64_t pc;
   uint8_t opclass;
   uint8_t nedges;
+  uint32_t iq;  /* the IQ rule's size (core.iq where it is below core.rob), 0: none */
   uint64_t t[IC_NODE_COUNT]; /* the model's cycle stamp of each node */
   ic_edge edge[IC_MAX_EDGES];
 } ic_graph_rec;

@@ -32,6 +32,7 @@
 
 #include "bpred.h"
 #include "cache.h"
+#include "iq_tab.h"
 #include "ooo.h"
 #include "ooo_config.h"
 
@@ -156,6 +157,8 @@ struct ooo_core {
   uint64_t *mshr_ring; /* the last nmshr misses in allocation order (MSHR edges) */
   uint64_t *mshr_src;  /* per instruction: source of its MSHR edge, or NONE */
   uint64_t *iq_src;    /* per instruction: source of its IQ edge, or NONE */
+  ic_iq_tab iq_rule;   /* the IQ rule (graph_rec.h): the K largest E's of this
+                          run's committed instructions (k 0: no rule) */
   uint64_t *lsq_src;   /* per instruction: source of its LSQ edge, or NONE */
   uint64_t *mring;     /* the last lsq memory instructions, by nmem % lsq */
   uint64_t nmem;       /* memory instructions dispatched */
@@ -574,6 +577,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
   free(c->cs);
   free(c->wheel_head); free(c->mshr_free); free(c->mshr_hold); free(c->mshr_ring); free(c->mroot_ring); free(c->mtag);
+  ic_iq_tab_free(&c->iq_rule);
   free(c->mshr_src); free(c->iq_src); free(c->lsq_src); free(c->mring); free(c->iss_now); free(c->batch);
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
   for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]), free(c->fu_hold[f]), free(c->fu_last[f]);
@@ -734,6 +738,9 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   r->seq = i;
   r->pc = c->in[x].pc;
   r->opclass = c->in[x].opclass;
+  /* the IQ rule (graph_rec.h) where the IQ is smaller than the ROB: it
+     replaces the IQ edges */
+  r->iq = c->iq_rule.k;
   ic_edge *cur = r->edge;
   r->t[IC_NODE_D] = c->D[x];
   r->t[IC_NODE_R] = c->R[x];
@@ -765,7 +772,7 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     const int later = after_misp + 1 + __builtin_popcount(c->pmask[x]) + 1 + 2 /* FU, IBW */ +
                       (c->mshr_src[x] != NONE_SEQ) + 1 + (c->pp_src[x] != NONE_SEQ) + 2 +
                       (i >= first + c->cw);
-    if (qs != NONE_SEQ && qs >= first && qs < i && i - qs <= c->maxdist &&
+    if (!r->iq && qs != NONE_SEQ && qs >= first && qs < i && i - qs <= c->maxdist &&
         (cur - r->edge) + 1 + later <= IC_MAX_EDGES) {
       e[n] = edge1(&cur, IC_EDGE_IQ, (uint32_t)(i - qs), IC_CAT_NONE, 0);
       v[n++] = c->D[x]; /* E(qs): it issued in the cycle i dispatched */
@@ -809,7 +816,9 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     gb -= bb;
     v[0] += a + bb;
   }
-  if (c->D[x] > vmax(v, n)) {
+  /* the IQ rule's bound explains a dispatch the IQ held */
+  const uint64_t iqb = ic_iq_tab_bound(&c->iq_rule, NULL);
+  if (c->D[x] > vmax(v, n) && !(r->iq && iqb >= c->D[x])) {
     budget b[4] = {{IC_CAT_IMISS, gi}, {IC_CAT_BW, gb + c->g_width[x]}, {IC_CAT_WIN, c->dwin[x]},
                    {IC_CAT_NONE, c->g_none[x]}};
     c->st.graph_unattributed += attribute(e, v, n, 0, c->D[x], b, 4);
@@ -922,6 +931,7 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     c->st.graph_unattributed += attribute(e, v, n, 0, t, sb, 1);
   }
   r->nedges = (uint8_t)(cur - r->edge);
+  ic_iq_tab_add(&c->iq_rule, c->E[x], i);
   if (c->nbatch == FLUSH_EVERY) flush_records(c);
 }
 
@@ -1628,6 +1638,9 @@ ic_status ooo_run(ooo_core *c, ic_inst_source src, uint64_t max, ic_err *err) {
   memset(c->acc, 0, sizeof c->acc);
   for (int r = 0; r < IC_REG_COUNT; r++) c->last_writer[r] = NONE_SEQ;
   c->run_first = c->tail;
+  /* the IQ rule counts this run's instructions, as the graph's evaluators
+     count the records; out of memory: the IQ edges instead */
+  ic_iq_tab_reset(&c->iq_rule, c->split_window && c->iq < c->rob && c->iq <= IC_IQ_RULE_MAX ? c->iq : 0);
   if (c->progress) c->pnext = c->st.instructions + c->pevery;
   uint64_t t = c->cycle;
   for (;;) {

@@ -142,7 +142,8 @@
   X(fu_int_mul, "fu.int_mul") \
   X(fu_fp_add, "fu.fp_add") \
   X(fu_fp_muldiv, "fu.fp_muldiv") \
-  X(fu_ldst, "fu.ldst")
+  X(fu_ldst, "fu.ldst") \
+  X(iq, "core.iq")
 
 typedef struct sig_machine {
 #define SIG_X(f, k) uint32_t f;

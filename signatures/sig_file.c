@@ -546,6 +546,8 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
       "recorded before the IW (issue slot) edge",
       "recorded without the machine's functional unit counts (the stitcher needs them for "
       "the issue slots of each pool)",
+      "recorded before the MSHR and IQ rules (its graphs would lack them; the stitcher needs "
+      "the IQ's size)",
   };
   _Static_assert(sizeof older / sizeof *older == SIG_FILE_VERSION, "a reason per older version");
   if (h->version >= 1 && h->version < SIG_FILE_VERSION)

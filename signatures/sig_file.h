@@ -56,7 +56,7 @@
 #include "sig.h"
 
 #define SIG_FILE_MAGIC "ICSAMPLE"
-#define SIG_FILE_VERSION 5u
+#define SIG_FILE_VERSION 6u
 #define SIG_FILE_MAX_PAYLOAD (16u << 20)
 
 typedef struct sig_file_header {

@@ -445,6 +445,51 @@ Test(export, mshr_rule_longest_path_matches_solver) {
   free(r);
 }
 
+/* The IQ rule (graph_rec.h, a record's iq): exported as IQ edges only
+ * where it gave D, from the instruction whose issue did, so that the
+ * exported graph's longest paths are the idealized times of the reference
+ * pass and of the solver, on every subset of four categories (win drops
+ * the rule); an IQ of 3 entries binds in the baseline here. */
+Test(export, iq_rule_longest_path_matches_solver) {
+  size_t n = 400;
+  ic_graph_rec *r = gen(n, 46);
+  for (size_t i = 0; i < n; i++) r[i].iq = 3;
+  uint64_t *nt = malloc(n * IC_NODE_COUNT * sizeof *nt), tend;
+  ic_err err;
+  cr_assert_eq(ic_graph_eval(r, n, 0, nt, &tend, &err), IC_OK, "%s", err.msg);
+  for (size_t i = 0; i < n; i++) memcpy(r[i].t, &nt[i * IC_NODE_COUNT], sizeof r[i].t);
+  static const uint8_t cats[] = {IC_CAT_DL1, IC_CAT_WIN, IC_CAT_BW, IC_CAT_BMISP};
+  ic_solver *sv;
+  cr_assert_eq(ic_solver_create(&sv, cats, 4, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_solver_feed(sv, r, n, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_solver_invariant_violations(sv), 0);
+  const uint64_t *ts = ic_solver_times(sv);
+  size_t exported = 0;
+  for (uint32_t sub = 0; sub < 16; sub++) {
+    ic_catmask mask = ic_solver_subset_catmask(sv, sub);
+    uint64_t tref;
+    cr_assert_eq(ic_graph_eval(r, n, mask, nt, &tref, &err), IC_OK, "%s", err.msg);
+    igraph_t g;
+    cr_assert_eq(ic_export_build(&g, r, n, mask, &err), IC_OK, "%s", err.msg);
+    double *a = t_igraph_longest(&g);
+    for (size_t i = 0; i < n; i++)
+      for (int k = 0; k < IC_NODE_COUNT; k++)
+        cr_assert_eq((uint64_t)a[5 * i + (size_t)k], nt[i * IC_NODE_COUNT + (size_t)k],
+                     "subset %#x: record %zu node %d: igraph %g, reference %llu", sub, i, k,
+                     a[5 * i + (size_t)k], (unsigned long long)nt[i * IC_NODE_COUNT + (size_t)k]);
+    cr_assert_eq(tref, ts[sub], "subset %#x: reference %llu, solver %llu", sub,
+                 (unsigned long long)tref, (unsigned long long)ts[sub]);
+    for (igraph_integer_t e = 0; e < igraph_ecount(&g); e++)
+      exported += !strcmp(EAS(&g, "kind", e), "IQ");
+    free(a);
+    igraph_destroy(&g);
+  }
+  cr_assert_gt(exported, 0, "the rule never gave a D");
+  ic_solver_destroy(sv);
+  free(nt);
+  free(r);
+}
+
 /* An IW edge is exported only where its condition holds under the mask:
  * k (seq 0) ready 2 cycles after dispatch (shalu), i (seq 1) after 1, IW
  * E(k) -> E(i) of 3 cycles. Baseline: k is not ready when i could issue,

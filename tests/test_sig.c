@@ -432,12 +432,17 @@ Test(sig, file_rejects_truncation_and_corruption, .timeout = 600) {
   cr_assert_eq(sig_file_parse(g, len + 1, "small.bin", &h, none, NULL, &err), IC_EINPUT);
   sig_file_header_free(&h);
   /* another version; versions 1 (before the MSHR edge), 2 (without
-     l1i.line), 3 (before the IW edge) and 4 (without the unit counts) say
-     why */
+     l1i.line), 3 (before the IW edge), 4 (without the unit counts) and 5
+     (before the MSHR and IQ rules) say why */
   memcpy(c, buf, len);
-  c[8] = 6;
+  c[8] = 7;
   cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
-  cr_assert(strstr(err.msg, "version 6") != NULL, "%s", err.msg);
+  cr_assert(strstr(err.msg, "version 7") != NULL, "%s", err.msg);
+  sig_file_header_free(&h);
+  c[8] = 5;
+  cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "version 5") != NULL && strstr(err.msg, "IQ rule") != NULL, "%s",
+            err.msg);
   sig_file_header_free(&h);
   c[8] = 4;
   cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);

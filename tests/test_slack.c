@@ -544,13 +544,14 @@ Test(slack, idealized_hand_graph) {
  * t(S), and no slack is negative (wrapped). With mshr_k, the loads that
  * miss carry the MSHR rule for that many MSHRs (graph_rec.h), and the
  * stamps are the reference pass's. */
-static void idealized_lengths_match_solver(int mshr_k) {
+static void idealized_lengths_match_solver(int mshr_k, uint32_t iq) {
   size_t n = 3000;
   ic_graph_rec *r = random_graph(n, 17);
-  if (mshr_k) {
+  for (size_t i = 0; i < n; i++) r[i].iq = iq;
+  if (mshr_k || iq) {
     for (size_t i = 1; i < n; i++)
       for (int k = 0; k < r[i].nedges; k++)
-        if (r[i].edge[k].kind == IC_EDGE_EP && r[i].edge[k].nparts == 2) {
+        if (mshr_k && r[i].edge[k].kind == IC_EDGE_EP && r[i].edge[k].nparts == 2) {
           ic_edge m = mk_edge(IC_EDGE_MSHR, 1, 0, IC_CAT_NONE);
           m.nparts = 0;
           m.flags = (uint8_t)(IC_MSHR_RULE | mshr_k);
@@ -562,17 +563,18 @@ static void idealized_lengths_match_solver(int mshr_k) {
     cr_assert_eq(ic_graph_eval(r, n, 0, nt, &t, &err), IC_OK, "%s", err.msg);
     for (size_t i = 0; i < n; i++) memcpy(r[i].t, &nt[i * IC_NODE_COUNT], sizeof r[i].t);
     free(nt);
-    /* the rule binds here: without it the graph is shorter */
+    /* the rules bind here: without them the graph is shorter */
     ic_graph_rec *w = malloc(n * sizeof *w);
     memcpy(w, r, n * sizeof *w);
     for (size_t i = 0; i < n; i++) {
       int m = 0;
+      w[i].iq = 0;
       for (int k = 0; k < w[i].nedges; k++)
         if (!dg_mshr_rule_edge(&w[i].edge[k])) w[i].edge[m++] = w[i].edge[k];
       w[i].nedges = (uint8_t)m;
     }
     cr_assert_eq(ic_graph_eval(w, n, 0, NULL, &tno, &err), IC_OK, "%s", err.msg);
-    cr_assert_lt(tno, t, "without the MSHR rule %llu, with it %llu", (unsigned long long)tno,
+    cr_assert_lt(tno, t, "without the rules %llu, with them %llu", (unsigned long long)tno,
                  (unsigned long long)t);
     free(w);
   }
@@ -606,5 +608,6 @@ static void idealized_lengths_match_solver(int mshr_k) {
   free(r);
 }
 
-Test(slack, idealized_lengths_match_solver) { idealized_lengths_match_solver(0); }
-Test(slack, idealized_lengths_match_solver_with_the_mshr_rule) { idealized_lengths_match_solver(2); }
+Test(slack, idealized_lengths_match_solver) { idealized_lengths_match_solver(0, 0); }
+Test(slack, idealized_lengths_match_solver_with_the_mshr_rule) { idealized_lengths_match_solver(2, 0); }
+Test(slack, idealized_lengths_match_solver_with_the_iq_rule) { idealized_lengths_match_solver(0, 6); }
