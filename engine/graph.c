@@ -132,7 +132,7 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
       }
       int nw, np;
       if (node == IC_NODE_D && qk) {
-        const uint64_t b = ic_iq_tab_bound(&iqt, NULL);
+        const uint64_t b = ic_iq_tab_bound(&iqt);
         if (b > v) v = b;
       }
       if (node == IC_NODE_E && mk) {
@@ -149,7 +149,10 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
       st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (slot counts, MSHR holders)");
       break;
     }
-    if (qk) ic_iq_tab_add(&iqt, t[IC_NODE_E], r->seq);
+    if (qk && ic_iq_tab_add(&iqt, t[IC_NODE_E]) != 0) {
+      st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (IQ rule)");
+      break;
+    }
   }
   ic_slot_tab_free(&slots);
   ic_mshr_tab_free(&holds);
@@ -214,13 +217,12 @@ uint64_t dg_iq_source(const ic_graph_rec *recs, size_t i, ic_catmask ideal, cons
   for (size_t j = 0; j < i && ok; j++) {
     const uint32_t kj = dg_iq_rule(&recs[j], ideal);
     if (kj != q.k) ok = ic_iq_tab_reset(&q, kj) == 0;
-    if (kj && ok) ic_iq_tab_add(&q, nt[j * IC_NODE_COUNT + IC_NODE_E], recs[j].seq);
+    if (kj && ok) ok = ic_iq_tab_add(&q, nt[j * IC_NODE_COUNT + IC_NODE_E]) == 0;
   }
   if (ok && q.k != k) ok = ic_iq_tab_reset(&q, k) == 0;
-  uint64_t src = UINT64_MAX;
-  const uint64_t b = ok ? ic_iq_tab_bound(&q, &src) : 0;
+  const uint64_t b = ok ? ic_iq_tab_bound(&q) : 0;
   ic_iq_tab_free(&q);
-  if (!b || src == UINT64_MAX) return 0;
+  if (!b) return 0;
   /* D from its in-edges: the rule gave D only where it exceeds them */
   const ic_graph_rec *r = &recs[i];
   uint64_t v = 0;
@@ -232,7 +234,10 @@ uint64_t dg_iq_source(const ic_graph_rec *recs, size_t i, ic_catmask ideal, cons
                        ic_edge_latency(ed, ideal);
     if (a > v) v = a;
   }
-  return b > v ? r->seq - src : 0;
+  if (b <= v) return 0;
+  for (size_t j = i; j-- > 0;) /* an instruction whose issue is the bound */
+    if (nt[j * IC_NODE_COUNT + IC_NODE_E] == b) return i - j;
+  return 0;
 }
 
 uint64_t dg_mshr_source(const ic_graph_rec *recs, size_t i, const ic_edge *e, ic_catmask ideal,

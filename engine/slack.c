@@ -311,14 +311,15 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
         s->oom = 1;
         continue;
       }
-      uint64_t src;
-      const uint64_t b = ic_iq_tab_bound(&s->iqt, &src);
+      const uint64_t b = ic_iq_tab_bound(&s->iqt);
       if (b > a[IC_NODE_D]) {
         a[IC_NODE_D] = b;
-        if (src >= oldest && src < r->seq) {
-          c->e[j].dist = (uint32_t)(r->seq - src);
-          c->iw_off &= ~(1u << j);
-        }
+        for (uint64_t q = r->seq; q-- > oldest;) /* an instruction whose issue is the bound */
+          if (s->arr[q & (s->acap - 1)][IC_NODE_E] == b) {
+            c->e[j].dist = (uint32_t)(r->seq - q);
+            c->iw_off &= ~(1u << j);
+            break;
+          }
       }
       continue;
     }
@@ -350,7 +351,7 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
     if (ic_slot_tab_add(&s->slots, a[IC_NODE_E], ooo_pool_of(r->opclass)) != 0) s->oom = 1;
   }
   if (c->mk && ic_mshr_tab_add(&s->holds, a[IC_NODE_E], a[IC_NODE_P], r->seq) != 0) s->oom = 1;
-  if (c->iq) ic_iq_tab_add(&s->iqt, a[IC_NODE_E], r->seq);
+  if (c->iq && ic_iq_tab_add(&s->iqt, a[IC_NODE_E]) != 0) s->oom = 1;
   if (!s->ideal) /* the stamps are the baseline's */
     for (int k = 0; k < IC_NODE_COUNT; k++)
       if (a[k] != r->t[k]) s->tot.stamp_mismatches++;

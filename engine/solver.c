@@ -622,7 +622,7 @@ static void k_iq(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, 
       x->oom++;
       continue;
     }
-    const int64_t b = (int64_t)ic_iq_tab_bound(t, NULL) - x->base[lane];
+    const int64_t b = (int64_t)ic_iq_tab_bound(t) - x->base[lane];
     if (b > acc[lane]) acc[lane] = (int32_t)b;
   }
 }
@@ -635,7 +635,11 @@ static void iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t
   for (uint32_t lane = lo; lane < hi; lane++) {
     if (lane & off) continue;
     const int64_t te = x->base[lane] + e[lane];
-    ic_iq_tab_add(&x->sv->qtab[lane], te > 0 ? (uint64_t)te : 0, pl->seq);
+    if (ic_iq_tab_add(&x->sv->qtab[lane], te > 0 ? (uint64_t)te : 0) != 0) {
+      if (!x->viol) x->first = pl->seq;
+      x->viol++;
+      x->oom++;
+    }
   }
 }
 

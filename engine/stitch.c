@@ -480,7 +480,7 @@ static void solve_record(ic_graph_rec *recs, uint32_t k, struct rules *ru) {
       t0 = t;
     }
     if (node == IC_NODE_D && r->iq) {
-      const uint64_t b = ic_iq_tab_bound(&ru->iqt, NULL);
+      const uint64_t b = ic_iq_tab_bound(&ru->iqt);
       if (b > t) t = b;
     }
     if (node == IC_NODE_E && mk) {
@@ -915,8 +915,8 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
         *new_edge(r, d->item[q].kind, d->item[q].dist) = d->item[q];
     if (!own) issue_slots(recs, k, m, &ru);
     solve_record(recs, k, &ru);
-    ic_iq_tab_add(&ru.iqt, r->t[IC_NODE_E], k);
-    if (ic_slot_tab_add(&ru.slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass)) != 0 ||
+    if (ic_iq_tab_add(&ru.iqt, r->t[IC_NODE_E]) != 0 ||
+        ic_slot_tab_add(&ru.slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass)) != 0 ||
         (dg_mshr_rule(r, 0) && ic_mshr_tab_add(&ru.holds, r->t[IC_NODE_E], r->t[IC_NODE_P], k) != 0)) {
       ic_iq_tab_free(&ru.iqt);
       free(anc);

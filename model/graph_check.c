@@ -110,7 +110,7 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
     if (n == IC_NODE_D && r->iq) {
       if (r->iq != g->iqt.k && ic_iq_tab_reset(&g->iqt, r->iq) != 0)
         return ic_fail(err, IC_ERUN, "graph check: out of memory (IQ rule)");
-      const uint64_t v = ic_iq_tab_bound(&g->iqt, NULL);
+      const uint64_t v = ic_iq_tab_bound(&g->iqt);
       if (v > r->t[n])
         return ic_fail(err, IC_ERUN,
                        "graph check: seq %llu pc 0x%llx: the IQ rule demands D = %llu > stamp %llu",
@@ -148,7 +148,8 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
   if (ic_slot_tab_add(&g->slots, val[IC_NODE_E], ooo_pool_of(r->opclass)) != 0 ||
       (mk && ic_mshr_tab_add(&g->holds, val[IC_NODE_E], val[IC_NODE_P], r->seq) != 0))
     return ic_fail(err, IC_ERUN, "graph check: out of memory (slot counts, MSHR holders)");
-  if (r->iq) ic_iq_tab_add(&g->iqt, val[IC_NODE_E], r->seq);
+  if (r->iq && ic_iq_tab_add(&g->iqt, val[IC_NODE_E]) != 0)
+    return ic_fail(err, IC_ERUN, "graph check: out of memory (IQ rule)");
   memcpy(me, val, sizeof val);
   g->next++;
   g->count++;

@@ -817,7 +817,7 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     v[0] += a + bb;
   }
   /* the IQ rule's bound explains a dispatch the IQ held */
-  const uint64_t iqb = ic_iq_tab_bound(&c->iq_rule, NULL);
+  const uint64_t iqb = ic_iq_tab_bound(&c->iq_rule);
   if (c->D[x] > vmax(v, n) && !(r->iq && iqb >= c->D[x])) {
     budget b[4] = {{IC_CAT_IMISS, gi}, {IC_CAT_BW, gb + c->g_width[x]}, {IC_CAT_WIN, c->dwin[x]},
                    {IC_CAT_NONE, c->g_none[x]}};
@@ -931,7 +931,8 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     c->st.graph_unattributed += attribute(e, v, n, 0, t, sb, 1);
   }
   r->nedges = (uint8_t)(cur - r->edge);
-  ic_iq_tab_add(&c->iq_rule, c->E[x], i);
+  if (ic_iq_tab_add(&c->iq_rule, c->E[x]) != 0 && c->sink_status == IC_OK)
+    c->sink_status = ic_fail(&c->sink_err, IC_ERUN, "out of memory for graph records (IQ rule)");
   if (c->nbatch == FLUSH_EVERY) flush_records(c);
 }
 
@@ -1639,7 +1640,7 @@ ic_status ooo_run(ooo_core *c, ic_inst_source src, uint64_t max, ic_err *err) {
   for (int r = 0; r < IC_REG_COUNT; r++) c->last_writer[r] = NONE_SEQ;
   c->run_first = c->tail;
   /* the IQ rule counts this run's instructions, as the graph's evaluators
-     count the records; out of memory: the IQ edges instead */
+     count the records */
   ic_iq_tab_reset(&c->iq_rule, c->split_window && c->iq < c->rob && c->iq <= IC_IQ_RULE_MAX ? c->iq : 0);
   if (c->progress) c->pnext = c->st.instructions + c->pevery;
   uint64_t t = c->cycle;
