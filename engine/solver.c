@@ -1594,43 +1594,27 @@ static ic_status relabel(ic_solver *s, ic_catmask acted, ic_err *err) {
   memset(s->lslot, 0, (size_t)2 * s->lcap * sizeof *s->lslot);
   s->lused = 0;
   s->mgen++;
-  /* the slot counts: lane x continues lane lmap[x]'s (a copy where several
-     lanes continue one); one that cannot be copied is a violation */
-  ic_slot_tab *nt = calloc(s->np, sizeof *nt);
-  if (!nt) return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", anp);
-  for (uint32_t x = 0; x < anp; x++)
-    if (ic_slot_tab_copy(&nt[x], &s->stab[s->lmap[x]]) != 0) {
-      if (!s->xs.viol) s->xs.first = s->next;
-      s->xs.viol++;
-      s->xs.oom++;
-    }
-  for (uint32_t x = 0; x < s->np; x++) ic_slot_tab_free(&s->stab[x]);
-  free(s->stab);
-  s->stab = nt;
-  /* the MSHR holders alike */
-  ic_mshr_tab *nm = calloc(s->np, sizeof *nm);
-  if (!nm) return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", anp);
-  for (uint32_t x = 0; x < anp; x++)
-    if (ic_mshr_tab_copy(&nm[x], &s->mtab[s->lmap[x]]) != 0) {
-      if (!s->xs.viol) s->xs.first = s->next;
-      s->xs.viol++;
-      s->xs.oom++;
-    }
-  for (uint32_t x = 0; x < s->np; x++) ic_mshr_tab_free(&s->mtab[x]);
-  free(s->mtab);
-  s->mtab = nm;
-  /* and the IQ rule's E's */
-  ic_iq_tab *nq = calloc(s->np, sizeof *nq);
-  if (!nq) return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", anp);
-  for (uint32_t x = 0; x < anp; x++)
-    if (ic_iq_tab_copy(&nq[x], &s->qtab[s->lmap[x]]) != 0) {
-      if (!s->xs.viol) s->xs.first = s->next;
-      s->xs.viol++;
-      s->xs.oom++;
-    }
-  for (uint32_t x = 0; x < s->np; x++) ic_iq_tab_free(&s->qtab[x]);
-  free(s->qtab);
-  s->qtab = nq;
+  /* each lane's tables of the rules (slot counts, MSHR holders, IQ E's):
+     lane x continues lane lmap[x]'s (a copy where several lanes continue
+     one); one that cannot be copied is a violation */
+#define RELABEL_TABLES(field, type, copy, release)                                       \
+  do {                                                                                  \
+    type *nt_ = calloc(s->np, sizeof *nt_);                                             \
+    if (!nt_) return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", anp); \
+    for (uint32_t x = 0; x < anp; x++)                                                  \
+      if (copy(&nt_[x], &s->field[s->lmap[x]]) != 0) {                                  \
+        if (!s->xs.viol) s->xs.first = s->next;                                         \
+        s->xs.viol++;                                                                   \
+        s->xs.oom++;                                                                    \
+      }                                                                                 \
+    for (uint32_t x = 0; x < s->np; x++) release(&s->field[x]);                         \
+    free(s->field);                                                                     \
+    s->field = nt_;                                                                     \
+  } while (0)
+  RELABEL_TABLES(stab, ic_slot_tab, ic_slot_tab_copy, ic_slot_tab_free);
+  RELABEL_TABLES(mtab, ic_mshr_tab, ic_mshr_tab_copy, ic_mshr_tab_free);
+  RELABEL_TABLES(qtab, ic_iq_tab, ic_iq_tab_copy, ic_iq_tab_free);
+#undef RELABEL_TABLES
   s->st.relabels++;
   return IC_OK;
 }

@@ -107,37 +107,27 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
       if (v > val[n]) val[n] = v;
       seen[n] = 1;
     }
+    /* the rules (graph_rec.h): the IQ rule on D; the MSHR rule, then the
+       slot rule, on E */
+    uint64_t rv = 0;
+    const char *rule = NULL;
     if (n == IC_NODE_D && r->iq) {
       if (r->iq != g->iqt.k && ic_iq_tab_reset(&g->iqt, r->iq) != 0)
         return ic_fail(err, IC_ERUN, "graph check: out of memory (IQ rule)");
-      const uint64_t v = ic_iq_tab_bound(&g->iqt);
-      if (v > r->t[n])
-        return ic_fail(err, IC_ERUN,
-                       "graph check: seq %llu pc 0x%llx: the IQ rule demands D = %llu > stamp %llu",
-                       (unsigned long long)r->seq, (unsigned long long)r->pc, (unsigned long long)v,
-                       (unsigned long long)r->t[n]);
-      if (v > val[n]) val[n] = v;
-      seen[n] |= v > 0;
+      rv = ic_iq_tab_bound(&g->iqt), rule = "IQ";
+      if (rv > val[n]) val[n] = rv;
+      seen[n] |= rv > 0;
     }
     if (n == IC_NODE_E && mk) {
       ic_mshr_tab_floor(&g->holds, val[IC_NODE_D]);
-      const uint64_t v = ic_mshr_tab_time(&g->holds, val[n], mk, NULL);
-      if (v > r->t[n])
-        return ic_fail(err, IC_ERUN,
-                       "graph check: seq %llu pc 0x%llx: the MSHR rule demands E = %llu > stamp %llu",
-                       (unsigned long long)r->seq, (unsigned long long)r->pc, (unsigned long long)v,
-                       (unsigned long long)r->t[n]);
-      val[n] = v;
+      rv = val[n] = ic_mshr_tab_time(&g->holds, val[n], mk, NULL), rule = "MSHR";
     }
-    if (n == IC_NODE_E && (nw || np)) {
-      const uint64_t v = ic_slot_tab_time(&g->slots, val[n], nw, np, ooo_pool_of(r->opclass));
-      if (v > r->t[n])
-        return ic_fail(err, IC_ERUN,
-                       "graph check: seq %llu pc 0x%llx: the slot rule demands E = %llu > stamp %llu",
-                       (unsigned long long)r->seq, (unsigned long long)r->pc, (unsigned long long)v,
-                       (unsigned long long)r->t[n]);
-      val[n] = v;
-    }
+    if (n == IC_NODE_E && (nw || np) && rv <= r->t[n])
+      rv = val[n] = ic_slot_tab_time(&g->slots, val[n], nw, np, ooo_pool_of(r->opclass)), rule = "slot";
+    if (rule && rv > r->t[n])
+      return ic_fail(err, IC_ERUN, "graph check: seq %llu pc 0x%llx: the %s rule demands %c = %llu > stamp %llu",
+                     (unsigned long long)r->seq, (unsigned long long)r->pc, rule, ic_node_names[n],
+                     (unsigned long long)rv, (unsigned long long)r->t[n]);
     if (!seen[n] || val[n] != r->t[n])
       return ic_fail(err, IC_ERUN, "graph check: seq %llu pc 0x%llx: node %c replays to %llu, stamp %llu%s",
                      (unsigned long long)r->seq, (unsigned long long)r->pc, ic_node_names[n],
