@@ -855,8 +855,24 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
    * whose source lgalu moves, instead of fixed RE parts. */
   uint64_t fs = c->fu_src[x];
   if (fs != NONE_SEQ && fs < i && fs >= first && i - fs <= c->maxdist) {
-    edge1(&cur, IC_EDGE_FU, (uint32_t)(i - fs), IC_CAT_NONE, 0);
-    if (c->Phist[fs & c->hmask] == c->E[x]) re->nparts = 0;
+    ic_edge *fe = edge1(&cur, IC_EDGE_FU, (uint32_t)(i - fs), IC_CAT_NONE, 0);
+    const uint64_t pf = c->Phist[fs & c->hmask];
+    uint64_t lg = 0, sl = 0, other = 0; /* RE's parts: unit (lgalu), slots (bw), other */
+    for (int k = 0; k < re->nparts; k++) {
+      if (re->part[k].cat == IC_CAT_LGALU) lg += re->part[k].cycles;
+      else if (re->part[k].cat == IC_CAT_BW) sl += re->part[k].cycles;
+      else other += re->part[k].cycles;
+    }
+    if (pf == c->E[x]) {
+      re->nparts = 0;
+    } else if (pf < c->E[x] && lg && !other && c->E[x] - pf <= sl) {
+      /* the unit freed and i then waited for issue slots alone: the unit's
+         wait lives on this edge too (bw scales the units and lifts both;
+         as a fixed lgalu part of RE it stayed under bw), the slots' as its
+         bw part */
+      edge_add(fe, IC_CAT_BW, c->E[x] - pf);
+      re->nparts = 0;
+    }
   }
   /* IBW: the iw + 1 instructions after ancestor j on i's chain issue no
    * earlier than P(j) and not all in one cycle */

@@ -406,6 +406,47 @@ Test(model_attrib, the_mshr_rule_binds_where_only_an_idealization_fills_the_mshr
   ooo_config_destroy(cfg);
 }
 
+/* Divides and their users on a 1-wide machine with one multiply unit: a
+ * divide waits for the unit the one before holds, and when that one
+ * completes its users, older, take the issue slot first: the divide waits
+ * for the slot too.
+ * That wait sat in RE with the unit's (lgalu) beside the FU edge, and bw
+ * (which scales the units) kept the lgalu part: the graph read x_strings
+ * on such a machine 10 points under multisim's bw. Where the slots alone
+ * follow the unit's release, both live on the FU edge (the slots' as its
+ * bw part), which bw drops. */
+static void g_divs_then_users(ic_inst *in, size_t j, void *st) {
+  (void)st;
+  const uint8_t d = (uint8_t)(5 + (j / 4) % 2); /* the divide's register */
+  if (j % 4 == 0) *in = mk(IC_OP_INT_DIV, d, IC_REG_NONE, IC_REG_NONE);
+  else *in = mk(IC_OP_INT_ALU, (uint8_t)(20 + j % 8), d, IC_REG_NONE); /* its users */
+}
+
+Test(model_attrib, a_divide_waiting_for_unit_and_slot_moves_with_bw) {
+  ooo_config *cfg = base_cfg();
+  ic_err err;
+  cr_assert_eq(ooo_config_set(cfg, "core.issue_width=1", &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ooo_config_set(cfg, "fu.int_mul=1", &err), IC_OK, "%s", err.msg);
+  const size_t n = 3000;
+  ic_inst *v = make_loop(n, 15, g_divs_then_users, NULL);
+  const ic_catmask sets[] = {IC_CATBIT(IC_CAT_BW), IC_CATBIT(IC_CAT_BW) | IC_CATBIT(IC_CAT_SHALU),
+                             IC_CATBIT(IC_CAT_LGALU)};
+  expect_graph_near_model(cfg, v, n, sets, sizeof sets / sizeof *sets);
+  /* the form is there: FU edges with a bw part */
+  rec_buf b = {0};
+  ic_graph_sink sink = {&b, buf_consume};
+  ooo_stats s0 = {0};
+  cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
+  size_t slotted = 0;
+  for (size_t i = 0; i < b.n; i++)
+    for (int k = 0; k < b.v[i].nedges; k++)
+      slotted += b.v[i].edge[k].kind == IC_EDGE_FU && b.v[i].edge[k].nparts > 0;
+  cr_expect_gt(slotted, 0, "no divide waited for a slot after its unit");
+  free(b.v);
+  free(v);
+  ooo_config_destroy(cfg);
+}
+
 /* Bursts of ready one-cycle ops behind a chain of divides. Each loop waits
  * for a divide (20 cycles) of the previous loop's sum, then runs 4
  * independent chains of 10 one-cycle ops from its result, interleaved, and
