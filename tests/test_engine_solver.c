@@ -376,6 +376,23 @@ Test(solver, rejects_gaps_and_bad_records) {
   cr_assert_eq(ic_graph_eval(g.r, g.n, 0, NULL, &tk, &err), IC_EINPUT);
   cr_assert(strstr(err.msg, "keeps categories"), "%s", err.msg);
   g.r[1].edge[0].keep = 0;
+  /* an IQ rule larger than any evaluation keeps, and an MSHR edge with
+     flags but no rule or no count */
+  ic_solver_reset(s);
+  g.r[1].iq = IC_IQ_RULE_MAX + 1;
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "IQ rule"), "%s", err.msg);
+  cr_assert_eq(ic_graph_eval(g.r, g.n, 0, NULL, &tk, &err), IC_EINPUT);
+  g.r[1].iq = 0;
+  const ic_edge dd = g.r[1].edge[0];
+  for (int f = 0; f < 2; f++) {
+    ic_solver_reset(s);
+    g.r[1].edge[0] = (ic_edge){.kind = IC_EDGE_MSHR, .dist = 1, .flags = f ? IC_MSHR_RULE : 3};
+    cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
+    cr_assert(strstr(err.msg, "MSHR edge"), "%s", err.msg);
+    cr_assert_eq(ic_graph_eval(g.r, g.n, 0, NULL, &tk, &err), IC_EINPUT);
+  }
+  g.r[1].edge[0] = dd;
   ic_solver_reset(s);
   g.r[1].edge[0].part[0] = (ic_lat_part){1, NONE};
   g.r[1].edge[0].kind = IC_EDGE_PC; /* P -> C with distance 1: fine */
