@@ -88,8 +88,17 @@ static ic_status check_window(const ic_graph_rec *recs, size_t n, ic_err *err) {
     if ((irc = (call)) != IGRAPH_SUCCESS) goto fail; \
   } while (0)
 
+/* The window's times under the mask and its rules' sources
+ * (dg_rule_sources), where it has IW edges or rules; else none (rt NULL). */
+struct rule_times {
+  uint64_t *rt;
+  uint32_t *iq, *ms;
+  uint64_t *em;
+};
+
 static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catmask ideal,
-                       const uint64_t *rt, ic_err *err) {
+                       const struct rule_times *rs, ic_err *err) {
+  const uint64_t *rt = rs->rt;
   igraph_integer_t nv = (igraph_integer_t)(IC_NODE_COUNT * n + 1), start = nv - 1;
   igraph_error_t irc = IGRAPH_SUCCESS;
   int have_g = 0;
@@ -133,11 +142,11 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
     for (int j = 0; j <= r->nedges; j++) {
       /* after the record's edges, the IQ rule's: an IQ edge from the
          instruction whose issue gave D(i), where the rule did
-         (dg_iq_source) */
+         (dg_rule_sources) */
       ic_edge iqe;
       const ic_edge *e = &r->edge[j < r->nedges ? j : 0];
       if (j == r->nedges) {
-        const uint64_t q = rt ? dg_iq_source(recs, i, ideal, rt) : 0;
+        const uint64_t q = rt ? rs->iq[i] : 0;
         if (!q) break;
         memset(&iqe, 0, sizeof iqe);
         iqe.kind = IC_EDGE_IQ;
@@ -148,11 +157,12 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
          an edge from an instruction of the full cycle before i's, only
          where the rule delayed i (graph.h, dg_slot_source) */
       const int rule = e->kind == IC_EDGE_IW && e->flags && dg_slot_rule_applies(ideal);
-      uint64_t slot = rt && rule && !dg_edge_dropped(e, ideal) ? dg_slot_source(recs, i, e, ideal, rt) : 0;
+      uint64_t slot =
+          rt && rule && !dg_edge_dropped(e, ideal) ? dg_slot_source(recs, i, e, ideal, rt, rs->em[i]) : 0;
       /* so does an MSHR edge of the rule form for the MSHR rule: an edge
          from the holder whose completion gave i's E, where it delayed i */
       const int mrule = dg_mshr_rule_edge(e);
-      if (mrule) slot = rt && !dg_edge_dropped(e, ideal) ? dg_mshr_source(recs, i, e, ideal, rt) : 0;
+      if (mrule) slot = rt && !dg_edge_dropped(e, ideal) ? rs->ms[i] : 0;
       if (dg_edge_dropped(e, ideal) || (mrule && !slot) ||
           (rt && e->kind == IC_EDGE_IW && (rule ? !slot : !dg_iw_holds(recs, i, e, ideal, rt)))) {
         dropped++; /* gone, or an IW edge whose condition fails or a rule that did not delay */
@@ -238,22 +248,33 @@ ic_status ic_export_build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_ca
   /* an IW edge holds only where its condition does, and the slot, MSHR
    * and IQ rules are edges only where they delay (graph.h), in the window's
    * own times under `ideal` (sources before it at time 0) */
-  uint64_t *rt = NULL;
-  for (size_t i = 0; i < n && !rt; i++)
-    for (int j = 0; j < recs[i].nedges && !rt; j++)
-      if (recs[i].edge[j].kind == IC_EDGE_IW || dg_mshr_rule_edge(&recs[i].edge[j]) || recs[i].iq) {
-        rt = malloc(n * IC_NODE_COUNT * sizeof *rt);
-        uint64_t tend;
-        if (!rt) return ic_fail(err, IC_ERUN, "graph export: out of memory");
-        if ((rc = ic_graph_eval(recs, n, ideal, rt, &tend, err)) != IC_OK) {
-          free(rt);
-          return rc;
-        }
-      }
-  quiet q = quiet_begin();
-  rc = build(g, recs, n, ideal, rt, err);
-  quiet_end(q);
-  free(rt);
+  int rules = 0;
+  for (size_t i = 0; i < n && !rules; i++) {
+    rules = recs[i].iq != 0;
+    for (int j = 0; j < recs[i].nedges && !rules; j++)
+      rules = recs[i].edge[j].kind == IC_EDGE_IW || dg_mshr_rule_edge(&recs[i].edge[j]);
+  }
+  struct rule_times rs = {0};
+  if (rules) {
+    uint64_t tend;
+    rs.rt = malloc(n * IC_NODE_COUNT * sizeof *rs.rt);
+    rs.iq = malloc(n * sizeof *rs.iq);
+    rs.ms = malloc(n * sizeof *rs.ms);
+    rs.em = malloc(n * sizeof *rs.em);
+    if (!rs.rt || !rs.iq || !rs.ms || !rs.em)
+      rc = ic_fail(err, IC_ERUN, "graph export: out of memory");
+    else if ((rc = ic_graph_eval(recs, n, ideal, rs.rt, &tend, err)) == IC_OK)
+      rc = dg_rule_sources(recs, n, ideal, rs.rt, rs.iq, rs.ms, rs.em, err);
+  }
+  if (rc == IC_OK) {
+    quiet q = quiet_begin();
+    rc = build(g, recs, n, ideal, &rs, err);
+    quiet_end(q);
+  }
+  free(rs.rt);
+  free(rs.iq);
+  free(rs.ms);
+  free(rs.em);
   return rc;
 }
 

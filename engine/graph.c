@@ -186,66 +186,61 @@ static uint64_t e_from_other_edges(const ic_graph_rec *recs, size_t i, ic_catmas
   return v;
 }
 
-/* The MSHR rule (mshr_tab.h) on recs[i] from E' = v, the holders being
- * recs[0..i)'s in nt, as ic_graph_eval keeps them; *src: the seq of the
- * holder whose P gives the time where the rule delayed it, else
- * UINT64_MAX. */
-static uint64_t mshr_rule_at(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt,
-                             uint64_t v, uint64_t *src) {
-  *src = UINT64_MAX;
-  const int k = dg_mshr_rule(&recs[i], ideal);
-  if (!k) return v;
-  ic_mshr_tab h = {0};
-  for (size_t j = 0; j <= i; j++)
-    if (j == i || dg_mshr_rule(&recs[j], ideal)) ic_mshr_tab_floor(&h, nt[j * IC_NODE_COUNT + IC_NODE_D]);
-  for (size_t j = 0; j < i; j++)
-    if (dg_mshr_rule(&recs[j], ideal) &&
-        ic_mshr_tab_add(&h, nt[j * IC_NODE_COUNT + IC_NODE_E], nt[j * IC_NODE_COUNT + IC_NODE_P],
-                        recs[j].seq) != 0)
-      break; /* out of memory: the holders so far */
-  v = ic_mshr_tab_time(&h, v, k, src);
-  ic_mshr_tab_free(&h);
+/* D of recs[i] from its in-edges under `ideal`, in the node times nt. */
+static uint64_t d_from_edges(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt) {
+  const ic_graph_rec *r = &recs[i];
+  uint64_t v = 0;
+  for (int k = 0; k < r->nedges; k++) {
+    const ic_edge *e = &r->edge[k];
+    if (ic_edge_dst_node[e->kind] != IC_NODE_D || dg_edge_dropped(e, ideal)) continue;
+    const uint64_t d = dg_edge_dist(e, ideal);
+    const uint64_t a = (d <= i ? nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[e->kind]] : 0) +
+                       ic_edge_latency(e, ideal);
+    if (a > v) v = a;
+  }
   return v;
 }
 
-uint64_t dg_iq_source(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt) {
-  const uint32_t k = dg_iq_rule(&recs[i], ideal);
-  if (!k) return 0;
-  /* the records before i with the rule, as ic_graph_eval counts them */
+ic_status dg_rule_sources(const ic_graph_rec *recs, size_t n, ic_catmask ideal, const uint64_t *nt,
+                          uint32_t *iq, uint32_t *ms, uint64_t *em, ic_err *err) {
   ic_iq_tab q = {0};
-  int ok = 1;
-  for (size_t j = 0; j < i && ok; j++) {
-    const uint32_t kj = dg_iq_rule(&recs[j], ideal);
-    if (kj != q.k) ok = ic_iq_tab_reset(&q, kj) == 0;
-    if (kj && ok) ok = ic_iq_tab_add(&q, nt[j * IC_NODE_COUNT + IC_NODE_E]) == 0;
+  ic_mshr_tab h = {0};
+  ic_status st = IC_OK;
+  for (size_t i = 0; i < n && st == IC_OK; i++) {
+    const uint64_t *t = &nt[i * IC_NODE_COUNT];
+    const uint32_t qk = dg_iq_rule(&recs[i], ideal);
+    const int mk = dg_mshr_rule(&recs[i], ideal);
+    iq[i] = ms[i] = 0;
+    if (qk != q.k && ic_iq_tab_reset(&q, qk) != 0) {
+      st = ic_fail(err, IC_ERUN, "graph export: out of memory (IQ rule)");
+      break;
+    }
+    /* the IQ rule gave D where its bound exceeds D's edges: an
+       instruction whose issue is the bound */
+    const uint64_t b = qk ? ic_iq_tab_bound(&q) : 0;
+    if (b && b > d_from_edges(recs, i, ideal, nt))
+      for (size_t j = i; j-- > 0;)
+        if (nt[j * IC_NODE_COUNT + IC_NODE_E] == b) {
+          iq[i] = (uint32_t)(i - j);
+          break;
+        }
+    /* E from the other in-edges, the old-form IW edges included, then the
+       MSHR rule: the holder whose completion gave it where it delayed */
+    em[i] = e_from_other_edges(recs, i, ideal, nt, 1);
+    if (mk) {
+      uint64_t src;
+      ic_mshr_tab_floor(&h, t[IC_NODE_D]);
+      const uint64_t v = ic_mshr_tab_time(&h, em[i], mk, &src);
+      if (v > em[i] && src != UINT64_MAX) ms[i] = (uint32_t)(recs[i].seq - src);
+      em[i] = v;
+    }
+    if ((qk && ic_iq_tab_add(&q, t[IC_NODE_E]) != 0) ||
+        (mk && ic_mshr_tab_add(&h, t[IC_NODE_E], t[IC_NODE_P], recs[i].seq) != 0))
+      st = ic_fail(err, IC_ERUN, "graph export: out of memory (IQ rule, MSHR holders)");
   }
-  if (ok && q.k != k) ok = ic_iq_tab_reset(&q, k) == 0;
-  const uint64_t b = ok ? ic_iq_tab_bound(&q) : 0;
   ic_iq_tab_free(&q);
-  if (!b) return 0;
-  /* D from its in-edges: the rule gave D only where it exceeds them */
-  const ic_graph_rec *r = &recs[i];
-  uint64_t v = 0;
-  for (int e = 0; e < r->nedges; e++) {
-    const ic_edge *ed = &r->edge[e];
-    if (ic_edge_dst_node[ed->kind] != IC_NODE_D || dg_edge_dropped(ed, ideal)) continue;
-    const uint64_t d = dg_edge_dist(ed, ideal);
-    const uint64_t a = (d <= i ? nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[ed->kind]] : 0) +
-                       ic_edge_latency(ed, ideal);
-    if (a > v) v = a;
-  }
-  if (b <= v) return 0;
-  for (size_t j = i; j-- > 0;) /* an instruction whose issue is the bound */
-    if (nt[j * IC_NODE_COUNT + IC_NODE_E] == b) return i - j;
-  return 0;
-}
-
-uint64_t dg_mshr_source(const ic_graph_rec *recs, size_t i, const ic_edge *e, ic_catmask ideal,
-                        const uint64_t *nt) {
-  if (!dg_mshr_rule_edge(e) || !dg_mshr_rule(&recs[i], ideal)) return 0;
-  uint64_t src;
-  mshr_rule_at(recs, i, ideal, nt, e_from_other_edges(recs, i, ideal, nt, 1), &src);
-  return src == UINT64_MAX ? 0 : recs[i].seq - src;
+  ic_mshr_tab_free(&h);
+  return st;
 }
 
 int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
@@ -255,7 +250,7 @@ int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmas
 }
 
 uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
-                        const uint64_t *nt) {
+                        const uint64_t *nt, uint64_t em) {
   const ic_graph_rec *r = &recs[i];
   int nw, np;
   if (!iw->flags || !dg_slot_counts(r, ideal, &nw, &np)) return 0;
@@ -264,12 +259,8 @@ uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, i
       if (&r->edge[k] != iw) return 0;
       break;
     }
-  /* E from the other in-edges, the old-form IW edges included (the rule
-     applies here, so slot-form ones are not edges), and the MSHR rule */
-  uint64_t src;
-  const uint64_t v = mshr_rule_at(recs, i, ideal, nt, e_from_other_edges(recs, i, ideal, nt, 1), &src);
   const uint64_t t = nt[i * IC_NODE_COUNT + IC_NODE_E];
-  if (t <= v) return 0;
+  if (t <= em) return 0;
   const int pool = ooo_pool_of(r->opclass);
   for (size_t j = i; j-- > 0;)
     if (nt[j * IC_NODE_COUNT + IC_NODE_E] == t - 1 &&

@@ -129,28 +129,28 @@ int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np);
 int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
                 const uint64_t *nt);
 
+/* The sources of the rules' exported forms (graph_rec.h), for every record
+ * of recs under `ideal`, given their node times nt (ic_graph_eval's
+ * layout), in one pass that keeps the rules' tables as ic_graph_eval does:
+ *   iq[i]: where the IQ rule gave D(i), past its in-edges, the distance
+ *          back to an instruction whose E is the rule's bound (an IQ edge
+ *          from it, latency 0, gives D(i)); else 0;
+ *   ms[i]: where the MSHR rule delayed E(i) past its other E in-edges, the
+ *          distance back to the holder whose completion gave it (an edge
+ *          from its P, latency 0); else 0;
+ *   em[i]: E(i) from its other E in-edges (the old-form IW edges included)
+ *          and the MSHR rule: where the slot rule starts (dg_slot_source).
+ * O(n) but for the IQ source's scan back. IC_ERUN when out of memory. */
+ic_status dg_rule_sources(const ic_graph_rec *recs, size_t n, ic_catmask ideal, const uint64_t *nt,
+                          uint32_t *iq, uint32_t *ms, uint64_t *em, ic_err *err);
+
 /* For a slot-form IW edge `iw` of recs[i] (the first of the record's live
- * ones; 0 for the others): where the slot rule delayed E(i) past the time
- * of its other E in-edges in nt (ic_graph_eval's layout), the distance back
- * to an instruction of the rule's count that issued in the full cycle just
+ * ones; 0 for the others): where the slot rule delayed E(i) past em, the
+ * time it starts from (dg_rule_sources), the distance back to an
+ * instruction of the rule's count that issued in the full cycle just
  * before E(i), so that an edge from its E, latency 1, gives E(i) (the
  * exporter's form of the rule); else 0. O(i) at worst. */
 uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
-                        const uint64_t *nt);
-
-/* Where the IQ rule (graph_rec.h, IQ RULE) of recs[i] gave D(i), past the
- * time of its in-edges in nt (ic_graph_eval's layout): the distance back
- * to the instruction whose E is the rule's bound, so that an IQ edge from
- * it, latency 0, gives D(i) (the exporter's form of the rule); else 0.
- * O(i) at worst. */
-uint64_t dg_iq_source(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt);
-
-/* For the MSHR rule's edge e of recs[i] (graph_rec.h, MSHR rule form):
- * where the rule delayed E(i) past the time of its other E in-edges in nt
- * (ic_graph_eval's layout), the distance back to the holder whose
- * completion gave E(i), so that an edge from its P, latency 0, gives it
- * (the exporter's form of the rule); else 0. O(i) at worst. */
-uint64_t dg_mshr_source(const ic_graph_rec *recs, size_t i, const ic_edge *e, ic_catmask ideal,
-                        const uint64_t *nt);
+                        const uint64_t *nt, uint64_t em);
 
 #endif
