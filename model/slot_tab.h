@@ -11,13 +11,16 @@
  *
  * Cycles below the floor, the latest D so far (ic_slot_tab_floor), count
  * as free: an instruction that issued before i dispatched takes no slot i
- * can want. The table is direct-mapped on the cycle: entry c mod size. An
- * entry below the floor is free for reuse, so the size follows the span of
- * the cycles in flight, not the run: where two cycles from the floor on meet
- * in one entry, the table doubles, up to IC_SLOT_TAB_MAX entries; beyond
- * that (cycles in flight spanning more than that many cycles, e.g. a chain
- * of memory misses in a 20x window) the later cycle keeps the entry and the
- * earlier one's issues are forgotten (it counts as free). */
+ * can want. The table is a ring over the cycles [floor, floor + cap): cycle
+ * c's counts are entry c mod cap, and the floor's rise zeroes the entries
+ * of the cycles it passes (so no entry needs a key: 8 bytes a cycle, which
+ * matters because the solver keeps a table in each of up to 128 lanes and
+ * the rule looks one up for every instruction in each). The size follows
+ * the span of the cycles in flight, not the run: a cycle at floor + cap or
+ * later doubles the table, up to IC_SLOT_TAB_MAX entries; beyond that (the
+ * cycles in flight spanning more than that many cycles, e.g. a chain of
+ * memory misses in a 20x window) a cycle that far from the floor counts as
+ * free and its issue is not counted. */
 #ifndef IC_SLOT_TAB_H
 #define IC_SLOT_TAB_H
 
@@ -28,15 +31,14 @@
 #include "ooo.h"
 
 #define IC_SLOT_TAB_MIN 64u     /* entries of a table's first allocation */
-#define IC_SLOT_TAB_MAX 16384u  /* entries at most (256 KB) */
+#define IC_SLOT_TAB_MAX 16384u  /* entries at most (128 KB) */
 
-typedef struct ic_slot_ent {
-  uint64_t key; /* cycle + 1; 0: empty */
-  uint8_t n[8]; /* issues in the cycle: [0] all, [1 + pool] of the pool (saturating) */
-} ic_slot_ent;
+/* issues in a cycle: [0] all, [1 + pool] of the pool (saturating at 255) */
+typedef uint8_t ic_slot_ent[8];
+_Static_assert(1 + OOO_POOL_COUNT <= 8, "an entry holds every pool's count");
 
 typedef struct ic_slot_tab {
-  ic_slot_ent *e;
+  ic_slot_ent *e; /* [cap]: cycle c at e[c & (cap - 1)] for c in [floor, floor + cap); else 0 */
   uint32_t cap;   /* entries: 0 (nothing allocated) or a power of two */
   uint64_t floor; /* cycles below it count as free */
 } ic_slot_tab;
@@ -52,16 +54,25 @@ static inline void ic_slot_tab_clear(ic_slot_tab *t) {
   t->floor = 0;
 }
 
+/* The floor rises to d (never falls): the entries of the cycles it passes
+ * are zeroed for the cycles a table further on. */
 static inline void ic_slot_tab_floor(ic_slot_tab *t, uint64_t d) {
-  if (d > t->floor) t->floor = d;
+  if (d <= t->floor) return;
+  if (t->cap) {
+    if (d - t->floor >= t->cap)
+      memset(t->e, 0, (size_t)t->cap * sizeof *t->e);
+    else
+      for (uint64_t c = t->floor; c < d; c++) memset(t->e[c & (t->cap - 1)], 0, sizeof *t->e);
+  }
+  t->floor = d;
 }
 
-/* The counts of cycle c, or NULL where none are kept (no issue, or below
- * the floor). */
+/* The counts of cycle c, or NULL where none are kept (no issue, below the
+ * floor, or a table or more beyond it). */
 static inline const uint8_t *ic_slot_tab_find(const ic_slot_tab *t, uint64_t c) {
-  if (!t->cap || c < t->floor) return NULL;
-  const ic_slot_ent *e = &t->e[c & (t->cap - 1)];
-  return e->key == c + 1 ? e->n : NULL;
+  if (c < t->floor || c - t->floor >= t->cap) return NULL;
+  const uint8_t *n = t->e[c & (t->cap - 1)];
+  return n[0] ? n : NULL;
 }
 
 static inline int ic_slot_tab_full(const uint8_t *n, int nw, int np, int pool) {
@@ -79,58 +90,54 @@ static inline uint64_t ic_slot_tab_time(const ic_slot_tab *t, uint64_t e0, int n
   }
 }
 
-/* Doubles the table (the first allocation: IC_SLOT_TAB_MIN entries),
- * keeping the cycles from the floor on; of two that meet in one entry, the
- * later. 0, or -1 (the table unchanged) when out of memory. */
-static inline int ic_slot_tab_grow(ic_slot_tab *t) {
-  const uint32_t cap = t->cap ? 2 * t->cap : IC_SLOT_TAB_MIN;
+/* Grows the table (the first allocation: IC_SLOT_TAB_MIN entries) until
+ * cycle c (>= the floor) fits, up to IC_SLOT_TAB_MAX, keeping the counts.
+ * 0, or -1 (the table unchanged) when out of memory. */
+static inline int ic_slot_tab_grow(ic_slot_tab *t, uint64_t c) {
+  uint32_t cap = t->cap ? 2 * t->cap : IC_SLOT_TAB_MIN;
+  while (cap < IC_SLOT_TAB_MAX && c - t->floor >= cap) cap *= 2;
   ic_slot_ent *e = calloc(cap, sizeof *e);
   if (!e) return -1;
-  for (uint32_t h = 0; h < t->cap; h++) {
-    const uint64_t k = t->e[h].key;
-    if (!k || k - 1 < t->floor) continue;
-    ic_slot_ent *d = &e[(k - 1) & (cap - 1)];
-    if (d->key < k) *d = t->e[h];
-  }
+  for (uint64_t x = t->floor; x < t->floor + t->cap; x++)
+    memcpy(e[x & (cap - 1)], t->e[x & (t->cap - 1)], sizeof *e);
   free(t->e);
   t->e = e;
   t->cap = cap;
   return 0;
 }
 
-/* The slot rule from e0 (as ic_slot_tab_time), and the issue counted in
- * the cycle it gives (none below the floor: free whatever issues there):
- * one walk for both. nw = np = 0 counts an issue in e0. Writes the cycle
- * to *at; 0, or -1 when out of memory. */
-static inline __attribute__((always_inline)) int ic_slot_tab_take(ic_slot_tab *t, uint64_t e0, int nw,
-                                                                  int np, int pool, uint64_t *at) {
-  for (uint64_t c = e0;;) {
+/* ic_slot_tab_take (below) with the rules as thresholds: a cycle is full
+ * where its count reaches tw, or its pool's reaches tp; 256 (no count
+ * reaches it: counts saturate at 255) where a rule does not live. The
+ * floor is checked once (the walk only rises from e0). */
+static inline __attribute__((always_inline)) int ic_slot_tab_take_th(ic_slot_tab *t, uint64_t e0, unsigned tw,
+                                                                     unsigned tp, int pool, uint64_t *at) {
+  *at = e0;
+  if (e0 < t->floor) return 0;
+  for (uint64_t c = e0;; c++) {
+    if (c - t->floor >= t->cap) {
+      if (t->cap < IC_SLOT_TAB_MAX && ic_slot_tab_grow(t, c) != 0) return -1;
+      if (c - t->floor >= t->cap) { /* beyond the largest table: free, not counted */
+        *at = c;
+        return 0;
+      }
+    }
+    uint8_t *n = t->e[c & (t->cap - 1)];
+    if (n[0] >= tw || n[1 + pool] >= tp) continue;
+    n[0] += n[0] < UINT8_MAX;
+    n[1 + pool] += n[1 + pool] < UINT8_MAX;
     *at = c;
-    if (c < t->floor) return 0;
-    if (!t->cap && ic_slot_tab_grow(t) != 0) return -1;
-    ic_slot_ent *e = &t->e[c & (t->cap - 1)];
-    if (e->key == c + 1) {
-      if (ic_slot_tab_full(e->n, nw, np, pool)) {
-        c++;
-        continue;
-      }
-      e->n[0] += e->n[0] < UINT8_MAX;
-      e->n[1 + pool] += e->n[1 + pool] < UINT8_MAX;
-      return 0;
-    }
-    if (e->key && e->key - 1 >= t->floor) { /* another cycle in flight */
-      if (t->cap < IC_SLOT_TAB_MAX) {
-        if (ic_slot_tab_grow(t) != 0) return -1;
-        continue; /* c again */
-      }
-      if (e->key - 1 > c) return 0; /* the later keeps the entry: c is free */
-    }
-    e->key = c + 1;
-    memset(e->n, 0, sizeof e->n);
-    e->n[0] = 1;
-    e->n[1 + pool] = 1;
     return 0;
   }
+}
+
+/* The slot rule from e0 (as ic_slot_tab_time), and the issue counted in
+ * the cycle it gives (none below the floor, or a table beyond it: free
+ * whatever issues there): one walk for both. nw = np = 0 counts an issue
+ * in e0. Writes the cycle to *at; 0, or -1 when out of memory. */
+static inline __attribute__((always_inline)) int ic_slot_tab_take(ic_slot_tab *t, uint64_t e0, int nw,
+                                                                  int np, int pool, uint64_t *at) {
+  return ic_slot_tab_take_th(t, e0, nw ? (unsigned)nw : 256u, np ? (unsigned)np : 256u, pool, at);
 }
 
 /* Counts an issue of `pool` in cycle c. 0, or -1 when out of memory. */

@@ -1,7 +1,7 @@
 /* test_slot_tab.c: the slot rule's counts (model/slot_tab.h), which every
  * evaluator shares: counting, the walk past full cycles, the floor, growth
- * where cycles in flight span more than the table, and the later cycle
- * keeping an entry at the largest size. Checked against a plain list of
+ * where cycles in flight span more than the table, and a cycle beyond the
+ * largest table. Checked against a plain list of
  * every issue (the rule's definition). */
 #include <criterion/criterion.h>
 
@@ -83,22 +83,29 @@ Test(slot_tab, equals_the_list_while_growing) {
   ic_slot_tab_free(&t);
 }
 
-/* At the largest size, two cycles in flight that meet in one entry: the
- * later keeps it, and the earlier counts as free from then on. */
-Test(slot_tab, the_later_cycle_keeps_an_entry_at_the_largest_size) {
+/* At the largest size, a cycle a whole table or more beyond the floor is
+ * free and its issue is not counted; the cycles within the table keep
+ * theirs. */
+Test(slot_tab, a_cycle_beyond_the_largest_table_is_free) {
   ic_slot_tab t = {0};
   uint64_t at;
-  const uint64_t a = 1000, b = a + 4 * (uint64_t)IC_SLOT_TAB_MAX; /* same entry at every size */
+  const uint64_t a = 1000, b = a + 4 * (uint64_t)IC_SLOT_TAB_MAX;
+  ic_slot_tab_floor(&t, a);
   cr_assert_eq(ic_slot_tab_take(&t, a, 1, 0, 0, &at), 0);
   cr_assert_eq(ic_slot_tab_time(&t, a, 1, 0, 0), a + 1);
   cr_assert_eq(ic_slot_tab_take(&t, b, 1, 0, 0, &at), 0);
   cr_assert_eq(at, b);
   cr_assert_eq(t.cap, IC_SLOT_TAB_MAX);
-  cr_assert_eq(ic_slot_tab_time(&t, b, 1, 0, 0), b + 1);
-  cr_assert_eq(ic_slot_tab_time(&t, a, 1, 0, 0), a, "a was forgotten");
-  /* an issue in the earlier cycle now: free, and not counted over b */
-  cr_assert_eq(ic_slot_tab_take(&t, a, 1, 0, 0, &at), 0);
-  cr_assert_eq(at, a);
+  cr_assert_eq(ic_slot_tab_time(&t, b, 1, 0, 0), b, "b was not counted");
+  cr_assert_eq(ic_slot_tab_time(&t, a, 1, 0, 0), a + 1, "a keeps its count");
+  /* the last cycle the table holds still counts */
+  const uint64_t last = a + IC_SLOT_TAB_MAX - 1;
+  cr_assert_eq(ic_slot_tab_take(&t, last, 1, 0, 0, &at), 0);
+  cr_assert_eq(ic_slot_tab_time(&t, last, 1, 0, 0), last + 1);
+  /* the floor's rise brings b within the table, empty */
+  ic_slot_tab_floor(&t, b - 10);
+  cr_assert_eq(ic_slot_tab_time(&t, b, 1, 0, 0), b);
+  cr_assert_eq(ic_slot_tab_take(&t, b, 1, 0, 0, &at), 0);
   cr_assert_eq(ic_slot_tab_time(&t, b, 1, 0, 0), b + 1);
   ic_slot_tab_free(&t);
 }
