@@ -584,10 +584,17 @@ static __attribute__((noinline)) void lanes_take(struct xenv *x, const struct pl
                                                  unsigned tw, unsigned tp) {
   const uint32_t off = x->sv->rule_off;
   const int pool = pl->pool, sh = 8 * (1 + pool); /* the pool's count: byte 1 + pool */
+  /* the common path's thresholds: below 255 too, so its counts need no
+     saturation (a count at 255 takes ic_slot_tab_take_th, which saturates) */
+  const unsigned tw1 = tw < 255u ? tw : 255u, tp1 = tp < 255u ? tp : 255u;
+  const uint64_t inc = 1u | (uint64_t)1 << sh;
   ic_slot_tab *const stab = x->sv->stab;
   const int64_t *const base = x->base;
   for (uint32_t lane = lo; lane < hi; lane++) {
-    if (lane & off) continue;
+    if (lane & off) { /* bw's lanes come in runs of off: skip the run */
+      lane |= off - 1;
+      continue;
+    }
     ic_slot_tab *t = &stab[lane];
     const int64_t b0 = base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
     if (dt > (int64_t)t->floor) ic_slot_tab_floor(t, (uint64_t)dt);
@@ -598,9 +605,8 @@ static __attribute__((noinline)) void lanes_take(struct xenv *x, const struct pl
       uint8_t *n = t->e[(uint64_t)c0 & (t->cap - 1)];
       uint64_t w;
       memcpy(&w, n, sizeof w);
-      if ((w & 0xff) < tw && (w >> sh & 0xff) < tp) {
-        /* one more in the cycle and in its pool, saturating at 255 */
-        w += (uint64_t)((w & 0xff) != 0xff) | (uint64_t)((w >> sh & 0xff) != 0xff) << sh;
+      if ((w & 0xff) < tw1 && (w >> sh & 0xff) < tp1) { /* one more in the cycle and in its pool */
+        w += inc;
         memcpy(n, &w, sizeof w);
         continue;
       }
@@ -643,8 +649,10 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
   const uint32_t off = x->sv->rule_off;
   const int32_t *d = pl->out[IC_NODE_D];
   const unsigned tw = nw ? (unsigned)nw : 256u, tp = np ? (unsigned)np : 256u;
+  uint32_t run = lo; /* blocks [run, s) have the rules in every lane: one lanes_take */
   for (uint32_t s = lo; s < hi; s += LANES) {
-    if (off >= LANES && (s & off)) continue; /* a block of bw's lanes */
+    const uint32_t end = s + LANES < hi ? s + LANES : hi;
+    if (off >= LANES && (s & off)) continue; /* a block of bw's lanes (lanes_take skips them) */
     v8si lw, lp;
     slot_live(ew, ep, s, off, &lw, &lp);
     uint32_t mw = 0, mp = 0; /* the rules' lanes as bits */
@@ -652,12 +660,10 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
       mw |= (uint32_t)(lw[q] & 1) << q;
       mp |= (uint32_t)(lp[q] & 1) << q;
     }
-    const uint32_t end = s + LANES < hi ? s + LANES : hi;
     const uint32_t all = ((1u << (end - s)) - 1) & ~rule_bits(s, off);
-    if ((mw | (ew ? 0 : all)) == all && (mp | (ep ? 0 : all)) == all) { /* the rules live in every lane */
-      lanes_take(x, pl, s, end, d, acc, tw, tp);
-      continue;
-    }
+    if ((mw | (ew ? 0 : all)) == all && (mp | (ep ? 0 : all)) == all) continue; /* the rules live in every lane */
+    if (run < s) lanes_take(x, pl, run, s, d, acc, tw, tp);
+    run = end;
     for (uint32_t lane = s; lane < end; lane++) {
       if (lane & off) continue;
       const uint32_t q = lane - s;
@@ -665,6 +671,7 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
                                       mp >> q & 1 ? tp : 256u);
     }
   }
+  if (run < hi) lanes_take(x, pl, run, hi, d, acc, tw, tp);
   return 1;
 }
 
