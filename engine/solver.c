@@ -683,7 +683,10 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
 static void k_iq(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, struct xenv *x) {
   const uint32_t off = x->sv->iq_off;
   for (uint32_t lane = lo; lane < hi; lane++) {
-    if (lane & off) continue;
+    if (lane & off) { /* the category's lanes come in runs of off: skip the run */
+      lane |= off - 1;
+      continue;
+    }
     ic_iq_tab *t = &x->sv->qtab[lane];
     if (t->k != pl->iq && ic_iq_tab_reset(t, pl->iq) != 0) {
       if (!x->viol) x->first = pl->seq;
@@ -702,7 +705,10 @@ static void iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t
   const uint32_t off = x->sv->iq_off;
   const int32_t *e = pl->out[IC_NODE_E];
   for (uint32_t lane = lo; lane < hi; lane++) {
-    if (lane & off) continue;
+    if (lane & off) { /* the category's lanes come in runs of off: skip the run */
+      lane |= off - 1;
+      continue;
+    }
     const int64_t te = x->base[lane] + e[lane];
     if (ic_iq_tab_add(&x->sv->qtab[lane], te > 0 ? (uint64_t)te : 0) != 0) {
       if (!x->viol) x->first = pl->seq;
@@ -722,7 +728,10 @@ static void k_mshr(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl
   const uint32_t off = x->sv->mshr_off;
   const int32_t *d = pl->out[IC_NODE_D];
   for (uint32_t lane = lo; lane < hi; lane++) {
-    if (lane & off) continue;
+    if (lane & off) { /* the category's lanes come in runs of off: skip the run */
+      lane |= off - 1;
+      continue;
+    }
     ic_mshr_tab *t = &x->sv->mtab[lane];
     const int64_t b0 = x->base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
     ic_mshr_tab_floor(t, dt > 0 ? (uint64_t)dt : 0);
@@ -737,7 +746,10 @@ static void mshr_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
   const uint32_t off = x->sv->mshr_off;
   const int32_t *e = pl->out[IC_NODE_E], *p = pl->out[IC_NODE_P];
   for (uint32_t lane = lo; lane < hi; lane++) {
-    if (lane & off) continue;
+    if (lane & off) { /* the category's lanes come in runs of off: skip the run */
+      lane |= off - 1;
+      continue;
+    }
     const int64_t b0 = x->base[lane], te = b0 + e[lane], tp = b0 + p[lane];
     if (tp <= 0) continue;
     if (ic_mshr_tab_add(&x->sv->mtab[lane], te > 0 ? (uint64_t)te : 0, (uint64_t)tp, pl->seq) != 0) {
