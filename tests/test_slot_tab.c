@@ -45,7 +45,7 @@ Test(slot_tab, counts_walk_and_floor) {
 /* Random issues over a span of cycles much larger than the first table
  * (it grows), against the list; the floor rises as it goes. */
 Test(slot_tab, equals_the_list_while_growing) {
-  enum { N = 20000 };
+  enum { N = 6000 };
   static uint64_t cyc[N];
   static int pool[N];
   ic_slot_tab t = {0};
