@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph.h"
 #include "sig.h"
 #include "sig_db.h"
 #include "solver.h"
@@ -597,6 +598,54 @@ Test(stitch, line_waits_fit_the_fragment_or_are_first_misses) {
   }
   cr_assert_eq(firsts, 10);
   cr_assert_eq(st.first_misses, firsts);
+  sig_db_destroy(db);
+}
+
+/* MSHR edges: one pasted from another instance's sample would point at
+ * whatever sits at its distance here (3 back from the load: the branch);
+ * the stitcher drops it and builds the capacity edge from the fragment's
+ * own misses instead, as the model does for a root miss: from the oldest
+ * of the last K (the samples' MSHR rule) root misses that completed by the
+ * load's E, so that it leaves the baseline's times as they are. */
+Test(stitch, mshr_capacity_edges_come_from_the_fragments_misses) {
+  sig_machine m = machine();
+  enum { N = 4 * 40, K = 2 };
+  uint8_t bits[N];
+  for (int k = 0; k < N; k++) bits[k] = (k % 4 == 1) ? B2 : (k % 4 == 3) ? B1 : 0; /* every load misses L2 */
+  sig_detail ds[16];
+  for (int j = 0; j < 16; j++) {
+    uint64_t sig = (uint64_t)B2 << (2 * SIG_HALF);
+    ds[j] = sample(100000 + 8 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, sig); /* no instance here */
+    ic_edge *ep = &ds[j].item[ds[j].nitems++];
+    ep->kind = IC_EDGE_EP;
+    ep->nparts = 1;
+    ep->part[0].cat = IC_CAT_DMISS;
+    ep->part[0].cycles = 200;
+    ic_edge *ms = &ds[j].item[ds[j].nitems++];
+    ms->kind = IC_EDGE_MSHR;
+    ms->dist = 3;
+    ic_edge *rule = &ds[j].item[ds[j].nitems++];
+    rule->kind = IC_EDGE_MSHR;
+    rule->dist = 1;
+    rule->flags = IC_MSHR_RULE | K;
+  }
+  sig_db *db = db_of(ds, 16);
+  ic_graph_rec recs[N];
+  ic_stitch_stats st = {0};
+  stitch_loop(db, &m, bits, N, recs, &st);
+  int built = 0;
+  for (int k = 0; k < N; k++)
+    for (int q = 0; q < recs[k].nedges; q++) {
+      const ic_edge *e = &recs[k].edge[q];
+      if (e->kind != IC_EDGE_MSHR || dg_mshr_rule_edge(e)) continue;
+      cr_assert_neq(e->dist, 3u, "position %d: the pasted edge", k);
+      const int j = k - (int)e->dist;
+      cr_assert(k % 4 == 1 && j % 4 == 1, "position %d: from %d, both loads", k, j);
+      cr_assert(e->dist <= 4 * K, "position %d: from %d, one of the last %d misses", k, j, K);
+      cr_assert_leq(recs[j].t[IC_NODE_P], recs[k].t[IC_NODE_E], "position %d: %d completed", k, j);
+      built++;
+    }
+  cr_assert_gt(built, N / 8, "capacity edges: %d", built);
   sig_db_destroy(db);
 }
 
