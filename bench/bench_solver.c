@@ -29,7 +29,8 @@
  *    makes each configuration best of R runs instead of 3 (--reps 1 under
  *    callgrind: instructions / records is then per record); --split L
  *    gives the two-thread runs' worker lanes [0, L) (ic_solver_set_split;
- *    default adaptive). On mix's records, 8 categories, the fixed splits
+ *    default adaptive; --blocks: every other 32-lane block,
+ *    IC_SOLVER_SPLIT_BLOCKS). On mix's records, 8 categories, the fixed splits
  *    32 to 224 ran 0.31 to 0.43 M records/s against 0.33 with one thread:
  *    the two threads together used 1.5x the one thread's CPU. From K > 0
  *    every record counts as a baseline mismatch (the stamps are cycles of
@@ -100,6 +101,7 @@ static uint64_t records_opt = 300000, passes_opt = 100000, spread_opt;
 static uint64_t from_opt, cats_opt, threads_opt, reps_opt = 3;
 /* two-thread runs: the worker's lanes (ic_solver_set_split), 0 adaptive */
 static uint64_t split_opt;
+static int blocks_opt; /* --blocks: IC_SOLVER_SPLIT_BLOCKS */
 static int inert_opt;
 static const char *save_opt, *load_opt;
 
@@ -107,6 +109,10 @@ static int extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
   (void)ctx;
   if (!strcmp(argv[i], "--inert")) {
     inert_opt = 1;
+    return 1;
+  }
+  if (!strcmp(argv[i], "--blocks")) {
+    blocks_opt = 1;
     return 1;
   }
   if (!strcmp(argv[i], "--save") || !strcmp(argv[i], "--load")) {
@@ -160,7 +166,7 @@ static double solve(const ic_graph_rec *r, size_t n, const uint8_t *cats, int nc
       exit(1);
     }
     ic_solver_set_threads(s, threads);
-    if (split_opt) ic_solver_set_split(s, (int)split_opt);
+    if (split_opt || blocks_opt) ic_solver_set_split(s, blocks_opt ? IC_SOLVER_SPLIT_BLOCKS : (int)split_opt);
     double t0 = cpu_now(), w0 = wall_now();
     if (ic_solver_feed(s, r, n, &err) != IC_OK) {
       fprintf(stderr, "bench_solver: %s\n", err.msg);

@@ -487,7 +487,9 @@ struct ic_solver {
   int split_fixed;           /* set by ic_solver_set_split, else adaptive */
   uint32_t epoch_n, adapt_step; /* adapt_split's state */
   int solo;                  /* adaptive: the worker idles, as with 1 thread */
-  double epoch_t0, cand_time[4];
+  int il;                    /* two-thread mode: the worker's lanes are the 32-lane
+                                blocks of even index, not [0, split) (exec_blocks) */
+  double epoch_t0, cand_time[5];
   struct plan *one;          /* single-thread mode: the one plan */
   struct pipe *pipe;         /* two-thread mode, or NULL */
 };
@@ -973,6 +975,16 @@ static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32
       __builtin_prefetch(pl->pf[2] + off, 0, 3);
 }
 
+/* exec_plan over the 32-lane blocks of lanes [0, anp) of even index
+ * (half 0) or odd (half 1): the interleaved split (ic_solver_set_split).
+ * Lanes of a category's subsets lie in runs of a power of two, so each
+ * thread gets about half of every kind of lane: a split at one lane count
+ * gave one thread most of the lanes whose rule tables are large (win
+ * without bw). */
+static void exec_blocks(struct xenv *x, const struct plan *pl, int half) {
+  for (uint32_t b = 32u * (uint32_t)half; b < pl->anp; b += 64) exec_plan(x, pl, b, b + 32);
+}
+
 /* ---- the two-thread pipeline ------------------------------------------ */
 
 static void *vec_alloc_raw(size_t count, size_t size);
@@ -1012,6 +1024,7 @@ static void *pipe_worker(void *arg) {
     }
     /* the solver's fields change only while the queue is empty */
     const uint32_t split = s->split;
+    const int il = s->il;
     p->wx.avx2 = s->avx2;
     while (t != h) {
       /* plans were just written on the other CPU: fetch the next ones'
@@ -1020,7 +1033,8 @@ static void *pipe_worker(void *arg) {
         const char *nx = (const char *)&q[(t + PLAN_AHEAD) & (QCAP - 1)];
         for (size_t off = 0; off < PLAN_FETCH_BYTES; off += 64) __builtin_prefetch(nx + off, 0, 3);
       }
-      if (split) exec_plan(&p->wx, &q[t & (QCAP - 1)], 0, split);
+      if (il) exec_blocks(&p->wx, &q[t & (QCAP - 1)], 0);
+      else if (split) exec_plan(&p->wx, &q[t & (QCAP - 1)], 0, split);
       t++;
       if ((t & (PUBLISH_EVERY - 1)) == 0 || t == h) {
         atomic_store(&p->tail, t);
@@ -1102,7 +1116,8 @@ static void plan_done(ic_solver *s, struct plan *pl) {
   p->planned++;
   if (p->planned - atomic_load_explicit(&p->head, memory_order_relaxed) >= PUBLISH_EVERY)
     pipe_publish(p, 0);
-  if (s->split < s->np) exec_plan(&s->xs, pl, s->split, s->np);
+  if (s->il) exec_blocks(&s->xs, pl, 1);
+  else if (s->split < s->np) exec_plan(&s->xs, pl, s->split, s->np);
 }
 
 static void pipe_stop(ic_solver *s) {
@@ -1185,16 +1200,17 @@ int ic_solver_threads(const ic_solver *s) { return s->pipe ? 2 : 1; }
  * pay to adapt: when other jobs keep the CPUs busy, handing plans over
  * costs more than it saves (two threads 0.5x to 0.8x of one with 5 jobs
  * waiting for the 2 CPUs). So by default every EPOCH records the planner
- * measures the wall time of the epoch; it tries each candidate for one
- * epoch (no worker: plan and evaluate every record on the caller's thread
- * as in single-thread mode; the worker evaluating all lanes; since the slot
- * rule runs in every lane without bw, the worker on 3/4 and on 1/2 of the
- * lanes with the planner on the rest: k_slots' counts made the lanes the
- * larger part, and with 8 categories on mix the split ran 0.60 M/s against
- * 0.41 with the first two only), keeps the fastest for EXPLOIT epochs, and
- * tries again. A change drains the queue first. */
+ * measures the wall time of the epoch; it tries each candidate for two
+ * epochs (adapt_split) (no worker: plan and evaluate every record on the
+ * caller's thread as in single-thread mode; the worker evaluating all
+ * lanes; since the slot rule runs in every lane without bw, the worker on
+ * 3/4 and on 1/2 of the lanes with the planner on the rest: k_slots'
+ * counts made the lanes the larger part, and with 8 categories on mix the
+ * split ran 0.60 M/s against 0.41 with the first two only; the worker on
+ * every other 32-lane block, exec_blocks), keeps the fastest for EXPLOIT
+ * epochs, and tries again. A change drains the queue first. */
 #define EPOCH 8192u
-#define EXPLOIT 16u
+#define EXPLOIT 24u
 
 static uint32_t split_lanes(const ic_solver *s, int lanes) {
   if (lanes < 0 || (uint32_t)lanes >= s->np) return s->np;
@@ -1205,8 +1221,9 @@ static uint32_t split_lanes(const ic_solver *s, int lanes) {
 void ic_solver_set_split(ic_solver *s, int lanes) {
   pipe_drain(s);
   s->solo = 0;
-  s->split_fixed = lanes >= 0;
-  s->split = split_lanes(s, lanes);
+  s->split_fixed = lanes >= 0 || lanes == IC_SOLVER_SPLIT_BLOCKS;
+  s->il = lanes == IC_SOLVER_SPLIT_BLOCKS;
+  s->split = s->il ? s->np : split_lanes(s, lanes);
   s->epoch_n = 0;
   s->adapt_step = 0;
 }
@@ -1217,40 +1234,55 @@ static double mono_now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* Called once a record in two-thread mode with an adaptive split. */
+/* Called once a record in two-thread mode with an adaptive split. Each
+ * candidate runs for two epochs, in the order 0 1 2 3 4 4 3 2 1 0, and is
+ * judged by the sum of its two: the cost of a record drifts over a run
+ * (categories act for the first time and add lanes, the program changes
+ * phase), and a steady drift then weighs on every candidate alike. In one
+ * epoch each, in order, the lanes added early in mix's run made the later
+ * candidates look slower and the solver kept the worker on every lane:
+ * 0.40 M records/s over 200k records where the split at half the lanes
+ * ran 0.44 to 0.65; in two epochs each, 0.48 to 0.52 (8 categories, the
+ * exploring a third of that short run). */
 static void adapt_split(ic_solver *s) {
   if (++s->epoch_n < EPOCH) return;
   const double now = mono_now(), dt = now - s->epoch_t0;
-  const int ncand = 4;
+  const uint32_t ncand = s->np >= 64 ? 5 : 4, nexp = 2 * ncand;
   s->epoch_n = 0;
   s->epoch_t0 = now;
-  /* steps 1..ncand: the epoch just ended ran candidate step - 1 */
-  if (s->adapt_step >= 1 && s->adapt_step <= (uint32_t)ncand) {
-    s->cand_time[s->adapt_step - 1] = dt;
+  /* steps 1..nexp: the epoch just ended ran the candidate of step - 1 */
+  if (s->adapt_step >= 1 && s->adapt_step <= nexp) {
+    const uint32_t k = s->adapt_step - 1;
+    s->cand_time[k < ncand ? k : nexp - 1 - k] += dt;
   }
   uint32_t next;
-  if (s->adapt_step < (uint32_t)ncand) {
-    next = s->adapt_step++;
-  } else if (s->adapt_step == (uint32_t)ncand) {
-    next = 0;
-    for (int c = 1; c < ncand; c++)
-      if (s->cand_time[c] < s->cand_time[next]) next = (uint32_t)c;
+  if (s->adapt_step < nexp) {
+    if (s->adapt_step == 0) memset(s->cand_time, 0, sizeof s->cand_time);
+    next = s->adapt_step < ncand ? s->adapt_step : nexp - 1 - s->adapt_step;
     s->adapt_step++;
-  } else if (s->adapt_step < (uint32_t)ncand + EXPLOIT) {
+  } else if (s->adapt_step == nexp) {
+    next = 0;
+    for (uint32_t c = 1; c < ncand; c++)
+      if (s->cand_time[c] < s->cand_time[next]) next = c;
+    s->adapt_step++;
+  } else if (s->adapt_step < nexp + EXPLOIT) {
     s->adapt_step++;
     return;
   } else {
     s->adapt_step = 1;
+    memset(s->cand_time, 0, sizeof s->cand_time);
     next = 0;
   }
-  const int solo = next == 0;
+  const int solo = next == 0, il = next == 4;
   /* candidates: 0 the planner alone, 1 the worker on every lane, 2 and 3
      the worker on 3/4 and 1/2 of them (whole blocks), the planner on the
-     rest: where k_slots' counts make the lanes the larger part */
-  const uint32_t split = solo ? s->split : split_lanes(s, (int)(s->np - (next - 1) * (s->np / 4)));
-  if (solo != s->solo || split != s->split) {
+     rest: where k_slots' counts make the lanes the larger part; 4 the
+     32-lane blocks shared out in turn (exec_blocks) */
+  const uint32_t split = solo || il ? s->split : split_lanes(s, (int)(s->np - (next - 1) * (s->np / 4)));
+  if (solo != s->solo || split != s->split || il != s->il) {
     pipe_drain(s);
     s->solo = solo;
+    s->il = il;
     s->split = split;
     s->st.split_changes++;
     s->epoch_t0 = mono_now();

@@ -121,11 +121,17 @@ int ic_solver_threads(const ic_solver *s);
 /* Two-thread mode only: the worker evaluates lanes (subsets) [0, lanes) of
  * every record and the caller's thread the rest, besides planning. lanes is
  * rounded down to a multiple of 32 (of 8 below 32 subsets); lanes >= 2^ncat
- * gives the worker all. lanes < 0 (the default): the solver measures now
- * and then which of four is fastest (the worker idle, as one thread; the
- * worker on all lanes; on 3/4 of them; on 1/2) and runs it while it is
- * (solver.c). For benchmarks and tests; results never depend on it. */
+ * gives the worker all. lanes < 0 (the default, but IC_SOLVER_SPLIT_BLOCKS
+ * below): the solver measures now and then which of five is fastest (the
+ * worker idle, as one thread; the worker on all lanes; on 3/4 of them; on
+ * 1/2; on every other 32-lane block) and runs it while it is (solver.c).
+ * For benchmarks and tests; results never depend on it. */
 void ic_solver_set_split(ic_solver *s, int lanes);
+/* ic_solver_set_split's lanes for a split by 32-lane blocks: the worker
+ * evaluates the blocks of even index ([0, 32), [64, 96), ...), the
+ * planner's thread the others, so each gets about half of every kind of
+ * lane (one of the adaptive candidates; needs 64 lanes or more). */
+#define IC_SOLVER_SPLIT_BLOCKS (-2)
 
 /* Uses the portable kernel even where the AVX2 one runs (tests compare the
  * two; results are identical by construction). */

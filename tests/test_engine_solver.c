@@ -590,8 +590,10 @@ Test(solver_threads, equal_reference_in_both_modes_and_kernels) {
   for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
     const int np = 1 << lists[l].ncat;
     /* one thread; two with the worker on half the lanes, on all but the
-     * last 32 (8 below 64 lanes), on all (default) */
-    const int modes[][2] = {{1, -1}, {2, np / 2}, {2, np >= 64 ? np - 32 : np - 8}, {2, -1}};
+     * last 32 (8 below 64 lanes), on every other 32-lane block, on all
+     * (default) */
+    const int modes[][2] = {{1, -1}, {2, np / 2}, {2, np >= 64 ? np - 32 : np - 8},
+                            {2, IC_SOLVER_SPLIT_BLOCKS}, {2, -1}};
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++, seed++) {
       tg g = {0};
       tg_random(&g, 500, seed, 40, 8);
@@ -614,7 +616,8 @@ Test(solver_threads, rebase_and_growth_mid_run_exact) {
     tg_rparts(E0(r, IC_EDGE_PR, 600), &seed, 50);
     tg_stamp(&g);
     for (int threads = 1; threads <= 2; threads++) {
-      ic_solver_stats st = check_mode(&g, seed, all8, 8, threads, 128, (int)(seed & 1), 64);
+      ic_solver_stats st = check_mode(&g, seed, all8, 8, threads, seed & 1 ? IC_SOLVER_SPLIT_BLOCKS : 128,
+                                      (int)(seed & 1), 64);
       cr_assert_gt(st.rebases, 3);
       cr_assert_eq(st.window, 1024); /* grown from 64: 256 at once (CD), 1024 mid-run */
     }
@@ -976,7 +979,7 @@ Test(solver_iw, equal_reference_in_both_modes) {
   uint64_t seed = 950;
   for (size_t l = 0; l < sizeof iw_lists / sizeof iw_lists[0]; l++) {
     const int np = 1 << iw_lists[l].ncat;
-    const int modes[][2] = {{1, -1}, {2, 0}, {2, np / 2}, {2, -1}};
+    const int modes[][2] = {{1, -1}, {2, 0}, {2, np / 2}, {2, IC_SOLVER_SPLIT_BLOCKS}, {2, -1}};
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++, seed++) {
       tg g = {0};
       iw_graph(&g, 500, seed, 40, 1 + (uint32_t)(seed % 16));
