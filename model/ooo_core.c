@@ -26,6 +26,7 @@
  * counters (front-end gap cycles by cause, dispatch cycles blocked by a full
  * window, issue cycles blocked by FUs or MSHRs, commit cycles blocked by
  * store bandwidth), see attribute(). */
+#include <assert.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -946,6 +947,9 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
     budget sb[1] = {{IC_CAT_BW, c->sb_blk[x]}};
     c->st.graph_unattributed += attribute(e, v, n, 0, t, sb, 1);
   }
+  /* every edge above was added only where the record had room for it and
+     for the fixed ones after it (the sanitizer build checks) */
+  assert(cur - r->edge <= IC_MAX_EDGES);
   r->nedges = (uint8_t)(cur - r->edge);
   if (ic_iq_tab_add(&c->iq_rule, c->E[x]) != 0 && c->sink_status == IC_OK)
     c->sink_status = ic_fail(&c->sink_err, IC_ERUN, "out of memory for graph records (IQ rule)");
