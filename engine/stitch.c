@@ -447,10 +447,10 @@ struct rules {
   ic_iq_tab iqt; /* k: the machine's IQ rule (0: none) */
   /* MSHR capacity edges (mshr_capacity): per position the youngest load
      miss among its register ancestors and itself (-1: none); the last kms
-     misses and root misses (rings); kms, the machine's MSHRs as the
-     samples' MSHR rule items give them (0: none seen yet) */
+     misses and the last 2 kms root misses (rings); kms, the machine's MSHRs
+     as the samples' MSHR rule items give them (0: none seen yet) */
   int64_t *mtag;
-  int64_t miss[IC_MSHR_SLOTS], root[IC_MSHR_SLOTS];
+  int64_t miss[IC_MSHR_SLOTS], root[2 * IC_MSHR_SLOTS];
   uint32_t kms, nmiss, nroot;
 };
 
@@ -464,16 +464,18 @@ static void rules_free(struct rules *ru) {
 
 /* The MSHR capacity edge of position k (solved: its times are set), as the
  * model's for a root miss (ooo_core.c, mshr_source): a load miss that
- * depends on none of the last kms misses waits for the oldest of the last
- * kms root misses that completed by its E. Built from the fragment's own
- * misses (missed: the bits say it missed and no line wait says the line
- * was in flight), in program order where the model goes by allocation
- * order, and by the stitched baseline's times, so the edge leaves those as
- * they are. Pasted from another instance's sample, the edge pointed at
- * whatever sat at its distance here: on narrow.yaml the fragments of
- * x_list took 693k cycles against 559k in the run, and the profiler's
- * error there was 32%. prod: k's register producers (-1: none). Returns
- * the source's position, or -1. */
+ * depends on none of the last kms misses waits for the oldest, in
+ * allocation order, of the last kms root misses to take an MSHR that
+ * completed by its E. Built from the fragment's own misses (missed: the
+ * bits say it missed and no line wait says the line was in flight) and the
+ * stitched baseline's times: allocation order is the order of their E's
+ * (among the last 2 kms root misses in program order), and the edge leaves
+ * the baseline's times as they are. Pasted from another instance's sample,
+ * the edge pointed at whatever sat at its distance here: on narrow.yaml the
+ * fragments of x_list took 693k cycles against 559k in the run, and the
+ * profiler's error there was 32%; with program order instead of the E's,
+ * 11.9%, now 6.0. prod: k's register producers (-1: none). Returns the
+ * source's position, or -1. */
 static int64_t mshr_capacity(struct rules *ru, const ic_graph_rec *recs, uint32_t k, int missed,
                              const int64_t *prod, int nprod, uint64_t maxdist) {
   int64_t ma = -1;
@@ -484,13 +486,30 @@ static int64_t mshr_capacity(struct rules *ru, const ic_graph_rec *recs, uint32_
   int root = 1;
   for (uint32_t q = 0; q < ru->kms && q < ru->nmiss; q++) root &= ru->miss[q] != ma;
   int64_t src = -1;
-  if (root && ru->nroot >= ru->kms) /* the oldest of the last kms completed by E(k) */
-    for (uint32_t q = 0; q < ru->kms && src < 0; q++) {
-      const int64_t j = ru->root[(ru->nroot + q) % ru->kms];
-      if ((uint64_t)((int64_t)k - j) <= maxdist && recs[j].t[IC_NODE_P] <= recs[k].t[IC_NODE_E]) src = j;
+  const uint32_t rcap = 2 * ru->kms;
+  if (root && ru->nroot >= ru->kms) {
+    /* allocation order: of the last 2 kms root misses, the kms that took
+       their MSHRs last by E(k); of those, the first to have taken it that
+       completed by E(k) */
+    const uint64_t ek = recs[k].t[IC_NODE_E];
+    int64_t cand[2 * IC_MSHR_SLOTS];
+    uint32_t nc = 0;
+    for (uint32_t q = 0; q < rcap && q < ru->nroot; q++) {
+      const int64_t j = ru->root[q];
+      if ((uint64_t)((int64_t)k - j) <= maxdist && recs[j].t[IC_NODE_E] <= ek) cand[nc++] = j;
     }
+    for (uint32_t a = 1; a < nc; a++) /* by E, latest first */
+      for (uint32_t b = a; b > 0 && recs[cand[b]].t[IC_NODE_E] > recs[cand[b - 1]].t[IC_NODE_E]; b--) {
+        const int64_t t = cand[b];
+        cand[b] = cand[b - 1];
+        cand[b - 1] = t;
+      }
+    if (nc > ru->kms) nc = ru->kms;
+    for (uint32_t q = nc; q-- > 0 && src < 0;)
+      if (recs[cand[q]].t[IC_NODE_P] <= ek) src = cand[q];
+  }
   ru->miss[ru->nmiss++ % ru->kms] = k;
-  if (root) ru->root[ru->nroot++ % ru->kms] = k;
+  if (root) ru->root[ru->nroot++ % rcap] = k;
   return src;
 }
 

@@ -604,9 +604,10 @@ Test(stitch, line_waits_fit_the_fragment_or_are_first_misses) {
 /* MSHR edges: one pasted from another instance's sample would point at
  * whatever sits at its distance here (3 back from the load: the branch);
  * the stitcher drops it and builds the capacity edge from the fragment's
- * own misses instead, as the model does for a root miss: from the oldest
- * of the last K (the samples' MSHR rule) root misses that completed by the
- * load's E, so that it leaves the baseline's times as they are. */
+ * own misses instead, as the model does for a root miss: from one of the
+ * last K (the samples' MSHR rule) root misses to take an MSHR by the
+ * load's E (allocation order: by E), the first of those that completed by
+ * then, so that it leaves the baseline's times as they are. */
 Test(stitch, mshr_capacity_edges_come_from_the_fragments_misses) {
   sig_machine m = machine();
   enum { N = 4 * 40, K = 2 };
@@ -640,9 +641,15 @@ Test(stitch, mshr_capacity_edges_come_from_the_fragments_misses) {
       if (e->kind != IC_EDGE_MSHR || dg_mshr_rule_edge(e)) continue;
       cr_assert_neq(e->dist, 3u, "position %d: the pasted edge", k);
       const int j = k - (int)e->dist;
+      const uint64_t ek = recs[k].t[IC_NODE_E], ej = recs[j].t[IC_NODE_E];
       cr_assert(k % 4 == 1 && j % 4 == 1, "position %d: from %d, both loads", k, j);
-      cr_assert(e->dist <= 4 * K, "position %d: from %d, one of the last %d misses", k, j, K);
-      cr_assert_leq(recs[j].t[IC_NODE_P], recs[k].t[IC_NODE_E], "position %d: %d completed", k, j);
+      cr_assert(e->dist <= 4 * 2 * K, "position %d: from %d, one of the last %d misses", k, j, 2 * K);
+      cr_assert_leq(ej, ek);
+      int later = 0; /* misses that took an MSHR after j and by E(k) */
+      for (int m2 = j + 4; m2 < k; m2 += 4)
+        later += recs[m2].t[IC_NODE_E] > ej && recs[m2].t[IC_NODE_E] <= ek;
+      cr_assert_lt(later, K, "position %d: from %d, one of the last %d to take an MSHR", k, j, K);
+      cr_assert_leq(recs[j].t[IC_NODE_P], ek, "position %d: %d completed", k, j);
       built++;
     }
   cr_assert_gt(built, N / 8, "capacity edges: %d", built);
