@@ -579,8 +579,9 @@ static inline uint32_t rule_bits(uint32_t s, uint32_t off) {
 
 /* lane_take over the lanes [lo, hi) without bw, with the same thresholds
  * in each: a loop of its own (few live values, nothing spilled) whose
- * common path is one entry that is not full; a walk, an empty or other
- * cycle's entry go through ic_slot_tab_take_th. acc gets the moves. */
+ * common path is one entry that is not full; a full cycle (the walk), a
+ * cycle beyond the table and a count at 255 go through
+ * ic_slot_tab_take_th. acc gets the moves. */
 static __attribute__((noinline)) void lanes_take(struct xenv *x, const struct plan *pl, uint32_t lo,
                                                  uint32_t hi, const int32_t *d, int32_t *acc,
                                                  unsigned tw, unsigned tp) {
