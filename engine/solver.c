@@ -684,36 +684,45 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
  * every record of a machine whose IQ is smaller than its ROB; a lane
  * whose table cannot be made counts as a violation (and in oom). */
 static void k_iq(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, struct xenv *x) {
-  const uint32_t off = x->sv->iq_off;
+  const uint32_t off = x->sv->iq_off, k = pl->iq;
+  ic_iq_tab *const qt = x->sv->qtab;
+  const int64_t *const base = x->base;
   for (uint32_t lane = lo; lane < hi; lane++) {
     if (lane & off) { /* the category's lanes come in runs of off: skip the run */
       lane |= off - 1;
       continue;
     }
-    ic_iq_tab *t = &x->sv->qtab[lane];
-    if (t->k != pl->iq && ic_iq_tab_reset(t, pl->iq) != 0) {
+    ic_iq_tab *t = &qt[lane];
+    if (t->k != k && ic_iq_tab_reset(t, k) != 0) {
       if (!x->viol) x->first = pl->seq;
       x->viol++;
       x->oom++;
       continue;
     }
-    const int64_t b = (int64_t)ic_iq_tab_bound(t) - x->base[lane];
+    if (t->n < k) continue; /* fewer than K so far: no bound */
+    const int64_t b = (int64_t)t->lo - base[lane];
     if (b > acc[lane]) acc[lane] = (int32_t)b;
   }
 }
 
 /* The IQ rule's upkeep for a record with it, over lanes [lo, hi) without
- * win: its E. */
+ * win: its E. An E at most the bound once K are kept (not among the K
+ * largest) changes nothing: tested here, before the call. */
 static void iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
   const uint32_t off = x->sv->iq_off;
   const int32_t *e = pl->out[IC_NODE_E];
+  ic_iq_tab *const qt = x->sv->qtab;
+  const int64_t *const base = x->base;
   for (uint32_t lane = lo; lane < hi; lane++) {
     if (lane & off) { /* the category's lanes come in runs of off: skip the run */
       lane |= off - 1;
       continue;
     }
-    const int64_t te = x->base[lane] + e[lane];
-    if (ic_iq_tab_add(&x->sv->qtab[lane], te > 0 ? (uint64_t)te : 0) != 0) {
+    ic_iq_tab *t = &qt[lane];
+    const int64_t te = base[lane] + e[lane];
+    const uint64_t ue = te > 0 ? (uint64_t)te : 0;
+    if (t->n == t->k && ue <= t->lo) continue;
+    if (ic_iq_tab_add(t, ue) != 0) {
       if (!x->viol) x->first = pl->seq;
       x->viol++;
       x->oom++;
