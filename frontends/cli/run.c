@@ -48,6 +48,9 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
   memset(o, 0, sizeof *o);
   o->warm = 1000000;
   const char *cmd = argc > 0 ? argv[0] : "icost";
+  /* messages name a subcommand; for icost itself the caller's "icost: " does */
+  const int sub = strcmp(cmd, "icost") != 0;
+  const char *who = sub ? cmd : "", *sep = sub ? ": " : "";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int m;
@@ -55,7 +58,7 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
     if (strcmp(a, "--") == 0) {
       o->prog_argc = argc - i - 1;
       o->prog_argv = argv + i + 1;
-      if (o->prog_argc == 0) return ic_fail(err, IC_EINPUT, "%s: '--' must be followed by a program", cmd);
+      if (o->prog_argc == 0) return ic_fail(err, IC_EINPUT, "%s%s'--' must be followed by a program", who, sep);
       break;
     }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -80,25 +83,25 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
     for (size_t k = 0; k < sizeof opts / sizeof opts[0] && !done; k++) {
       v = opt_value(argc, argv, &i, opts[k].name, &m);
       if (!m) continue;
-      if (!v) return ic_fail(err, IC_EINPUT, "%s: %s needs a value", cmd, opts[k].name);
+      if (!v) return ic_fail(err, IC_EINPUT, "%s%s%s needs a value", who, sep, opts[k].name);
       if (opts[k].kind == 0) *opts[k].s = v;
       else if (cli_parse_count(v, opts[k].n) != 0)
-        return ic_fail(err, IC_EINPUT, "%s: %s '%s' is not a count (digits, optional k/M/G)", cmd,
-                       opts[k].name, v);
+        return ic_fail(err, IC_EINPUT, "%s%s%s '%s' is not a count (digits, optional k/M/G)", who,
+                       sep, opts[k].name, v);
       done = 1;
     }
     if (done) continue;
     v = opt_value(argc, argv, &i, "--set", &m);
     if (m) {
-      if (!v) return ic_fail(err, IC_EINPUT, "%s: --set needs KEY=VALUE", cmd);
+      if (!v) return ic_fail(err, IC_EINPUT, "%s%s--set needs KEY=VALUE", who, sep);
       if (o->nsets == CLI_RUN_MAX_SETS)
-        return ic_fail(err, IC_EINPUT, "%s: more than %d --set options", cmd, CLI_RUN_MAX_SETS);
+        return ic_fail(err, IC_EINPUT, "%s%smore than %d --set options", who, sep, CLI_RUN_MAX_SETS);
       o->sets[o->nsets++] = v;
       continue;
     }
     int used = extra ? extra(ctx, argc, argv, i, err) : 0;
     if (used < 0) return IC_EINPUT;
-    if (used == 0) return ic_fail(err, IC_EINPUT, "%s: unknown option '%s' (see %s --help)", cmd, a, cmd);
+    if (used == 0) return ic_fail(err, IC_EINPUT, "%s%sunknown option '%s' (see %s --help)", who, sep, a, cmd);
     i += used - 1;
   }
   return IC_OK;
