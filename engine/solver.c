@@ -570,6 +570,12 @@ static inline __attribute__((always_inline)) uint32_t lane_take(struct xenv *x, 
   return (uint32_t)(c - (uint64_t)c0);
 }
 
+/* The first lane from `lane` on without the category whose lane bit is
+ * off (0: none): its lanes come in runs of off, skipped a run at a time. */
+static inline uint32_t lane_from(uint32_t lane, uint32_t off) {
+  return lane & off ? (lane | (off - 1)) + 1 : lane;
+}
+
 /* Bits (from s) of the lanes of bw among [s, s + LANES). */
 static inline uint32_t rule_bits(uint32_t s, uint32_t off) {
   uint32_t m = 0;
@@ -593,11 +599,7 @@ static __attribute__((noinline)) void lanes_take(struct xenv *x, const struct pl
   const uint64_t inc = 1u | (uint64_t)1 << sh;
   ic_slot_tab *const stab = x->sv->stab;
   const int64_t *const base = x->base;
-  for (uint32_t lane = lo; lane < hi; lane++) {
-    if (lane & off) { /* bw's lanes come in runs of off: skip the run */
-      lane |= off - 1;
-      continue;
-    }
+  for (uint32_t lane = lane_from(lo, off); lane < hi; lane = lane_from(lane + 1, off)) {
     ic_slot_tab *t = &stab[lane];
     const int64_t b0 = base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
     if (dt > (int64_t)t->floor) ic_slot_tab_floor(t, (uint64_t)dt);
@@ -687,11 +689,7 @@ static void k_iq(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, 
   const uint32_t off = x->sv->iq_off, k = pl->iq;
   ic_iq_tab *const qt = x->sv->qtab;
   const int64_t *const base = x->base;
-  for (uint32_t lane = lo; lane < hi; lane++) {
-    if (lane & off) { /* the category's lanes come in runs of off: skip the run */
-      lane |= off - 1;
-      continue;
-    }
+  for (uint32_t lane = lane_from(lo, off); lane < hi; lane = lane_from(lane + 1, off)) {
     ic_iq_tab *t = &qt[lane];
     if (t->k != k && ic_iq_tab_reset(t, k) != 0) {
       if (!x->viol) x->first = pl->seq;
@@ -713,11 +711,7 @@ static void iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t
   const int32_t *e = pl->out[IC_NODE_E];
   ic_iq_tab *const qt = x->sv->qtab;
   const int64_t *const base = x->base;
-  for (uint32_t lane = lo; lane < hi; lane++) {
-    if (lane & off) { /* the category's lanes come in runs of off: skip the run */
-      lane |= off - 1;
-      continue;
-    }
+  for (uint32_t lane = lane_from(lo, off); lane < hi; lane = lane_from(lane + 1, off)) {
     ic_iq_tab *t = &qt[lane];
     const int64_t te = base[lane] + e[lane];
     const uint64_t ue = te > 0 ? (uint64_t)te : 0;
@@ -739,11 +733,7 @@ static void iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t
 static void k_mshr(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, struct xenv *x) {
   const uint32_t off = x->sv->mshr_off;
   const int32_t *d = pl->out[IC_NODE_D];
-  for (uint32_t lane = lo; lane < hi; lane++) {
-    if (lane & off) { /* the category's lanes come in runs of off: skip the run */
-      lane |= off - 1;
-      continue;
-    }
+  for (uint32_t lane = lane_from(lo, off); lane < hi; lane = lane_from(lane + 1, off)) {
     ic_mshr_tab *t = &x->sv->mtab[lane];
     const int64_t b0 = x->base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
     ic_mshr_tab_floor(t, dt > 0 ? (uint64_t)dt : 0);
@@ -757,11 +747,7 @@ static void k_mshr(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl
 static void mshr_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
   const uint32_t off = x->sv->mshr_off;
   const int32_t *e = pl->out[IC_NODE_E], *p = pl->out[IC_NODE_P];
-  for (uint32_t lane = lo; lane < hi; lane++) {
-    if (lane & off) { /* the category's lanes come in runs of off: skip the run */
-      lane |= off - 1;
-      continue;
-    }
+  for (uint32_t lane = lane_from(lo, off); lane < hi; lane = lane_from(lane + 1, off)) {
     const int64_t b0 = x->base[lane], te = b0 + e[lane], tp = b0 + p[lane];
     if (tp <= 0) continue;
     if (ic_mshr_tab_add(&x->sv->mtab[lane], te > 0 ? (uint64_t)te : 0, (uint64_t)tp, pl->seq) != 0) {
