@@ -61,6 +61,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "breakdown.h"
 #include "graph.h"
 #include "run.h"
 #include "solver.h"
@@ -103,12 +104,19 @@ static uint64_t from_opt, cats_opt, threads_opt, reps_opt = 3;
 static uint64_t split_opt;
 static int blocks_opt; /* --blocks: IC_SOLVER_SPLIT_BLOCKS */
 static int inert_opt;
+/* --sparse: of the 8-category configurations, only the breakdown's 17
+ * subsets (ic_solver_set_subsets) */
+static int sparse_opt;
 static const char *save_opt, *load_opt;
 
 static int extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
   (void)ctx;
   if (!strcmp(argv[i], "--inert")) {
     inert_opt = 1;
+    return 1;
+  }
+  if (!strcmp(argv[i], "--sparse")) {
+    sparse_opt = 1;
     return 1;
   }
   if (!strcmp(argv[i], "--blocks")) {
@@ -155,7 +163,7 @@ static int extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
  * (ic_solver_set_threads); returns CPU seconds (all threads of the process)
  * and the wall seconds of the same run in *wall. */
 static double solve(const ic_graph_rec *r, size_t n, const uint8_t *cats, int ncat, int threads,
-                    uint64_t *t_full, ic_solver_stats *stats, double *wall) {
+                    const uint8_t *need, uint64_t *t_full, ic_solver_stats *stats, double *wall) {
   double best = 1e30;
   *wall = 1e30;
   for (uint64_t rep = 0; rep < reps_opt; rep++) {
@@ -166,6 +174,10 @@ static double solve(const ic_graph_rec *r, size_t n, const uint8_t *cats, int nc
       exit(1);
     }
     ic_solver_set_threads(s, threads);
+    if (ic_solver_set_subsets(s, need, &err) != IC_OK) {
+      fprintf(stderr, "bench_solver: %s\n", err.msg);
+      exit(1);
+    }
     if (split_opt || blocks_opt) ic_solver_set_split(s, blocks_opt ? IC_SOLVER_SPLIT_BLOCKS : (int)split_opt);
     double t0 = cpu_now(), w0 = wall_now();
     if (ic_solver_feed(s, r, n, &err) != IC_OK) {
@@ -197,7 +209,17 @@ static void report(const char *what, double secs, double wall, size_t n,
          (unsigned)__builtin_popcount(ss->inert));
 }
 
-/* The solver over r[0..n) with 3 and 8 categories, single-thread and
+/* The subsets icost's default breakdown of 8 categories shows (the
+ * solver's sparse lanes, ic_solver_set_subsets): {}, the singletons, the
+ * pairs with the first category and all 8, 17 of 256. */
+static uint8_t need8[256];
+static const uint8_t *breakdown_need8(void) {
+  ic_breakdown_needed(8, 0, need8);
+  return need8;
+}
+
+/* The solver over r[0..n) with 3 and 8 categories (all subsets), and 8
+ * categories solving only the default breakdown's 17, single-thread and
  * two-thread (those --cats and --threads leave). */
 static void solve_all(const ic_graph_rec *r, size_t n, uint64_t *tf) {
   ic_solver_stats ss;
@@ -205,12 +227,17 @@ static void solve_all(const ic_graph_rec *r, size_t n, uint64_t *tf) {
   for (int th = 1; th <= 2; th++) {
     if (threads_opt && (uint64_t)th != threads_opt) continue;
     if (cats_opt != 8) {
-      double c = solve(r, n, c3, 3, th, tf, &ss, &wall);
+      double c = solve(r, n, c3, 3, th, NULL, tf, &ss, &wall);
       report("3 categories", c, wall, n, &ss);
     }
     if (cats_opt != 3) {
-      double c = solve(r, n, c8, 8, th, tf, &ss, &wall);
-      report("8 categories", c, wall, n, &ss);
+      double c;
+      if (!sparse_opt) {
+        c = solve(r, n, c8, 8, th, NULL, tf, &ss, &wall);
+        report("8 categories", c, wall, n, &ss);
+      }
+      c = solve(r, n, c8, 8, th, breakdown_need8(), tf, &ss, &wall);
+      report("8 categories, the breakdown's 17 subsets", c, wall, n, &ss);
     }
   }
 }
@@ -480,10 +507,12 @@ int main(int argc, char **argv) {
    * directly (records arrive in small batches, hot in cache). */
   static const uint8_t c8run[] = {IC_CAT_DL1,   IC_CAT_WIN,   IC_CAT_BW,    IC_CAT_BMISP,
                                   IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_LGALU, IC_CAT_IMISS};
-  for (int th = 1; th <= 2; th++) {
+  for (int th = 1; th <= 4; th++) {
+    const int sparse = th > 2;
     ic_solver *live;
     if (ic_solver_create(&live, c8run, 8, &err) != IC_OK) return 1;
-    ic_solver_set_threads(live, th);
+    ic_solver_set_threads(live, sparse ? th - 2 : th);
+    if (ic_solver_set_subsets(live, sparse ? breakdown_need8() : NULL, &err) != IC_OK) return 1;
     ic_graph_sink live_sink = ic_solver_sink(live);
     t0 = cpu_now();
     w0 = wall_now();
@@ -495,9 +524,9 @@ int main(int argc, char **argv) {
     double t_live = cpu_now() - t0, w_live = wall_now() - w0;
     int used = ic_solver_threads(live);
     ic_solver_destroy(live);
-    printf("model + 8-cat solver, %d thread%s  wall %.3f s: %.2f M instructions/s  (CPU %.3f s; "
+    printf("model + 8-cat solver%s, %d thread%s  wall %.3f s: %.2f M instructions/s  (CPU %.3f s; "
            "CPU beyond the recording run %.3f s: %.2f M instructions/s)\n",
-           used, used > 1 ? "s" : "", w_live, st.instructions / w_live / 1e6, t_live,
+           sparse ? " (17 subsets)" : "", used, used > 1 ? "s" : "", w_live, st.instructions / w_live / 1e6, t_live,
            t_live - t_rec, st.instructions / (t_live - t_rec) / 1e6);
   }
   printf("(recording run alone: wall %.3f s)\n", w_rec);
@@ -550,7 +579,7 @@ int main(int argc, char **argv) {
   double p255 = cpu_now() - t0;
   ic_solver_stats ss;
   double wall;
-  const double s8 = solve(k.r, m, c8, 8, 1, &tf, &ss, &wall);
+  const double s8 = solve(k.r, m, c8, 8, 1, NULL, &tf, &ss, &wall);
   double per_inst_passes = p255 / (double)m, per_inst_solver = s8 / (double)m;
   printf("255 one-subset passes %.3f s over %zu records  (%.2f M instructions/s per pass)\n", p255,
          m, 255.0 * m / p255 / 1e6);

@@ -63,6 +63,17 @@ static int show_every_subset(const ic_breakdown *b, int show_all) {
   return show_all || b->ncat <= 4;
 }
 
+int ic_breakdown_needed(int ncat, int show_all, uint8_t *need) {
+  const uint32_t n = 1u << ncat, full = n - 1;
+  int count = 0;
+  for (uint32_t s = 0; s < n; s++) {
+    need[s] = show_all || ncat <= 4 || s == full || popcount(s) <= 1 ||
+              (popcount(s) == 2 && (s & 1u));
+    count += need[s];
+  }
+  return count;
+}
+
 int ic_breakdown_entry_count(const ic_breakdown *b, int show_all) {
   int n = b->ncat;
   if (show_every_subset(b, show_all)) return (1 << n) - 1 + 1;
@@ -119,10 +130,12 @@ void ic_breakdown_entries(const ic_breakdown *b, int show_all, ic_bd_entry *out)
       set_entry(b, &out[j], IC_BD_INTERACTION, s);
     }
   } else {
-    double other = 0;
+    /* the interactions not listed: the icosts of all non-empty subsets sum
+       to cost(C), so they are cost(C) less the listed ones, which needs t
+       of those alone (ic_breakdown_needed) */
+    double other = b->cost[full];
     for (int k = 1; k < n; k++) set_entry(b, &out[m++], IC_BD_INTERACTION, 1u | (1u << k));
-    for (uint32_t s = 1; s <= full; s++)
-      if (popcount(s) >= 2 && !(popcount(s) == 2 && (s & 1u))) other += b->icost[s];
+    for (int j = 0; j < m; j++) other -= out[j].cycles;
     ic_bd_entry *e = &out[m++];
     memset(e, 0, sizeof *e);
     e->kind = IC_BD_OTHER;

@@ -60,6 +60,14 @@ typedef struct ic_bd_entry {
   double lo, hi;  /* CI in percent if b->lo, else NAN */
 } ic_bd_entry;
 
+/* need[S] = 1 for the subsets S (0 .. 2^ncat) whose t(S) the entries
+ * below read, else 0; returns their count. Every subset with show_all or
+ * at most 4 categories; otherwise {}, the singletons, the pairs with the
+ * first category and the whole list (2n + 1 of 2^n), as `other` is
+ * cost(C) less the listed entries. ic_breakdown_from_times takes NAN for
+ * the others (their cost and icost are then NAN and never shown). */
+int ic_breakdown_needed(int ncat, int show_all, uint8_t *need);
+
 /* Number of entries ic_breakdown_entries produces for this layout. */
 int ic_breakdown_entry_count(const ic_breakdown *b, int show_all);
 /* Writes the entries in order into out[0 .. ic_breakdown_entry_count). */

@@ -7,6 +7,7 @@
  * Each run writes only its own slot of the result arrays. */
 #include "multisim.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,10 @@ int ic_multisim_jobs(int jobs) {
 typedef struct msim_job {
   const ic_multisim_opts *o;
   size_t nsub;
+  size_t *run;  /* the subsets to run (o->need), nrun of them */
+  size_t nrun;
   pthread_mutex_t lock;
-  size_t next;  /* next subset to run */
+  size_t next;  /* next of run[] to run */
   int stop;     /* a run failed: take no more work */
   int done;     /* finished runs, for progress */
   uint64_t *cycles, *insns;
@@ -57,18 +60,19 @@ static void *msim_worker(void *arg) {
   const ic_multisim_opts *o = j->o;
   for (;;) {
     pthread_mutex_lock(&j->lock);
-    size_t s = j->next;
+    size_t r = j->next;
     int stop = j->stop;
-    if (!stop && s < j->nsub) j->next++;
+    if (!stop && r < j->nrun) j->next++;
     pthread_mutex_unlock(&j->lock);
-    if (stop || s >= j->nsub) return NULL;
+    if (stop || r >= j->nrun) return NULL;
+    const size_t s = j->run[r];
     ic_status st = o->run(o->run_ctx, subset_catmask(o->cats, o->ncat, s), NULL, &j->cycles[s],
                           &j->insns[s], &j->errs[s]);
     pthread_mutex_lock(&j->lock);
     j->status[s] = st;
     if (st != IC_OK) j->stop = 1;
     j->done++;
-    if (o->progress) o->progress(o->progress_ctx, j->done, (int)j->nsub);
+    if (o->progress) o->progress(o->progress_ctx, j->done, (int)j->nrun);
     pthread_mutex_unlock(&j->lock);
   }
 }
@@ -89,11 +93,16 @@ ic_status ic_multisim_times(const ic_multisim_opts *o, double *t_subset, ic_err 
   j.insns = calloc(j.nsub, sizeof *j.insns);
   j.status = calloc(j.nsub, sizeof *j.status);
   j.errs = calloc(j.nsub, sizeof *j.errs);
+  j.run = calloc(j.nsub, sizeof *j.run);
+  if (j.run)
+    for (size_t s = 0; s < j.nsub; s++)
+      if (s == 0 || !o->need || o->need[s]) j.run[j.nrun++] = s;
   int nthreads = ic_multisim_jobs(o->jobs);
-  if ((size_t)nthreads > j.nsub) nthreads = (int)j.nsub;
+  if ((size_t)nthreads > j.nrun) nthreads = (int)j.nrun;
+  if (nthreads < 1) nthreads = 1;
   pthread_t *th = calloc((size_t)nthreads, sizeof *th);
   ic_status st = IC_OK;
-  if (!j.cycles || !j.insns || !j.status || !j.errs || !th) {
+  if (!j.cycles || !j.insns || !j.status || !j.errs || !j.run || !th) {
     st = ic_fail(err, IC_ERUN, "multisim: out of memory");
     goto out;
   }
@@ -109,15 +118,18 @@ ic_status ic_multisim_times(const ic_multisim_opts *o, double *t_subset, ic_err 
   pthread_mutex_destroy(&j.lock);
 
   char name[160];
-  for (size_t s = 0; s < j.nsub; s++)
+  for (size_t r = 0; r < j.nrun; r++) {
+    const size_t s = j.run[r];
     if (j.status[s] != IC_OK) {
       subset_name(o->cats, o->ncat, s, name, sizeof name);
       st = ic_fail(err, j.status[s], "multisim run %s: %s", name, j.errs[s].msg);
       goto out;
     }
+  }
   /* Every run must have timed the same interval, or t(S) compare different
      programs. */
-  for (size_t s = 1; s < j.nsub; s++)
+  for (size_t r = 1; r < j.nrun; r++) {
+    const size_t s = j.run[r];
     if (j.insns[s] != j.insns[0]) {
       subset_name(o->cats, o->ncat, s, name, sizeof name);
       st = ic_fail(err, IC_ERUN,
@@ -125,12 +137,15 @@ ic_status ic_multisim_times(const ic_multisim_opts *o, double *t_subset, ic_err 
                    (unsigned long long)j.insns[s], (unsigned long long)j.insns[0]);
       goto out;
     }
+  }
   if (j.cycles[0] == 0) {
     st = ic_fail(err, IC_ERUN, "multisim: the baseline run timed no instruction");
     goto out;
   }
-  for (size_t s = 0; s < j.nsub; s++) t_subset[s] = (double)j.cycles[s];
+  for (size_t s = 0; s < j.nsub; s++) t_subset[s] = NAN;
+  for (size_t r = 0; r < j.nrun; r++) t_subset[j.run[r]] = (double)j.cycles[j.run[r]];
 out:
+  free(j.run);
   free(j.cycles);
   free(j.insns);
   free(j.status);

@@ -69,11 +69,15 @@ typedef struct ic_multisim_opts {
   int jobs;            /* worker threads; <= 0: the online cores */
   ic_multisim_progress_fn progress; /* may be NULL */
   void *progress_ctx;
+  const uint8_t *need; /* 2^ncat flags: run only the subsets S with need[S]
+                          ({} always; NULL: all), e.g. those a breakdown
+                          shows (ic_breakdown_needed) */
 } ic_multisim_opts;
 
 /* t(S) of every subset by 2^ncat model runs: t_subset[mask] (mask over
- * positions in cats), 2^ncat values. Time: 2^ncat model runs over `jobs`
- * threads. */
+ * positions in cats), 2^ncat values; with o->need only the needed subsets
+ * run, and the others' t are NAN. Time: 2^ncat (or the needed) model runs
+ * over `jobs` threads. */
 ic_status ic_multisim_times(const ic_multisim_opts *o, double *t_subset, ic_err *err);
 
 /* The multisim breakdown (out is filled as by ic_breakdown_from_times; free

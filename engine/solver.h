@@ -89,6 +89,18 @@ ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_er
  * consumed (0 before any). Valid until the next feed/reset/destroy. */
 const uint64_t *ic_solver_times(const ic_solver *s);
 
+/* Solves only the subsets S with need[S] != 0 (need: 2^ncat flags, copied;
+ * subset {} is always solved; NULL: every subset, the default), e.g. the
+ * ones a breakdown shows (ic_breakdown_needed): ic_solver_times is then
+ * valid for those alone and reads 0 for the others. The lanes of the
+ * other subsets are not evaluated, where whole blocks of 8 lanes hold
+ * none of the needed ones, and their rules are not kept: with 8
+ * categories a breakdown of singletons, pairs with the first category and
+ * the whole set needs 17 of 256 subsets. Results for the needed subsets
+ * are those of the full solver. Call after create or reset, before the
+ * first record (IC_EINPUT after it); kept across resets. */
+ic_status ic_solver_set_subsets(ic_solver *s, const uint8_t *need, ic_err *err);
+
 int ic_solver_ncat(const ic_solver *s);
 uint64_t ic_solver_instructions(const ic_solver *s);
 uint64_t ic_solver_invariant_violations(const ic_solver *s);

@@ -78,6 +78,41 @@ Test(breakdown, other_interactions_entry) {
   ic_breakdown_free(&b);
 }
 
+/* The entries read t only of the subsets ic_breakdown_needed names: with
+ * the others NAN they are the same (other = cost(C) less the listed). */
+Test(breakdown, needed_subsets_alone_give_the_same_entries) {
+  uint8_t cats[] = {IC_CAT_WIN, IC_CAT_DL1, IC_CAT_DMISS, IC_CAT_BW, IC_CAT_BMISP, IC_CAT_SHALU,
+                    IC_CAT_LGALU, IC_CAT_IMISS};
+  uint8_t need[256];
+  for (int ncat = 1; ncat <= 8; ncat++)
+    for (int show_all = 0; show_all <= 1; show_all++) {
+      const int n = 1 << ncat;
+      const int count = ic_breakdown_needed(ncat, show_all, need);
+      cr_assert_eq(count, show_all || ncat <= 4 ? n : 2 * ncat + 1, "%d categories", ncat);
+      double t[256], tn[256];
+      uint64_t x = 11 + (uint64_t)ncat;
+      t[0] = 50000;
+      for (int s = 1; s < n; s++) t[s] = 10000 + tg_rand(&x) % 40000;
+      for (int s = 0; s < n; s++) tn[s] = need[s] ? t[s] : NAN;
+      ic_breakdown b, bn;
+      ic_err err;
+      cr_assert_eq(ic_breakdown_from_times(&b, cats, ncat, t, &err), IC_OK);
+      cr_assert_eq(ic_breakdown_from_times(&bn, cats, ncat, tn, &err), IC_OK);
+      const int m = ic_breakdown_entry_count(&b, show_all);
+      ic_bd_entry e[257], en[257];
+      ic_breakdown_entries(&b, show_all, e);
+      ic_breakdown_entries(&bn, show_all, en);
+      for (int j = 0; j < m; j++) {
+        cr_assert_str_eq(e[j].name, en[j].name);
+        cr_assert_eq(e[j].cycles, en[j].cycles, "%d categories, %s: %g != %g", ncat, e[j].name,
+                     e[j].cycles, en[j].cycles);
+        cr_assert(!isnan(en[j].percent), "%s", en[j].name);
+      }
+      ic_breakdown_free(&b);
+      ic_breakdown_free(&bn);
+    }
+}
+
 /* Parses the text table: the percent column (one decimal) must sum to
  * exactly 1000 tenths, and the cycles column to the total. */
 static void check_text_sums(const ic_breakdown *b, int show_all) {

@@ -1,6 +1,7 @@
 /* test_engine_solver.c: the streaming powerset solver on hand-built graphs
  * whose answers are known by hand, and against the one-subset reference pass
  * on random graphs. */
+#include "breakdown.h"
 #include "inst.h"
 #include "test_engine_graph_util.h"
 
@@ -1472,9 +1473,9 @@ static void tg_acts(tg *g, size_t n, uint64_t seed, uint32_t maxlat, const uint8
  * solver has as inert: those with at[k] past the records fed. Returns the
  * number of activations that came after a rebase, and the stats in *out
  * (if not NULL). */
-static int check_acts(const tg *g, const uint8_t *cats, int ncat, const size_t *at,
-                      uint64_t seed, int threads, int lanes, int generic, size_t maxbatch,
-                      ic_solver_stats *out) {
+static int check_acts_need(const tg *g, const uint8_t *cats, int ncat, const size_t *at,
+                           uint64_t seed, int threads, int lanes, int generic, size_t maxbatch,
+                           const uint8_t *need, ic_solver_stats *out) {
   const uint32_t nsub = 1u << ncat;
   uint64_t *ref = malloc((size_t)nsub * g->n * sizeof *ref);
   uint64_t *nt = malloc(g->n * IC_NODE_COUNT * sizeof *nt);
@@ -1488,8 +1489,10 @@ static int check_acts(const tg *g, const uint8_t *cats, int ncat, const size_t *
     cr_assert_eq(ic_graph_eval(g->r, g->n, m, nt, &t, &err), IC_OK, "%s", err.msg);
     for (size_t i = 0; i < g->n; i++) ref[sub * g->n + i] = nt[i * IC_NODE_COUNT + IC_NODE_C];
   }
-  char what[96];
+  char what[128];
   ic_solver *s = mode_solver(cats, ncat, threads, lanes, generic, seed, what, sizeof what);
+  cr_assert_eq(ic_solver_set_subsets(s, need, &err), IC_OK, "%s", err.msg);
+  if (need) strcat(what, ", some subsets");
   uint64_t x = seed * 0x9E3779B97F4A7C15ull + 13;
   size_t fed = 0;
   int after_rebase = 0;
@@ -1504,7 +1507,7 @@ static int check_acts(const tg *g, const uint8_t *cats, int ncat, const size_t *
     if (fed < g->n && tg_rand(&x) % 2) continue;
     const uint64_t *t = ic_solver_times(s);
     for (uint32_t sub = 0; sub < nsub; sub++)
-      cr_assert_eq(t[sub], ref[sub * g->n + fed - 1],
+      cr_assert_eq(t[sub], need && sub && !need[sub] ? 0 : ref[sub * g->n + fed - 1],
                    "%s, %zu records, subset %u: solver %llu reference %llu", what, fed, sub,
                    (unsigned long long)t[sub], (unsigned long long)ref[sub * g->n + fed - 1]);
     ic_solver_get_stats(s, &st);
@@ -1520,6 +1523,12 @@ static int check_acts(const tg *g, const uint8_t *cats, int ncat, const size_t *
   free(ref);
   free(nt);
   return after_rebase;
+}
+
+static int check_acts(const tg *g, const uint8_t *cats, int ncat, const size_t *at,
+                      uint64_t seed, int threads, int lanes, int generic, size_t maxbatch,
+                      ic_solver_stats *out) {
+  return check_acts_need(g, cats, ncat, at, seed, threads, lanes, generic, maxbatch, NULL, out);
 }
 
 /* One category at a time begins to act in the middle of the run, by each
@@ -1727,5 +1736,77 @@ Test(solver, memo_keeps_variants_of_a_pc) {
     ic_solver_stats st = check_mode(&g, 1600, all8, 8, threads, -1, threads & 1, 64);
     cr_assert_gt(st.memo_hits, g.n - g.n / 20, "%llu memo hits", (unsigned long long)st.memo_hits);
   }
+  tg_free(&g);
+}
+
+/* ---- sparse lanes (ic_solver_set_subsets) ----------------------------- */
+
+/* Only some subsets solved: the ones a breakdown shows (the singletons,
+ * the pairs with the first category, all; with the first category low or
+ * high in the lane layout) and random sets, on graphs whose categories
+ * begin to act one by one (the lanes laid out again with plans in flight)
+ * with huge latencies (rebases), in both thread modes with the worker on
+ * all, half, every other block or none of the lanes, and both kernels:
+ * each needed subset equals the reference, each other one reads 0. */
+Test(solver_sparse, needed_subsets_equal_the_reference) {
+  static const uint8_t win_first[] = {IC_CAT_WIN,   IC_CAT_DL1,   IC_CAT_BW,    IC_CAT_BMISP,
+                                      IC_CAT_DMISS, IC_CAT_SHALU, IC_CAT_LGALU, IC_CAT_IMISS};
+  static const int lanes[] = {-1, 128, IC_SOLVER_SPLIT_BLOCKS, 0};
+  uint64_t seed = 1700;
+  for (int rep = 0; rep < 6; rep++, seed++) {
+    const uint8_t *cats = rep % 2 ? win_first : all8;
+    size_t at[8];
+    int rules[8];
+    uint64_t x = seed;
+    const size_t n = 900;
+    for (int k = 0; k < 8; k++) {
+      uint32_t v = tg_rand(&x) % 6;
+      at[k] = v == 0 ? 0 : v == 1 ? n : 1 + tg_rand(&x) % (n - 1);
+      rules[k] = (int)(tg_rand(&x) % 3);
+    }
+    tg g = {0};
+    tg_acts(&g, n, seed, rep < 3 ? 30 : IC_GRAPH_MAX_EDGE_LAT / 4, cats, 8, at, rules);
+    uint8_t need[256];
+    if (rep < 3) {
+      cr_assert_eq(ic_breakdown_needed(8, 0, need), 17);
+    } else {
+      for (int k = 0; k < 256; k++) need[k] = tg_rand(&x) % 8 == 0;
+    }
+    ic_solver_stats st;
+    check_acts_need(&g, cats, 8, at, seed, 2, lanes[rep % 4], rep % 2, 24, need, &st);
+    cr_assert_eq(st.violations, 0);
+    check_acts_need(&g, cats, 8, at, seed + 50, 1, -1, (rep + 1) % 2, 24, need, &st);
+    tg_free(&g);
+  }
+}
+
+/* The subsets are set before the first record (after a reset again), and
+ * kept across resets. */
+Test(solver_sparse, set_before_the_first_record) {
+  tg g = {0};
+  tg_random(&g, 300, 1800, 30, 8);
+  tg_stamp(&g);
+  ic_solver *s = NULL;
+  ic_err err = {{0}};
+  cr_assert_eq(ic_solver_create(&s, all8, 8, &err), IC_OK, "%s", err.msg);
+  uint8_t need[256];
+  ic_breakdown_needed(8, 0, need);
+  cr_assert_eq(ic_solver_set_subsets(s, need, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_solver_set_subsets(s, NULL, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "before the first record"), "%s", err.msg);
+  ic_solver_reset(s);
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_OK, "%s", err.msg);
+  const uint64_t *t = ic_solver_times(s);
+  for (uint32_t sub = 0; sub < 256; sub++) {
+    const uint64_t ref = need[sub] ? ref_prefix(&g, g.n, ic_solver_subset_catmask(s, sub)) : 0;
+    cr_assert_eq(t[sub], ref, "subset %u: solver %llu, expected %llu", sub,
+                 (unsigned long long)t[sub], (unsigned long long)ref);
+  }
+  ic_solver_reset(s);
+  cr_assert_eq(ic_solver_set_subsets(s, NULL, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_OK, "%s", err.msg);
+  assert_all_subsets(s, &g, g.n, 8, "all subsets again");
+  ic_solver_destroy(s);
   tg_free(&g);
 }

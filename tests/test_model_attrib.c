@@ -6,6 +6,7 @@
  * the way a wrong attribution fails it. */
 #include <criterion/criterion.h>
 
+#include "breakdown.h"
 #include "graph.h"
 #include "solver.h"
 #include "test_model_synth.h"
@@ -601,6 +602,27 @@ static void expect_solver_equals_reference(const rec_buf *b, uint64_t cycles, in
     cr_assert_eq(ic_graph_eval(b->v, b->n, m, NULL, &ref, &err), IC_OK, "%s", err.msg);
     cr_assert_eq(t[sub], ref, "machine %d subset 0x%x: solver %llu reference %llu", machine, m,
                  (unsigned long long)t[sub], (unsigned long long)ref);
+  }
+  /* only the subsets a breakdown shows (ic_solver_set_subsets), in either
+     thread mode: the same times for those, 0 for the others */
+  uint64_t full[256];
+  memcpy(full, t, sizeof full);
+  uint8_t need[256];
+  ic_breakdown_needed(8, 0, need);
+  for (int threads = 1; threads <= 2; threads++) {
+    ic_solver_reset(s);
+    ic_solver_set_threads(s, threads);
+    cr_assert_eq(ic_solver_set_subsets(s, need, &err), IC_OK, "%s", err.msg);
+    for (size_t i = 0; i < b->n; i += 97) {
+      const size_t k = b->n - i < 97 ? b->n - i : 97;
+      cr_assert_eq(ic_solver_feed(s, b->v + i, k, &err), IC_OK, "machine %d: %s", machine, err.msg);
+    }
+    cr_assert_eq(ic_solver_invariant_violations(s), 0);
+    t = ic_solver_times(s);
+    for (uint32_t sub = 0; sub < 256; sub++)
+      cr_assert_eq(t[sub], need[sub] ? full[sub] : 0,
+                   "machine %d, %d threads, subset %u: sparse %llu, all subsets %llu", machine,
+                   threads, sub, (unsigned long long)t[sub], (unsigned long long)full[sub]);
   }
   ic_solver_destroy(s);
 }

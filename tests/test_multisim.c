@@ -72,6 +72,38 @@ Test(multisim, times_from_every_subset) {
   }
 }
 
+/* With need, only the needed subsets run ({} always), the others' t are
+ * NAN, and the progress counts the runs made. */
+static void progress_total2(void *ctx, int done, int total) {
+  int *p = ctx;
+  cr_assert_eq(total, 3);
+  *p = done;
+}
+
+Test(multisim, only_the_needed_subsets_run) {
+  fake_model f = {.lock = PTHREAD_MUTEX_INITIALIZER};
+  int prog = 0;
+  const uint8_t need[8] = {0, 1, 0, 0, 0, 0, 0, 1}; /* {dl1}, all; {} implied */
+  ic_multisim_opts o = {.cats = cats3, .ncat = 3, .run = fake_run, .run_ctx = &f, .jobs = 2,
+                        .progress = progress_total2, .progress_ctx = &prog, .need = need};
+  double t[8];
+  ic_err err;
+  cr_assert_eq(ic_multisim_times(&o, t, &err), IC_OK, "%s", err.msg);
+  for (int s = 0; s < 8; s++) {
+    ic_catmask m = 0;
+    for (int k = 0; k < 3; k++)
+      if (s & (1 << k)) m |= IC_CATBIT(cats3[k]);
+    if (s == 0 || need[s]) {
+      cr_assert_eq(t[s], (double)fake_cycles(m));
+      cr_assert_eq(f.calls[m], 1);
+    } else {
+      cr_assert(isnan(t[s]), "subset %d: %g", s, t[s]);
+      cr_assert_eq(f.calls[m], 0, "subset %d ran", s);
+    }
+  }
+  cr_assert_eq(prog, 3);
+}
+
 Test(multisim, breakdown_by_hand) {
   fake_model f = {.lock = PTHREAD_MUTEX_INITIALIZER};
   ic_multisim_opts o = {.cats = cats3, .ncat = 3, .run = fake_run, .run_ctx = &f, .jobs = 2};

@@ -5,6 +5,7 @@
  * the streaming powerset solver during one model run; multisim (2^n model
  * runs) and graphfrag (random windows of the graph) are engine/multisim.h's.
  * Every method ends in the same ic_breakdown and the same output formats. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +29,13 @@ static const char icost_help[] =
     "options:\n"
     "  --categories LIST   comma list of categories, in the order the table shows them\n"
     "                      (default: all eight, dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss;\n"
-    "                      at most 12; the graph method's time grows as 2^n)\n"
-    "  --method M          graph (default): one run recording the dependence graph, all\n"
-    "                        2^n idealizations solved in one pass over it;\n"
-    "                      multisim: 2^n model runs, run S with the hardware of the\n"
-    "                        categories in S idealized (ground truth, slow);\n"
+    "                      at most 12)\n"
+    "  --method M          graph (default): one run recording the dependence graph, the\n"
+    "                        idealizations of every subset the table needs solved\n"
+    "                        in one pass over it;\n"
+    "                      multisim: one model run per subset the table needs, run S\n"
+    "                        with the hardware of the categories in S idealized\n"
+    "                        (ground truth, slow);\n"
     "                      graphfrag: one run; K random windows of L instructions of\n"
     "                        the graph, each solved alone (as the profiler's fragments)\n"
     "                      profiler: one run with ProfileMe-style sampling hooks; the\n"
@@ -42,7 +45,10 @@ static const char icost_help[] =
     "  --cycles            text: add a column with the cycles of each entry\n"
     "  --show all          list every interaction (default with more than 4 categories:\n"
     "                      only the pairs with the first category, the rest summed as\n"
-    "                      `other`)\n"
+    "                      `other`). The table needs t(S) of every subset S with\n"
+    "                      --show all or at most 4 categories (2^n: time grows as\n"
+    "                      2^n), else of {}, the singletons, the pairs with the first\n"
+    "                      category and the whole list (2n + 1: 17 of 256 with 8)\n"
     "  -j N                multisim: runs in parallel (default: all cores)\n"
     "  --fragments K       graphfrag: windows (default 200); profiler: with --max, the\n"
     "                      signature-sample interval is set for about K fragments\n"
@@ -111,6 +117,7 @@ typedef struct icost_opts {
   uint64_t fragments, fraglen, fragseed;
   uint64_t fragwarm;  /* --frag-warmup */
   int have_fragwarm;
+  const uint8_t *need; /* the subsets the breakdown shows (ic_breakdown_needed) */
 } icost_opts;
 
 /* "--name V" or "--name=V": the value, advancing *used; NULL if not this
@@ -234,10 +241,14 @@ typedef struct result {
 } result;
 
 static ic_status method_graph(const cli_run *run, const uint8_t *cats, int ncat, int tty,
-                              result *res, ic_err *err) {
+                              const icost_opts *o, result *res, ic_err *err) {
   ic_solver *s;
   ic_status st = ic_solver_create(&s, cats, ncat, err);
   if (st != IC_OK) return st;
+  if ((st = ic_solver_set_subsets(s, o->need, err)) != IC_OK) {
+    ic_solver_destroy(s);
+    return st;
+  }
   ic_graph_sink sink = ic_solver_sink(s);
   ooo_stats os;
   st = cli_run_execute(run, 0, &sink, tty ? progress_insns : NULL, NULL, &os, err);
@@ -248,7 +259,7 @@ static ic_status method_graph(const cli_run *run, const uint8_t *cats, int ncat,
       st = ic_fail(err, IC_ERUN, "out of memory");
     } else {
       const uint64_t *ts = ic_solver_times(s);
-      for (size_t k = 0; k < n; k++) t[k] = (double)ts[k];
+      for (size_t k = 0; k < n; k++) t[k] = o->need[k] ? (double)ts[k] : NAN;
       st = ic_breakdown_from_times(&res->b, cats, ncat, t, err);
       free(t);
     }
@@ -269,7 +280,8 @@ static ic_status method_multisim(const cli_run *run, const uint8_t *cats, int nc
                                  const icost_opts *o, result *res, ic_err *err) {
   run_ctx rc = {run, 0, 0};
   ic_multisim_opts mo = {.cats = cats, .ncat = ncat, .run = run_once, .run_ctx = &rc,
-                         .jobs = o->jobs, .progress = tty ? progress_runs : NULL};
+                         .jobs = o->jobs, .progress = tty ? progress_runs : NULL,
+                         .need = o->need};
   ic_status st = ic_multisim_run(&mo, &res->b, err);
   res->cycles = rc.base_cycles;
   res->instructions = rc.base_insns;
@@ -352,7 +364,7 @@ static ic_status run_method(const char *method, const cli_run *run, const uint8_
     method_fn fn;
   } methods[] = {{"multisim", method_multisim}, {"graphfrag", method_graphfrag},
                  {"profiler", method_profiler}};
-  if (strcmp(method, "graph") == 0) return method_graph(run, cats, ncat, tty, res, err);
+  if (strcmp(method, "graph") == 0) return method_graph(run, cats, ncat, tty, o, res, err);
   for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++)
     if (strcmp(method, methods[k].name) == 0) return methods[k].fn(run, cats, ncat, tty, o, res, err);
   return ic_fail(err, IC_EINPUT, "--method '%s': expected graph, multisim, graphfrag or profiler", method);
@@ -433,6 +445,9 @@ int cmd_icost(int argc, char **argv) {
   if (!known_method(io.method))
     return cli_fail(2, "--method '%s': expected graph, multisim, graphfrag or profiler", io.method);
 
+  uint8_t need[1u << IC_SOLVER_MAX_CATS];
+  ic_breakdown_needed(ncat, show_all, need);
+  io.need = need;
   cli_run run;
   memset(&run, 0, sizeof run);
   if ((st = cli_run_setup(&ro, &run, &err)) != IC_OK) return cli_fail_err(st, &err);
