@@ -40,6 +40,7 @@ struct ic_graphfrag {
   uint64_t wstart;   /* its first seq */
   uint64_t filled;   /* slots holding a complete window */
   double *t;         /* [k][nsub] */
+  uint8_t *need;     /* [nsub]: the subsets solved (opts.need), or NULL: all */
 };
 
 static void gf_free(ic_graphfrag *g) {
@@ -48,6 +49,7 @@ static void gf_free(ic_graphfrag *g) {
   if (g->solver) ic_solver_destroy(g->solver);
   free(g->t);
   free(g->tw);
+  free(g->need);
   free(g);
 }
 
@@ -80,10 +82,13 @@ ic_status ic_graphfrag_create(ic_graphfrag **out, const ic_graphfrag_opts *o, ic
   g->warm = o->warmup;
   g->bootstrap = o->bootstrap == 0 ? IC_GRAPHFRAG_BOOTSTRAP : o->bootstrap;
   ic_status st = ic_solver_create(&g->solver, o->cats, o->ncat, err);
+  if (st == IC_OK) st = ic_solver_set_subsets(g->solver, o->need, err);
+  if (st == IC_OK && o->need && !(g->need = malloc(g->nsub))) st = ic_fail(err, IC_ERUN, "graphfrag: out of memory");
   if (st != IC_OK) {
     gf_free(g);
     return st;
   }
+  if (g->need) memcpy(g->need, o->need, g->nsub);
   g->rng = gsl_rng_alloc(gsl_rng_mt19937);
   g->t = malloc(k * g->nsub * sizeof *g->t);
   g->tw = calloc(g->nsub, sizeof *g->tw);
@@ -252,7 +257,7 @@ ic_status ic_graphfrag_result(const ic_graphfrag *g, ic_breakdown *out, ic_err *
   if (!sum) return ic_fail(err, IC_ERUN, "graphfrag: out of memory");
   ic_fragments_sum(g->t, nsub, NULL, m, sum);
   double scale = (double)g->seen / ((double)m * (double)(g->len - g->warm));
-  for (size_t s = 0; s < nsub; s++) sum[s] *= scale;
+  for (size_t s = 0; s < nsub; s++) sum[s] = !g->need || !s || g->need[s] ? sum[s] * scale : NAN;
   ic_status st = ic_breakdown_from_times(out, g->cats, g->ncat, sum, err);
   if (st == IC_OK && g->bootstrap >= 0) {
     st = ic_fragments_bootstrap(g->t, m, g->ncat, g->bootstrap, g->seed, out, err);

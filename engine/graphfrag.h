@@ -28,6 +28,9 @@ typedef struct ic_graphfrag_opts {
                          pipeline already filled by the window's own instructions */
   uint64_t seed;      /* window offset, reservoir and bootstrap */
   int bootstrap;      /* resamples (0: IC_GRAPHFRAG_BOOTSTRAP; < 0: no interval) */
+  const uint8_t *need; /* 2^ncat flags: solve only the subsets S with need[S]
+                          (ic_solver_set_subsets; NULL: all); the result's
+                          t of the others are NAN (ic_breakdown_needed) */
 } ic_graphfrag_opts;
 
 /* The streaming window sampler: a graph sink that keeps K windows' t(S). */

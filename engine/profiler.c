@@ -5,6 +5,7 @@
 
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,7 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
   }
   size_t warm_all = o->warmup;
   if ((st = ic_solver_create(&solver, o->cats, o->ncat, err)) != IC_OK) goto done;
+  if ((st = ic_solver_set_subsets(solver, o->need, err)) != IC_OK) goto done;
   if ((st = ic_stitch_sites_create(&sites, db, img, err)) != IC_OK) goto done;
   ic_stitch_stats stats = {0};
   uint64_t m = 0;
@@ -170,7 +172,7 @@ ic_status ic_profiler_analyze(const ic_profiler_opts *o, const sig_db *db,
   }
   ic_fragments_sum(t, nsub, NULL, m, sum);
   double scale = run_instructions ? (double)run_instructions / (double)flen : 1.0;
-  for (size_t s = 0; s < nsub; s++) sum[s] *= scale;
+  for (size_t s = 0; s < nsub; s++) sum[s] = !o->need || !s || o->need[s] ? sum[s] * scale : NAN;
   st = ic_breakdown_from_times(out, o->cats, o->ncat, sum, err);
   if (st == IC_OK && nb >= 0) st = ic_fragments_bootstrap(t, m, o->ncat, nb, o->seed, out, err);
 done:

@@ -50,6 +50,8 @@ typedef struct ic_profiler_opts {
                                   0: none; must be below L) */
   uint64_t seed;               /* sampling, fragment choice, bootstrap */
   int bootstrap;               /* resamples; 0: IC_PROFILER_BOOTSTRAP; < 0: none */
+  const uint8_t *need;         /* 2^ncat flags: solve only the subsets S with
+                                  need[S] (as ic_graphfrag_opts.need; NULL: all) */
 } ic_profiler_opts;
 
 typedef struct ic_profiler_stats {

@@ -6,6 +6,7 @@
  * the streaming solver the sampler uses. Also: the default warm-up rule and
  * the input checks. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,39 @@ Test(graphfrag_warmup, windows_counted_after_the_warmup) {
     ic_breakdown_free(&b);
     ic_graphfrag_destroy(gf);
   }
+  tg_free(&g);
+}
+
+/* With need, the windows solve only those subsets: their costs are the
+ * reference's, the others' NAN. */
+Test(graphfrag_need, only_the_needed_subsets) {
+  tg g = {0};
+  const size_t n = 2000;
+  tg_random(&g, n, 23, 9, 16);
+  tg_stamp(&g);
+  const uint8_t need[8] = {1, 0, 1, 0, 0, 1, 0, 0};
+  ic_graphfrag_opts o = {.cats = cats3, .ncat = 3, .length = 150, .fragments = 1000,
+                         .warmup = 20, .seed = 5, .bootstrap = 50, .need = need};
+  ic_graphfrag *gf;
+  ic_err err;
+  cr_assert_eq(ic_graphfrag_create(&gf, &o, &err), IC_OK, "%s", err.msg);
+  ic_graph_sink sink = ic_graphfrag_sink(gf);
+  cr_assert_eq(sink.consume(sink.ctx, g.r, n, &err), IC_OK, "%s", err.msg);
+  ic_breakdown b;
+  cr_assert_eq(ic_graphfrag_result(gf, &b, &err), IC_OK, "%s", err.msg);
+  double t[8];
+  uint64_t nwin = reference(&g, ic_graphfrag_offset(gf), 150, 20, t);
+  double scale = (double)n / ((double)nwin * 130.0);
+  cr_assert_float_eq(b.total, t[0] * scale, 1e-6);
+  for (int s = 1; s < 8; s++) {
+    if (need[s])
+      cr_assert_float_eq(b.cost[s], (t[0] - t[s]) * scale, 1e-6, "subset %d", s);
+    else
+      cr_assert(isnan(b.cost[s]), "subset %d: %g", s, b.cost[s]);
+  }
+  cr_assert(!isnan(b.lo[2]) && b.lo[2] <= b.hi[2], "{win}'s interval");
+  ic_breakdown_free(&b);
+  ic_graphfrag_destroy(gf);
   tg_free(&g);
 }
 

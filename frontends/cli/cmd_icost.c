@@ -305,7 +305,7 @@ static ic_status method_graphfrag(const cli_run *run, const uint8_t *cats, int n
                                   const icost_opts *o, result *res, ic_err *err) {
   (void)tty;
   run_ctx rc = {run, 0, 0};
-  ic_graphfrag_opts fo = {.cats = cats, .ncat = ncat, .fragments = o->fragments,
+  ic_graphfrag_opts fo = {.cats = cats, .ncat = ncat, .fragments = o->fragments, .need = o->need,
                           .seed = o->fragseed};
   ic_status st = frag_shape(run, o, cats, ncat, &fo.length, &fo.warmup, err);
   if (st != IC_OK) return st;
@@ -325,7 +325,7 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
                                  const icost_opts *o, result *res, ic_err *err) {
   (void)tty;
   run_ctx rc = {run, 0, 0};
-  ic_profiler_opts po = {.cats = cats, .ncat = ncat, .seed = o->fragseed};
+  ic_profiler_opts po = {.cats = cats, .ncat = ncat, .seed = o->fragseed, .need = o->need};
   ic_status st = sig_machine_from_config(run->config, &po.machine, err);
   if (st != IC_OK) return st;
   uint64_t len, warm;

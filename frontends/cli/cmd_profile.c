@@ -428,6 +428,9 @@ int cmd_analyze(int argc, char **argv) {
   o.fragments = fragments;
   o.seed = seed;
   o.warmup = (uint32_t)(have_warmup ? warmup : ic_fragment_warmup_for(h.machine.rob, h.length));
+  uint8_t need[1u << IC_BREAKDOWN_MAX_CATS];
+  ic_breakdown_needed(ncat, show_all, need);
+  o.need = need;
   cli_note_fragments(cats, ncat, h.length, h.machine.rob);
   ic_profiler_stats ps;
   memset(&ps, 0, sizeof ps);
