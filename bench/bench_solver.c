@@ -8,9 +8,12 @@
  * 2. model + graph hook: the same run with a sink that only counts records
  *    (the recording overhead, nothing stored); then the model feeding the
  *    8-category solver directly, with 1 and 2 solver threads (wall and CPU
- *    time; its CPU time minus 2. is the solver's CPU share);
+ *    time; its CPU time minus 2. is the solver's CPU share), solving every
+ *    subset, then only the 17 that icost's default breakdown shows
+ *    (ic_solver_set_subsets, ic_breakdown_needed: what `icost` runs);
  * 3. the run again, keeping the first N records in memory;
- * 4. the solver over those N records with 3 and 8 categories, with 1 and
+ * 4. the solver over those N records with 3 and 8 categories (every
+ *    subset), and 8 solving the breakdown's 17 subsets, with 1 and
  *    2 threads (ic_solver_set_threads): wall seconds and instructions per
  *    wall second, and CPU seconds of all threads; best of 3 each; with the
  *    share of records planned from the memo and how many of the categories
@@ -25,7 +28,8 @@
  *    --save with the same build) and only step 4 runs (for A/B comparisons
  *    of the solver, e.g. under valgrind --tool=callgrind); there --from K
  *    starts at the file's record K (records from K on, up to --records),
- *    --cats 3|8 and --threads 1|2 run only that configuration, and --reps R
+ *    --cats 3|8 and --threads 1|2 run only that configuration (--sparse:
+ *    of the 8-category ones only the 17 subsets'), and --reps R
  *    makes each configuration best of R runs instead of 3 (--reps 1 under
  *    callgrind: instructions / records is then per record); --split L
  *    gives the two-thread runs' worker lanes [0, L) (ic_solver_set_split;

@@ -10,7 +10,9 @@
 #   - model alone vs model + graph hook (recording overhead);
 #   - the model feeding the 8-category solver, 1 and 2 solver threads (wall
 #     and CPU time);
-#   - solver throughput with 3 and 8 categories on recorded graphs, 1 and 2
+#   - solver throughput with 3 and 8 categories on recorded graphs (every
+#     subset; and 8 categories solving only the 17 subsets icost's default
+#     breakdown shows), 1 and 2
 #     threads, wall time (the budget's measure) and CPU time of all threads,
 #     and its speedup over 255 separate one-subset passes (single thread,
 #     CPU time) (bench/bench_solver.c);
