@@ -182,22 +182,26 @@
  * control, and needed a recentring of every live vector about every 8000
  * records; it was not kept.
  *
- * Sparse lanes (ic_solver_set_subsets). A breakdown of many categories
- * shows few subsets (8 categories: 17 of 256), and lanes are independent:
- * a lane no needed subset reads (lwant, set_sparse: the needed subsets'
- * lanes in the current layout) can go unevaluated. The layout stays the
- * powerset's, so exec_plan evaluates the runs of 8-lane blocks that hold
- * a needed lane (7 blocks for the default 17 subsets), and the rules'
- * scalar loops (lane_next) skip the other lanes in them, whose vectors are
- * then garbage that no needed lane reads. Relabel stays exact: the new
- * lane of a needed subset continues the old lane of that subset without
- * the categories that were inert, itself a needed subset's lane (the
- * needed sets' lanes are their intersections with the categories that
- * acted); a lane no needed subset reads takes lane 0's values, so every
- * evaluated lane holds defined values. mix, 8 categories, 100k records,
- * one thread (callgrind): 3065 instructions a record against 15.9k with
- * every lane (kernels about 1000, planning 725, the slot rule's loops
- * about 750 for its 14 lanes); bench_solver 1.63 against 0.39 M/s.
+ * The compact layout (ic_solver_set_subsets). A breakdown of many
+ * categories shows few subsets (8 categories: 17 of 256), and lanes are
+ * independent: only the lanes of the needed subsets need evaluating. They
+ * are packed (set_compact): lane p holds the powerset layout's lane
+ * lsub[p], so rows are anp = 24 lanes instead of 256 and the rings a tenth
+ * of the size. Nothing may then read a lane's bits from its index: the
+ * kernels skip no block (skipm 0: an edge a category drops is a vector
+ * entry, NEG in its lanes), an IW block entry spans every lane, the latency
+ * vectors take each lane's bits from bitm (filled from lsub), and the
+ * rules' scalar loops and masks read per-lane flags (lfl, slotm) instead of
+ * lane_from's bits. Relabel stays exact: the new lane of a needed subset
+ * continues the old lane of that subset without the categories that were
+ * inert, itself the lane of a needed subset (opidx). mix, 8 categories,
+ * 100k records, one thread (callgrind): 3023 instructions a record
+ * against 15.9k with every lane (kernels about 1000, planning 725, the
+ * slot rule's loops about 700 for its 14 lanes), and in wall time 3.5
+ * against 0.62 M records/s (bench_solver --load, best of 5): the small
+ * rings stay in cache. Packing only the 8-lane blocks that hold a needed
+ * lane, in the powerset layout (7 blocks), ran 1.6 M/s with about the same
+ * instruction count.
  *
  * Threads. Lanes are independent, and a plan holds everything its
  * evaluation needs. The pipeline below runs at the pace of its slower side:
@@ -454,15 +458,20 @@ struct ic_solver {
                         slot-form IW edges are not the slot rule (k_slots) */
   uint32_t *lane_of; /* [n]: the lane of the caller's subset mask (without its
                         inert categories) */
-  /* Sparse lanes (ic_solver_set_subsets): need[S] for each caller's subset
-   * (NULL: all); lwant[lane] = 1 for the lanes some needed subset reads
-   * (NULL while every lane in [0, alanes) is one: the dense layout), and
-   * the runs of 8-lane blocks holding them, the only lanes evaluated. */
+  /* The compact layout (ic_solver_set_subsets): need[S] for each caller's
+   * subset (NULL: every subset, the powerset layout). Then the lanes
+   * evaluated are only those of the needed subsets, packed: lane p holds
+   * the powerset layout's lane lsub[p] ("logical" lane; pidx is the
+   * inverse, UINT32_MAX for a logical lane no needed subset reads), and
+   * lfl[p] says which rules it has not (LF_*); set_compact. */
   uint8_t *need;    /* [n] or NULL */
-  uint8_t *lwbuf;   /* [np]: lwant's storage (with need) */
-  const uint8_t *lwant; /* lwbuf in the sparse layout, else NULL */
-  uint32_t nruns;   /* 0: dense */
-  uint32_t (*runs)[2]; /* [np / LANES]: [lo, hi) of each run */
+  uint32_t *pidx;   /* [np] (with need) */
+  uint32_t *opidx;  /* [np]: relabel's copy of pidx */
+  uint32_t *lsub;   /* [np] (with need) */
+  uint8_t *lfl;     /* lfl_buf in the compact layout, else NULL */
+  uint8_t *lfl_buf; /* [np] (with need) */
+  int32_t *slotm;   /* [np]: -1 in the lanes where the slot rule lives (no bw;
+                       both layouts), else 0 */
   int32_t *bitm;    /* [ncat][np]: -1 where subset has bit k, else 0 */
   uint64_t w[RING_COUNT];    /* window of each ring (power of two) */
   uint64_t wmax;             /* cap of every ring's window */
@@ -564,9 +573,10 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
  * (lp) live: those of its edge's block (not dropped there) and of the
  * rule (not bw's). */
 static inline __attribute__((always_inline)) void slot_live(const struct pe *ew, const struct pe *ep,
-                                                           uint32_t s, uint32_t off, v8si *lw, v8si *lp) {
-  const v8si half = SPLAT(NEG / 2), zero = SPLAT(0), iota = {0, 1, 2, 3, 4, 5, 6, 7};
-  const v8si rule = ((iota + SPLAT((int32_t)s)) & SPLAT((int32_t)off)) == zero;
+                                                           uint32_t s, const int32_t *slotm, v8si *lw,
+                                                           v8si *lp) {
+  const v8si half = SPLAT(NEG / 2), zero = SPLAT(0);
+  const v8si rule = LD(slotm + s);
   v8si w = zero, p = zero;
   if (ew && s < ew->skipm) w = ew->lat ? (v8si)(LD(ew->lat + s) > half) : SPLAT(-1);
   if (ep && s < ep->skipm) p = ep->lat ? (v8si)(LD(ep->lat + s) > half) : SPLAT(-1);
@@ -602,20 +612,27 @@ static inline uint32_t lane_from(uint32_t lane, uint32_t off) {
   return lane & off ? (lane | (off - 1)) + 1 : lane;
 }
 
-/* lane_from, and in the sparse layout (want: the solver's lwant) also
- * past the lanes no needed subset reads; hi or above when none is left
+/* A compact lane's flags (ic_solver.lfl): a padding lane, and the
+ * categories whose rules it does not keep (bw: the slot rule, win: the IQ
+ * rule, dmiss: the MSHR rule). */
+enum { LF_PAD = 1, LF_BW = 2, LF_WIN = 4, LF_DMISS = 8 };
+
+/* The first lane from `lane` on that keeps a rule: in the powerset layout
+ * (fl NULL) without the category whose lane bit is off (lane_from), in the
+ * compact one without the flag f or LF_PAD; hi or above when none is left
  * below hi. */
-static inline uint32_t lane_next(uint32_t lane, uint32_t off, const uint8_t *want, uint32_t hi) {
-  lane = lane_from(lane, off);
-  if (want)
-    while (lane < hi && !want[lane]) lane = lane_from(lane + 1, off);
+static inline uint32_t lane_next(uint32_t lane, uint32_t off, const uint8_t *fl, unsigned f,
+                                 uint32_t hi) {
+  if (!fl) return lane_from(lane, off);
+  while (lane < hi && (fl[lane] & (LF_PAD | f))) lane++;
   return lane;
 }
 
-/* Bits (from s) of the lanes of bw among [s, s + LANES). */
-static inline uint32_t rule_bits(uint32_t s, uint32_t off) {
+/* Bits (from s) of the lanes among [s, s + LANES) without the slot rule
+ * (bw's, and the compact layout's padding). */
+static inline uint32_t rule_bits(uint32_t s, const int32_t *slotm) {
   uint32_t m = 0;
-  for (uint32_t q = 0; q < LANES; q++) m |= (uint32_t)(((s + q) & off) != 0) << q;
+  for (uint32_t q = 0; q < LANES; q++) m |= (uint32_t)(slotm[s + q] == 0) << q;
   return m;
 }
 
@@ -635,8 +652,9 @@ static __attribute__((noinline)) void lanes_take(struct xenv *x, const struct pl
   const uint64_t inc = 1u | (uint64_t)1 << sh;
   ic_slot_tab *const stab = x->sv->stab;
   const int64_t *const base = x->base;
-  const uint8_t *const want = x->sv->lwant;
-  for (uint32_t lane = lane_next(lo, off, want, hi); lane < hi; lane = lane_next(lane + 1, off, want, hi)) {
+  const uint8_t *const fl = x->sv->lfl;
+  for (uint32_t lane = lane_next(lo, off, fl, LF_BW, hi); lane < hi;
+       lane = lane_next(lane + 1, off, fl, LF_BW, hi)) {
     ic_slot_tab *t = &stab[lane];
     const int64_t b0 = base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
     if (dt > (int64_t)t->floor) ic_slot_tab_floor(t, (uint64_t)dt);
@@ -689,7 +707,7 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
   }
   if (!ew && !ep) return 0;
   const uint32_t off = x->sv->rule_off;
-  const uint8_t *const want = x->sv->lwant;
+  const int32_t *const slotm = x->sv->slotm;
   const int32_t *d = pl->out[IC_NODE_D];
   const unsigned tw = nw ? (unsigned)nw : 256u, tp = np ? (unsigned)np : 256u;
   uint32_t run = lo; /* blocks [run, s) have the rules in every lane: one lanes_take */
@@ -697,18 +715,18 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
     const uint32_t end = s + LANES < hi ? s + LANES : hi;
     if (off >= LANES && (s & off)) continue; /* a block of bw's lanes (lanes_take skips them) */
     v8si lw, lp;
-    slot_live(ew, ep, s, off, &lw, &lp);
+    slot_live(ew, ep, s, slotm, &lw, &lp);
     uint32_t mw = 0, mp = 0; /* the rules' lanes as bits */
     for (uint32_t q = 0; q < LANES; q++) {
       mw |= (uint32_t)(lw[q] & 1) << q;
       mp |= (uint32_t)(lp[q] & 1) << q;
     }
-    const uint32_t all = ((1u << (end - s)) - 1) & ~rule_bits(s, off);
+    const uint32_t all = ((1u << (end - s)) - 1) & ~rule_bits(s, slotm);
     if ((mw | (ew ? 0 : all)) == all && (mp | (ep ? 0 : all)) == all) continue; /* the rules live in every lane */
     if (run < s) lanes_take(x, pl, run, s, d, acc, tw, tp);
     run = end;
     for (uint32_t lane = s; lane < end; lane++) {
-      if ((lane & off) || (want && !want[lane])) continue;
+      if (!slotm[lane]) continue;
       const uint32_t q = lane - s;
       acc[lane] += (int32_t)lane_take(x, pl, lane, d[lane], acc[lane], mw >> q & 1 ? tw : 256u,
                                       mp >> q & 1 ? tp : 256u);
@@ -727,8 +745,9 @@ static void k_iq(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, 
   const uint32_t off = x->sv->iq_off, k = pl->iq;
   ic_iq_tab *const qt = x->sv->qtab;
   const int64_t *const base = x->base;
-  const uint8_t *const want = x->sv->lwant;
-  for (uint32_t lane = lane_next(lo, off, want, hi); lane < hi; lane = lane_next(lane + 1, off, want, hi)) {
+  const uint8_t *const fl = x->sv->lfl;
+  for (uint32_t lane = lane_next(lo, off, fl, LF_WIN, hi); lane < hi;
+       lane = lane_next(lane + 1, off, fl, LF_WIN, hi)) {
     ic_iq_tab *t = &qt[lane];
     if (t->k != k && ic_iq_tab_reset(t, k) != 0) {
       if (!x->viol) x->first = pl->seq;
@@ -750,8 +769,9 @@ static void iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t
   const int32_t *e = pl->out[IC_NODE_E];
   ic_iq_tab *const qt = x->sv->qtab;
   const int64_t *const base = x->base;
-  const uint8_t *const want = x->sv->lwant;
-  for (uint32_t lane = lane_next(lo, off, want, hi); lane < hi; lane = lane_next(lane + 1, off, want, hi)) {
+  const uint8_t *const fl = x->sv->lfl;
+  for (uint32_t lane = lane_next(lo, off, fl, LF_WIN, hi); lane < hi;
+       lane = lane_next(lane + 1, off, fl, LF_WIN, hi)) {
     ic_iq_tab *t = &qt[lane];
     const int64_t te = base[lane] + e[lane];
     const uint64_t ue = te > 0 ? (uint64_t)te : 0;
@@ -773,8 +793,9 @@ static void iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t
 static void k_mshr(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, struct xenv *x) {
   const uint32_t off = x->sv->mshr_off;
   const int32_t *d = pl->out[IC_NODE_D];
-  const uint8_t *const want = x->sv->lwant;
-  for (uint32_t lane = lane_next(lo, off, want, hi); lane < hi; lane = lane_next(lane + 1, off, want, hi)) {
+  const uint8_t *const fl = x->sv->lfl;
+  for (uint32_t lane = lane_next(lo, off, fl, LF_DMISS, hi); lane < hi;
+       lane = lane_next(lane + 1, off, fl, LF_DMISS, hi)) {
     ic_mshr_tab *t = &x->sv->mtab[lane];
     const int64_t b0 = x->base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
     ic_mshr_tab_floor(t, dt > 0 ? (uint64_t)dt : 0);
@@ -788,8 +809,9 @@ static void k_mshr(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl
 static void mshr_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
   const uint32_t off = x->sv->mshr_off;
   const int32_t *e = pl->out[IC_NODE_E], *p = pl->out[IC_NODE_P];
-  const uint8_t *const want = x->sv->lwant;
-  for (uint32_t lane = lane_next(lo, off, want, hi); lane < hi; lane = lane_next(lane + 1, off, want, hi)) {
+  const uint8_t *const fl = x->sv->lfl;
+  for (uint32_t lane = lane_next(lo, off, fl, LF_DMISS, hi); lane < hi;
+       lane = lane_next(lane + 1, off, fl, LF_DMISS, hi)) {
     const int64_t b0 = x->base[lane], te = b0 + e[lane], tp = b0 + p[lane];
     if (tp <= 0) continue;
     if (ic_mshr_tab_add(&x->sv->mtab[lane], te > 0 ? (uint64_t)te : 0, (uint64_t)tp, pl->seq) != 0) {
@@ -1012,21 +1034,11 @@ static void exec_range(struct xenv *x, const struct plan *pl, uint32_t lo, uint3
       __builtin_prefetch(pl->pf[2] + off, 0, 3);
 }
 
-/* exec_range over lanes [lo, hi) but those of inert categories, and in the
- * sparse layout only over the runs of blocks that hold needed lanes. */
+/* exec_range over lanes [lo, hi) but those of inert categories. */
 static void exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
   if (hi > pl->anp) hi = pl->anp; /* the lanes of inert categories are not evaluated */
   if (lo > hi) lo = hi;
-  const ic_solver *sv = x->sv;
-  if (!sv->nruns) {
-    exec_range(x, pl, lo, hi);
-    return;
-  }
-  for (uint32_t k = 0; k < sv->nruns; k++) {
-    const uint32_t a = sv->runs[k][0] > lo ? sv->runs[k][0] : lo,
-                   b = sv->runs[k][1] < hi ? sv->runs[k][1] : hi;
-    if (a < b) exec_range(x, pl, a, b);
-  }
+  exec_range(x, pl, lo, hi);
 }
 
 /* exec_plan over the 32-lane blocks of lanes [0, anp) of even index
@@ -1422,32 +1434,50 @@ static uint64_t max_window(const ic_solver *s) {
  * below the lowest bit still dropping it: the order puts the ones kept
  * most often lowest. Sets pos, win_pos, catpos, kinfo, lane_of, alanes
  * and anp from s->acted. */
-/* The sparse layout of the current lanes (struct ic_solver: need, lwant,
- * runs): the lanes of the needed subsets (lane 0 always), and the runs of
- * 8-lane blocks holding any; dense (lwant NULL, no runs) when they are
- * every lane of [0, alanes). */
-static void set_sparse(ic_solver *s) {
-  s->nruns = 0;
-  s->lwant = NULL;
-  if (!s->need) return;
-  uint8_t *w = s->lwbuf;
-  memset(w, 0, s->np);
-  w[0] = 1;
-  for (uint32_t x = 0; x < s->n; x++)
-    if (s->need[x]) w[s->lane_of[x]] = 1;
-  uint32_t used = 0;
-  for (uint32_t l = 0; l < s->alanes; l++) used += w[l];
-  if (used == s->alanes) return;
-  s->lwant = w;
-  for (uint32_t b = 0; b < s->anp; b += LANES) {
-    int any = 0;
-    for (uint32_t l = b; l < b + LANES; l++) any |= w[l];
-    if (!any) continue;
-    if (s->nruns && s->runs[s->nruns - 1][1] == b)
-      s->runs[s->nruns - 1][1] = b + LANES;
-    else
-      s->runs[s->nruns][0] = b, s->runs[s->nruns++][1] = b + LANES;
+/* Lays the lanes out from the powerset layout set_layout just made
+ * (logical lanes: lane_of, alanes): in the compact one (with need) lane p
+ * is logical lane lsub[p], the needed ones in order ({} first), padded to
+ * LANES (LF_PAD, logical lane 0); lane_of and anp become the compact
+ * ones, and nothing may skip lanes by their bits (kinfo skipm, rule_off,
+ * iq_off, mshr_off: 0; lfl says which rules a lane keeps). Both: bitm
+ * (the bits of each lane's logical lane) and slotm. */
+static void set_compact(ic_solver *s) {
+  s->lfl = NULL;
+  if (s->need) {
+    uint32_t *const pidx = s->pidx;
+    for (uint32_t l = 0; l < s->alanes; l++) pidx[l] = UINT32_MAX;
+    pidx[0] = 0;
+    for (uint32_t x = 0; x < s->n; x++)
+      if (s->need[x]) pidx[s->lane_of[x]] = 0;
+    uint32_t k = 0;
+    for (uint32_t l = 0; l < s->alanes; l++)
+      if (pidx[l] != UINT32_MAX) s->lsub[k] = l, pidx[l] = k++;
+    const uint32_t anp = (k + LANES - 1) / LANES * LANES;
+    const int bw = s->pos[IC_CAT_BW], win = s->win_pos, dm = s->pos[IC_CAT_DMISS];
+    for (uint32_t p = 0; p < anp; p++) {
+      const uint32_t l = p < k ? s->lsub[p] : 0;
+      s->lsub[p] = l;
+      s->lfl_buf[p] = (uint8_t)((p >= k ? LF_PAD : 0) | (bw >= 0 && (l >> bw & 1) ? LF_BW : 0) |
+                            (win >= 0 && (l >> win & 1) ? LF_WIN : 0) |
+                            (dm >= 0 && (l >> dm & 1) ? LF_DMISS : 0));
+    }
+    for (uint32_t x = 0; x < s->n; x++) {
+      const uint32_t p = pidx[s->lane_of[x]];
+      s->lane_of[x] = p == UINT32_MAX ? 0 : p; /* not needed: read as 0 */
+    }
+    s->anp = anp;
+    s->lfl = s->lfl_buf;
+    s->rule_off = s->iq_off = s->mshr_off = 0;
+    for (int k2 = 0; k2 < IC_EDGE_KIND_COUNT; k2++) s->kinfo[k2].skipm = 0;
   }
+  for (int b = 0; b < s->ncat; b++)
+    for (uint32_t p = 0; p < s->np; p++) {
+      const uint32_t l = s->lfl ? (p < s->anp ? s->lsub[p] : 0) : p;
+      s->bitm[(size_t)b * s->np + p] = (l >> b) & 1 ? -1 : 0;
+    }
+  for (uint32_t p = 0; p < s->np; p++)
+    s->slotm[p] = s->lfl ? (p < s->anp && !(s->lfl[p] & (LF_PAD | LF_BW)) ? -1 : 0)
+                         : (p & s->rule_off ? 0 : -1);
 }
 
 static void set_layout(ic_solver *s) {
@@ -1491,7 +1521,6 @@ static void set_layout(ic_solver *s) {
       if ((x & (1u << k)) && (s->acted & IC_CATBIT(s->cats[k]))) lane |= 1u << bit[k];
     s->lane_of[x] = lane;
   }
-  set_sparse(s);
   for (int c = 0; c < 256; c++)
     s->catpos[c] = c == IC_CAT_NONE ? 0 : c >= IC_CAT_COUNT ? CP_BAD : (uint8_t)(s->pos[c] + 1);
   for (int k = 0; k < IC_EDGE_KIND_COUNT; k++) {
@@ -1522,6 +1551,7 @@ static void set_layout(ic_solver *s) {
     ki->vdist = k == IC_EDGE_PR || k == IC_EDGE_PP || k == IC_EDGE_FU || k == IC_EDGE_IBW ||
                 k == IC_EDGE_MSHR || k == IC_EDGE_IW || k == IC_EDGE_IQ || k == IC_EDGE_LSQ;
   }
+  set_compact(s);
 }
 
 
@@ -1579,6 +1609,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   s->times = vec_alloc(s->n, sizeof(uint64_t));
   int ok = s->lane_of && s->lmap && s->btmp && s->bitm && s->base && s->zero && s->times;
   for (int k = 0; k < 3; k++) ok = (s->scratch[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
+  ok = (s->slotm = vec_alloc(s->np, sizeof *s->slotm)) && ok;
   ok = (s->stab = calloc(s->np, sizeof *s->stab)) && ok;
   ok = (s->mtab = calloc(s->np, sizeof *s->mtab)) && ok;
   ok = (s->qtab = calloc(s->np, sizeof *s->qtab)) && ok;
@@ -1597,8 +1628,6 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
     ic_solver_destroy(s);
     return ic_fail(err, IC_ERUN, "solver: out of memory (%d categories)", ncat);
   }
-  for (int k = 0; k < ncat; k++)
-    for (uint32_t x = 0; x < s->np; x++) s->bitm[(size_t)k * s->np + x] = (x >> k) & 1 ? -1 : 0;
   set_layout(s); /* nothing has acted yet */
   s->xs = (struct xenv){s->zero, s->base, s->avx2, 0, 0, 0, s};
   s->split = s->np;
@@ -1629,8 +1658,11 @@ void ic_solver_destroy(ic_solver *s) {
   free(s->mru);
   free(s->bitm);
   free(s->need);
-  free(s->lwbuf);
-  free(s->runs);
+  free(s->pidx);
+  free(s->opidx);
+  free(s->lsub);
+  free(s->lfl_buf);
+  free(s->slotm);
   free(s->lane_of);
   free(s->lmap);
   free(s->btmp);
@@ -1718,7 +1750,7 @@ static void rebase(ic_solver *s) {
         if (!delta[x]) continue;
         int64_t y = (int64_t)v[x] - delta[x];
         if (y < FLOOR) {
-          if (v[x] > FLOOR && x < s->alanes && (!s->lwant || s->lwant[x])) s->st.clamped += copies;
+          if (v[x] > FLOOR && (s->lfl ? !(s->lfl[x] & LF_PAD) : x < s->alanes)) s->st.clamped += copies;
           y = FLOOR;
         }
         v[x] = (int32_t)y;
@@ -1745,27 +1777,51 @@ static void lstore_clear(ic_solver *s) {
  * without them was evaluated). Plans and memos hold lane bits and latency
  * vectors of the old layout: the pipeline drains first, and the store and
  * the memos are cleared. Rare: once per category that acts, at most. */
+/* The lanes evaluated (anp) once the categories `acted` have acted: in
+ * the compact layout one per distinct needed subset without the others
+ * (its logical lane), padded. */
+static uint32_t anp_for(const ic_solver *s, ic_catmask acted) {
+  uint32_t k = 1u << __builtin_popcount(acted);
+  if (s->need) {
+    uint32_t pm = 0, seen[(1u << IC_SOLVER_MAX_CATS) / 32] = {0};
+    for (int c = 0; c < s->ncat; c++)
+      if (acted & IC_CATBIT(s->cats[c])) pm |= 1u << c;
+    k = 0;
+    for (uint32_t x = 0; x < s->n; x++) {
+      const uint32_t y = x & pm;
+      if ((x && !s->need[x]) || (seen[y / 32] >> (y % 32) & 1)) continue;
+      seen[y / 32] |= 1u << (y % 32);
+      k++;
+    }
+  }
+  return (k + LANES - 1) / LANES * LANES;
+}
+
 static ic_status relabel(ic_solver *s, ic_catmask acted, ic_err *err) {
   pipe_drain(s);
   /* rings of rows of anp lanes (new ones when anp grows), allocated
    * before anything changes */
   int32_t *nr[RING_COUNT];
-  const uint32_t ors = s->rs, nanp = ((1u << __builtin_popcount(acted)) + LANES - 1) / LANES * LANES;
+  const uint32_t ors = s->rs, nanp = anp_for(s, acted);
   if (nanp != ors && !rings_alloc(nr, s->w, nanp))
     return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", nanp);
   int8_t old[IC_SOLVER_MAX_CATS];
   const ic_catmask was = s->acted;
   for (int k = 0; k < s->ncat; k++) old[k] = s->pos[s->cats[k]];
+  if (s->need) memcpy(s->opidx, s->pidx, s->alanes * sizeof *s->opidx);
   s->acted = acted;
   set_layout(s);
   const uint32_t anp = s->anp;
   for (uint32_t x = 0; x < anp; x++) {
+    /* lane x continues the lane of its logical lane without the categories
+       that were inert (in the compact layout a needed one: the needed
+       subsets without some categories are the lanes of the old layout);
+       a padding lane takes lane 0's */
+    const uint32_t lx = s->lfl ? s->lsub[x] : x;
     uint32_t o = 0;
     for (int k = 0; k < s->ncat; k++)
-      if ((x >> s->pos[s->cats[k]] & 1) && (was & IC_CATBIT(s->cats[k]))) o |= 1u << old[k];
-    /* a lane no needed subset reads (sparse layout) may continue one that
-       was not evaluated: it takes lane 0's defined values instead */
-    s->lmap[x] = s->lwant && !s->lwant[x] ? 0 : o;
+      if ((lx >> s->pos[s->cats[k]] & 1) && (was & IC_CATBIT(s->cats[k]))) o |= 1u << old[k];
+    s->lmap[x] = !s->lfl ? o : s->lfl[x] & LF_PAD ? 0 : s->opidx[o];
   }
   int32_t *tmp = s->scratch[0];
   for (int k = 0; k < RING_COUNT; k++) {
@@ -2134,8 +2190,9 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
         uint32_t hi = s->alanes;
         while (hi > 1 && (dmask & (hi >> 1))) hi >>= 1;
         if (hi < LANES) hi = LANES;
+        if (s->lfl) hi = s->anp; /* compact: lanes of any subset, everywhere */
         if (hi > bhi && !e->flags) bhi = hi; /* k_block: the old form only */
-        if (!(pbits & ~dmask) && !(dmask & (hi - 1))) {
+        if (s->lfl ? !pbits && !dmask : !(pbits & ~dmask) && !(dmask & (hi - 1))) {
           ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, NULL, (int32_t)total, hi, 0}), dist, ki);
         } else {
           struct lat_key kb = {total | (uint64_t)nvp << 32 | 1ull << 40 | (uint64_t)dmask << 44,
@@ -2320,18 +2377,43 @@ ic_status ic_solver_set_subsets(ic_solver *s, const uint8_t *need, ic_err *err) 
   if (s->started)
     return ic_fail(err, IC_EINPUT, "solver: the subsets are set before the first record");
   pipe_drain(s);
-  if (!need) {
+  uint32_t count = 0;
+  for (uint32_t x = 0; need && x < s->n; x++) count += x == 0 || need[x];
+  if (!need || count == s->n) { /* every subset: the powerset layout */
     free(s->need);
     s->need = NULL;
   } else {
-    if (!s->need && !(s->need = malloc(s->n))) return ic_fail(err, IC_ERUN, "solver: out of memory");
-    if (!s->lwbuf && !(s->lwbuf = malloc(s->np))) return ic_fail(err, IC_ERUN, "solver: out of memory");
-    if (!s->runs && !(s->runs = malloc(s->np / LANES * sizeof *s->runs)))
-      return ic_fail(err, IC_ERUN, "solver: out of memory");
+    if (!s->need) {
+      s->need = malloc(s->n);
+      s->pidx = malloc(s->np * sizeof *s->pidx);
+      s->opidx = malloc(s->np * sizeof *s->opidx);
+      s->lsub = malloc(s->np * sizeof *s->lsub);
+      s->lfl_buf = malloc(s->np);
+      if (!s->need || !s->pidx || !s->opidx || !s->lsub || !s->lfl_buf) {
+        free(s->need), free(s->pidx), free(s->opidx), free(s->lsub), free(s->lfl_buf);
+        s->need = s->lfl_buf = NULL;
+        s->pidx = s->opidx = s->lsub = NULL;
+        return ic_fail(err, IC_ERUN, "solver: out of memory");
+      }
+    }
     memcpy(s->need, need, s->n);
     s->need[0] = 1;
   }
-  set_sparse(s);
+  /* the lanes anew: rows of the new width (nothing is live before the
+     first record), and no plan or latency vector of the old layout */
+  set_layout(s);
+  if (s->rs != s->anp) {
+    int32_t *nr[RING_COUNT];
+    if (!rings_alloc(nr, s->w, s->anp)) return ic_fail(err, IC_ERUN, "solver: out of memory");
+    for (int k = 0; k < RING_COUNT; k++) {
+      free(s->ring[k]);
+      s->ring[k] = nr[k];
+    }
+    s->rs = s->anp;
+  }
+  memset(s->lslot, 0, (size_t)2 * s->lcap * sizeof *s->lslot);
+  s->lused = 0;
+  s->mgen++;
   return IC_OK;
 }
 
