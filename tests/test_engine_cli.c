@@ -262,3 +262,47 @@ Test(icost_cli, graph_bmisp_agrees_with_model_idealization, .timeout = 120) {
   free(g);
   free(s);
 }
+
+/* With more than four categories the table is solved (graph) or simulated
+ * (multisim) from the subsets it shows alone (ic_breakdown_needed): the
+ * same singletons, pairs with the first category and base as with --show
+ * all, and `other` equal to the sum of the interactions --show all lists
+ * beyond those. */
+Test(icost_cli, shown_subsets_alone_give_the_same_table, .timeout = 300) {
+  need_cross_compiler();
+  const char *dir = workload_dir();
+  static const char *const cats[] = {"win", "dl1", "bmisp", "dmiss", "shalu", "bw"};
+  static const char *const methods[] = {"graph", "multisim"};
+  for (size_t m = 0; m < 2; m++) {
+    char args[2048];
+    int st;
+    const char *fmt = "--method %s --categories win,dl1,bmisp,dmiss,shalu,bw --max 30000 "
+                      "--format yaml %s -- %s/mix 1";
+    snprintf(args, sizeof args, fmt, methods[m], "", dir);
+    char *some = icost(args, &st);
+    cr_assert_eq(st, 0, "%s", some);
+    snprintf(args, sizeof args, fmt, methods[m], "--show all", dir);
+    char *all = icost(args, &st);
+    cr_assert_eq(st, 0, "%s", all);
+    double pct, total_all, listed = 0;
+    int n;
+    yaml_sums(all, &pct, &total_all, &n);
+    cr_assert_eq(n, 64, "%s: every subset and base", methods[m]);
+    for (int k = 0; k < 6; k++) {
+      char name[64];
+      for (int pair = 0; pair < 2; pair++) {
+        if (pair && k == 0) continue;
+        snprintf(name, sizeof name, "%s%s%s", pair ? "win+" : "", pair ? "" : cats[k],
+                 pair ? cats[k] : "");
+        const double c = yaml_entry_cycles(some, name);
+        cr_assert_eq(c, yaml_entry_cycles(all, name), "%s, %s", methods[m], name);
+        listed += c;
+      }
+    }
+    cr_assert_eq(yaml_entry_cycles(some, "base"), yaml_entry_cycles(all, "base"), "%s", methods[m]);
+    const double other = total_all - listed - yaml_entry_cycles(all, "base");
+    cr_assert_float_eq(yaml_entry_cycles(some, "other"), other, 1e-6, "%s", methods[m]);
+    free(some);
+    free(all);
+  }
+}
