@@ -45,6 +45,14 @@ static ic_status fake_run(void *ctx, ic_catmask ideal, const ic_graph_sink *sink
 
 static const uint8_t cats3[3] = {IC_CAT_DL1, IC_CAT_WIN, IC_CAT_BMISP};
 
+/* The category mask of subset s of cats3. */
+static ic_catmask mask3(int s) {
+  ic_catmask m = 0;
+  for (int k = 0; k < 3; k++)
+    if (s & (1 << k)) m |= IC_CATBIT(cats3[k]);
+  return m;
+}
+
 static void progress_count(void *ctx, int done, int total) {
   int *p = ctx;
   cr_assert_eq(total, 8);
@@ -62,9 +70,7 @@ Test(multisim, times_from_every_subset) {
     ic_err err;
     cr_assert_eq(ic_multisim_times(&o, t, &err), IC_OK, "%s", err.msg);
     for (int s = 0; s < 8; s++) {
-      ic_catmask m = 0;
-      for (int k = 0; k < 3; k++)
-        if (s & (1 << k)) m |= IC_CATBIT(cats3[k]);
+      const ic_catmask m = mask3(s);
       cr_assert_eq(t[s], (double)fake_cycles(m));
       cr_assert_eq(f.calls[m], 1, "each subset runs exactly once");
     }
@@ -90,9 +96,7 @@ Test(multisim, only_the_needed_subsets_run) {
   ic_err err;
   cr_assert_eq(ic_multisim_times(&o, t, &err), IC_OK, "%s", err.msg);
   for (int s = 0; s < 8; s++) {
-    ic_catmask m = 0;
-    for (int k = 0; k < 3; k++)
-      if (s & (1 << k)) m |= IC_CATBIT(cats3[k]);
+    const ic_catmask m = mask3(s);
     if (s == 0 || need[s]) {
       cr_assert_eq(t[s], (double)fake_cycles(m));
       cr_assert_eq(f.calls[m], 1);
