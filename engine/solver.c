@@ -439,6 +439,14 @@ struct pipe {
   pthread_cond_t cv_work, cv_done;
 };
 
+/* A compact lane's flags (ic_solver.lfl): a padding lane, and the
+ * categories whose rules it does not keep (bw: the slot rule, win: the IQ
+ * rule, dmiss: the MSHR rule). */
+enum { LF_PAD = 1, LF_BW = 2, LF_WIN = 4, LF_DMISS = 8 };
+/* The rules whose lanes the compact layout lists (ic_solver.nxt). */
+enum { LR_SLOT, LR_IQ, LR_MSHR, LR_COUNT };
+_Static_assert((1u << IC_SOLVER_MAX_CATS) < 65536, "compact lanes are listed in uint16_t");
+
 struct ic_solver {
   int ncat;
   uint8_t cats[IC_SOLVER_MAX_CATS];
@@ -469,7 +477,12 @@ struct ic_solver {
   uint32_t *opidx;  /* [np]: relabel's copy of pidx */
   uint32_t *lsub;   /* [np] (with need) */
   uint8_t *lfl;     /* lfl_buf in the compact layout, else NULL */
+  uint16_t *nxt[LR_COUNT]; /* compact: [anp + 1] each, the first lane from p on
+                              that keeps the rule (anp: none); else NULL */
+  uint16_t *nxt_buf;       /* [LR_COUNT][np + 1] (with need) */
   uint8_t *lfl_buf; /* [np] (with need) */
+  uint8_t *slotb;   /* [np / LANES]: bit q of block b: lane 8b + q has no slot
+                       rule (slotm 0) */
   int32_t *slotm;   /* [np]: -1 in the lanes where the slot rule lives (no bw;
                        both layouts), else 0 */
   int32_t *bitm;    /* [ncat][np]: -1 where subset has bit k, else 0 */
@@ -612,28 +625,20 @@ static inline uint32_t lane_from(uint32_t lane, uint32_t off) {
   return lane & off ? (lane | (off - 1)) + 1 : lane;
 }
 
-/* A compact lane's flags (ic_solver.lfl): a padding lane, and the
- * categories whose rules it does not keep (bw: the slot rule, win: the IQ
- * rule, dmiss: the MSHR rule). */
-enum { LF_PAD = 1, LF_BW = 2, LF_WIN = 4, LF_DMISS = 8 };
 
-/* The first lane from `lane` on that keeps a rule: in the powerset layout
- * (fl NULL) without the category whose lane bit is off (lane_from), in the
- * compact one without the flag f or LF_PAD; hi or above when none is left
- * below hi. */
-static inline uint32_t lane_next(uint32_t lane, uint32_t off, const uint8_t *fl, unsigned f,
-                                 uint32_t hi) {
-  if (!fl) return lane_from(lane, off);
-  while (lane < hi && (fl[lane] & (LF_PAD | f))) lane++;
-  return lane;
+
+/* The first lane from `lane` (<= anp) on that keeps a rule: in the
+ * powerset layout (nx NULL) without the category whose lane bit is off
+ * (lane_from), in the compact one the rule's next lane (ic_solver.nxt;
+ * anp when none is left). */
+static inline uint32_t lane_next(uint32_t lane, uint32_t off, const uint16_t *nx) {
+  return nx ? nx[lane] : lane_from(lane, off);
 }
 
 /* Bits (from s) of the lanes among [s, s + LANES) without the slot rule
  * (bw's, and the compact layout's padding). */
-static inline uint32_t rule_bits(uint32_t s, const int32_t *slotm) {
-  uint32_t m = 0;
-  for (uint32_t q = 0; q < LANES; q++) m |= (uint32_t)(slotm[s + q] == 0) << q;
-  return m;
+static inline uint32_t rule_bits(uint32_t s, const uint8_t *slotb) {
+  return slotb[s / LANES];
 }
 
 /* lane_take over the lanes [lo, hi) without bw, with the same thresholds
@@ -652,9 +657,8 @@ static __attribute__((noinline)) void lanes_take(struct xenv *x, const struct pl
   const uint64_t inc = 1u | (uint64_t)1 << sh;
   ic_slot_tab *const stab = x->sv->stab;
   const int64_t *const base = x->base;
-  const uint8_t *const fl = x->sv->lfl;
-  for (uint32_t lane = lane_next(lo, off, fl, LF_BW, hi); lane < hi;
-       lane = lane_next(lane + 1, off, fl, LF_BW, hi)) {
+  const uint16_t *const nx = x->sv->nxt[LR_SLOT];
+  for (uint32_t lane = lane_next(lo, off, nx); lane < hi; lane = lane_next(lane + 1, off, nx)) {
     ic_slot_tab *t = &stab[lane];
     const int64_t b0 = base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
     if (dt > (int64_t)t->floor) ic_slot_tab_floor(t, (uint64_t)dt);
@@ -708,6 +712,7 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
   if (!ew && !ep) return 0;
   const uint32_t off = x->sv->rule_off;
   const int32_t *const slotm = x->sv->slotm;
+  const uint8_t *const slotb = x->sv->slotb;
   const int32_t *d = pl->out[IC_NODE_D];
   const unsigned tw = nw ? (unsigned)nw : 256u, tp = np ? (unsigned)np : 256u;
   uint32_t run = lo; /* blocks [run, s) have the rules in every lane: one lanes_take */
@@ -721,7 +726,7 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
       mw |= (uint32_t)(lw[q] & 1) << q;
       mp |= (uint32_t)(lp[q] & 1) << q;
     }
-    const uint32_t all = ((1u << (end - s)) - 1) & ~rule_bits(s, slotm);
+    const uint32_t all = ((1u << (end - s)) - 1) & ~rule_bits(s, slotb);
     if ((mw | (ew ? 0 : all)) == all && (mp | (ep ? 0 : all)) == all) continue; /* the rules live in every lane */
     if (run < s) lanes_take(x, pl, run, s, d, acc, tw, tp);
     run = end;
@@ -745,9 +750,8 @@ static void k_iq(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, 
   const uint32_t off = x->sv->iq_off, k = pl->iq;
   ic_iq_tab *const qt = x->sv->qtab;
   const int64_t *const base = x->base;
-  const uint8_t *const fl = x->sv->lfl;
-  for (uint32_t lane = lane_next(lo, off, fl, LF_WIN, hi); lane < hi;
-       lane = lane_next(lane + 1, off, fl, LF_WIN, hi)) {
+  const uint16_t *const nx = x->sv->nxt[LR_IQ];
+  for (uint32_t lane = lane_next(lo, off, nx); lane < hi; lane = lane_next(lane + 1, off, nx)) {
     ic_iq_tab *t = &qt[lane];
     if (t->k != k && ic_iq_tab_reset(t, k) != 0) {
       if (!x->viol) x->first = pl->seq;
@@ -769,9 +773,8 @@ static void iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t
   const int32_t *e = pl->out[IC_NODE_E];
   ic_iq_tab *const qt = x->sv->qtab;
   const int64_t *const base = x->base;
-  const uint8_t *const fl = x->sv->lfl;
-  for (uint32_t lane = lane_next(lo, off, fl, LF_WIN, hi); lane < hi;
-       lane = lane_next(lane + 1, off, fl, LF_WIN, hi)) {
+  const uint16_t *const nx = x->sv->nxt[LR_IQ];
+  for (uint32_t lane = lane_next(lo, off, nx); lane < hi; lane = lane_next(lane + 1, off, nx)) {
     ic_iq_tab *t = &qt[lane];
     const int64_t te = base[lane] + e[lane];
     const uint64_t ue = te > 0 ? (uint64_t)te : 0;
@@ -793,9 +796,8 @@ static void iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t
 static void k_mshr(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, struct xenv *x) {
   const uint32_t off = x->sv->mshr_off;
   const int32_t *d = pl->out[IC_NODE_D];
-  const uint8_t *const fl = x->sv->lfl;
-  for (uint32_t lane = lane_next(lo, off, fl, LF_DMISS, hi); lane < hi;
-       lane = lane_next(lane + 1, off, fl, LF_DMISS, hi)) {
+  const uint16_t *const nx = x->sv->nxt[LR_MSHR];
+  for (uint32_t lane = lane_next(lo, off, nx); lane < hi; lane = lane_next(lane + 1, off, nx)) {
     ic_mshr_tab *t = &x->sv->mtab[lane];
     const int64_t b0 = x->base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
     ic_mshr_tab_floor(t, dt > 0 ? (uint64_t)dt : 0);
@@ -809,9 +811,8 @@ static void k_mshr(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl
 static void mshr_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
   const uint32_t off = x->sv->mshr_off;
   const int32_t *e = pl->out[IC_NODE_E], *p = pl->out[IC_NODE_P];
-  const uint8_t *const fl = x->sv->lfl;
-  for (uint32_t lane = lane_next(lo, off, fl, LF_DMISS, hi); lane < hi;
-       lane = lane_next(lane + 1, off, fl, LF_DMISS, hi)) {
+  const uint16_t *const nx = x->sv->nxt[LR_MSHR];
+  for (uint32_t lane = lane_next(lo, off, nx); lane < hi; lane = lane_next(lane + 1, off, nx)) {
     const int64_t b0 = x->base[lane], te = b0 + e[lane], tp = b0 + p[lane];
     if (tp <= 0) continue;
     if (ic_mshr_tab_add(&x->sv->mtab[lane], te > 0 ? (uint64_t)te : 0, (uint64_t)tp, pl->seq) != 0) {
@@ -1443,6 +1444,7 @@ static uint64_t max_window(const ic_solver *s) {
  * (the bits of each lane's logical lane) and slotm. */
 static void set_compact(ic_solver *s) {
   s->lfl = NULL;
+  for (int r = 0; r < LR_COUNT; r++) s->nxt[r] = NULL;
   if (s->need) {
     uint32_t *const pidx = s->pidx;
     for (uint32_t l = 0; l < s->alanes; l++) pidx[l] = UINT32_MAX;
@@ -1467,6 +1469,14 @@ static void set_compact(ic_solver *s) {
     }
     s->anp = anp;
     s->lfl = s->lfl_buf;
+    static const uint8_t rf[LR_COUNT] = {LF_BW, LF_WIN, LF_DMISS};
+    for (int r = 0; r < LR_COUNT; r++) {
+      uint16_t *nx = s->nxt_buf + (size_t)r * (s->np + 1);
+      nx[anp] = (uint16_t)anp;
+      for (uint32_t p = anp; p-- > 0;)
+        nx[p] = s->lfl_buf[p] & (LF_PAD | rf[r]) ? nx[p + 1] : (uint16_t)p;
+      s->nxt[r] = nx;
+    }
     s->rule_off = s->iq_off = s->mshr_off = 0;
     for (int k2 = 0; k2 < IC_EDGE_KIND_COUNT; k2++) s->kinfo[k2].skipm = 0;
   }
@@ -1478,6 +1488,11 @@ static void set_compact(ic_solver *s) {
   for (uint32_t p = 0; p < s->np; p++)
     s->slotm[p] = s->lfl ? (p < s->anp && !(s->lfl[p] & (LF_PAD | LF_BW)) ? -1 : 0)
                          : (p & s->rule_off ? 0 : -1);
+  for (uint32_t b = 0; b < s->np / LANES; b++) {
+    uint8_t m = 0;
+    for (uint32_t q = 0; q < LANES; q++) m |= (uint8_t)((s->slotm[b * LANES + q] == 0) << q);
+    s->slotb[b] = m;
+  }
 }
 
 static void set_layout(ic_solver *s) {
@@ -1610,6 +1625,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   int ok = s->lane_of && s->lmap && s->btmp && s->bitm && s->base && s->zero && s->times;
   for (int k = 0; k < 3; k++) ok = (s->scratch[k] = vec_alloc(s->np, sizeof(int32_t))) && ok;
   ok = (s->slotm = vec_alloc(s->np, sizeof *s->slotm)) && ok;
+  ok = (s->slotb = calloc(s->np / LANES, 1)) && ok;
   ok = (s->stab = calloc(s->np, sizeof *s->stab)) && ok;
   ok = (s->mtab = calloc(s->np, sizeof *s->mtab)) && ok;
   ok = (s->qtab = calloc(s->np, sizeof *s->qtab)) && ok;
@@ -1662,7 +1678,9 @@ void ic_solver_destroy(ic_solver *s) {
   free(s->opidx);
   free(s->lsub);
   free(s->lfl_buf);
+  free(s->nxt_buf);
   free(s->slotm);
+  free(s->slotb);
   free(s->lane_of);
   free(s->lmap);
   free(s->btmp);
@@ -2389,8 +2407,11 @@ ic_status ic_solver_set_subsets(ic_solver *s, const uint8_t *need, ic_err *err) 
       s->opidx = malloc(s->np * sizeof *s->opidx);
       s->lsub = malloc(s->np * sizeof *s->lsub);
       s->lfl_buf = malloc(s->np);
-      if (!s->need || !s->pidx || !s->opidx || !s->lsub || !s->lfl_buf) {
+      s->nxt_buf = malloc((size_t)LR_COUNT * (s->np + 1) * sizeof *s->nxt_buf);
+      if (!s->need || !s->pidx || !s->opidx || !s->lsub || !s->lfl_buf || !s->nxt_buf) {
         free(s->need), free(s->pidx), free(s->opidx), free(s->lsub), free(s->lfl_buf);
+        free(s->nxt_buf);
+        s->nxt_buf = NULL;
         s->need = s->lfl_buf = NULL;
         s->pidx = s->opidx = s->lsub = NULL;
         return ic_fail(err, IC_ERUN, "solver: out of memory");
