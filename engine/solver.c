@@ -349,6 +349,7 @@ struct plan {
   int32_t *out[IC_NODE_COUNT];
   uint32_t bhi;
   uint32_t anp;              /* lanes evaluated: [0, anp) (the solver's anp) */
+  uint8_t compact;           /* the compact layout: no entry skips a lane */
   const char *pf[3];         /* ring slots to fetch ahead (P, C, far C) or NULL */
   uint32_t pf_from;          /* bytes of pf[2] not needed (lanes without win) */
   uint32_t cskipmin[IC_NODE_COUNT];
@@ -846,12 +847,15 @@ static void slots_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint3
  * (skip bits of at least the block size), store. */
 #define AVX_REGS(K, OP) \
   do { \
-    OP(0); OP(1); OP(2); OP(3); \
+    OP(0); \
+    if ((K) >= 2) OP(1); \
+    if ((K) >= 3) OP(2); \
+    if ((K) >= 4) OP(3); \
     if ((K) == 8) { OP(4); OP(5); OP(6); OP(7); } \
   } while (0)
 #define AVX_BLOCK(K, s) \
   do { \
-    __m256i x0, x1, x2, x3, x4 = l0, x5 = l0, x6 = l0, x7 = l0; \
+    __m256i x0, x1 = l0, x2 = l0, x3 = l0, x4 = l0, x5 = l0, x6 = l0, x7 = l0; \
     if (i1) \
       AVX_REGS(K, AVX_INITV_R); \
     else \
@@ -904,6 +908,18 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
   }
   if (!((lo | hi) & (4 * LANES - 1))) {
     for (size_t s = lo; s < hi; s += 4 * LANES) AVX_BLOCK(4, s);
+    return;
+  }
+  /* the compact layout (no entry skips a lane) in 16 or 24 lanes: one
+     block of two or three registers */
+  if (pl->compact && hi - lo == 2 * LANES) {
+    const size_t s = lo; /* the name the step macros read */
+    AVX_BLOCK(2, s);
+    return;
+  }
+  if (pl->compact && hi - lo == 3 * LANES) {
+    const size_t s = lo;
+    AVX_BLOCK(3, s);
     return;
   }
   for (size_t s = lo; s < hi; s += LANES) {
@@ -2332,6 +2348,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
 planned:
   pl->seq = seq;
   pl->anp = s->anp;
+  pl->compact = s->lfl != NULL;
   memcpy(pl->t, r->t, sizeof pl->t);
   const uint32_t np = s->rs;
   const uint64_t ahead = seq + 4;
