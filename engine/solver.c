@@ -1428,29 +1428,6 @@ static uint64_t max_window(const ic_solver *s) {
   return m;
 }
 
-/* Lanes: bit k of a lane stands for a category, not necessarily cats[k].
- * Only the categories that have acted (s->acted) take the low bits [0,
- * nact); lanes [0, 2^nact) are the subsets of those, and the only ones
- * evaluated: a category that has not acted yet (inert: no latency part of
- * it with cycles in any record so far, no edge its idealization drops and
- * the edge does not keep, for win no CD edge) leaves every node time of a
- * subset with it equal to the one without it, so the subsets with inert
- * categories read the lane without them (lane_of) and the inert
- * categories take the bits above, [nact, ncat). When one acts (planning
- * sees it before the record is evaluated: plan_one), relabel copies every
- * live vector into the new layout, its lanes without the category doubled
- * onto those with it. Among the active categories, those whose
- * idealization removes an edge in some subsets (win for either half of
- * CD, bw, dmiss, bmisp, then any other category of an edge kind's drop
- * mask: imiss, which drops IW) take the highest bits, in that order, so
- * the subsets where such an edge is gone form whole blocks of lanes that
- * the kernels skip; the others keep the caller's order in the low bits.
- * IW is dropped by all of those: it lives only in the lowest block of
- * lanes, [0, 2^(categories chosen outside its mask)), or where an edge
- * keeps some (the model's mostly keep bmisp and imiss) in the lowest block
- * below the lowest bit still dropping it: the order puts the ones kept
- * most often lowest. Sets pos, win_pos, catpos, kinfo, lane_of, alanes
- * and anp from s->acted. */
 /* Lays the lanes out from the powerset layout set_layout just made
  * (logical lanes: lane_of, alanes): in the compact one (with need) lane p
  * is logical lane lsub[p], the needed ones in order ({} first), padded to
@@ -1511,6 +1488,29 @@ static void set_compact(ic_solver *s) {
   }
 }
 
+/* Lanes: bit k of a lane stands for a category, not necessarily cats[k].
+ * Only the categories that have acted (s->acted) take the low bits [0,
+ * nact); lanes [0, 2^nact) are the subsets of those, and the only ones
+ * evaluated: a category that has not acted yet (inert: no latency part of
+ * it with cycles in any record so far, no edge its idealization drops and
+ * the edge does not keep, for win no CD edge) leaves every node time of a
+ * subset with it equal to the one without it, so the subsets with inert
+ * categories read the lane without them (lane_of) and the inert
+ * categories take the bits above, [nact, ncat). When one acts (planning
+ * sees it before the record is evaluated: plan_one), relabel copies every
+ * live vector into the new layout, its lanes without the category doubled
+ * onto those with it. Among the active categories, those whose
+ * idealization removes an edge in some subsets (win for either half of
+ * CD, bw, dmiss, bmisp, then any other category of an edge kind's drop
+ * mask: imiss, which drops IW) take the highest bits, in that order, so
+ * the subsets where such an edge is gone form whole blocks of lanes that
+ * the kernels skip; the others keep the caller's order in the low bits.
+ * IW is dropped by all of those: it lives only in the lowest block of
+ * lanes, [0, 2^(categories chosen outside its mask)), or where an edge
+ * keeps some (the model's mostly keep bmisp and imiss) in the lowest block
+ * below the lowest bit still dropping it: the order puts the ones kept
+ * most often lowest. Sets pos, win_pos, catpos, kinfo, lane_of, alanes
+ * and anp from s->acted. */
 static void set_layout(ic_solver *s) {
   const int ncat = s->ncat;
   uint8_t top[IC_CAT_COUNT];
@@ -1804,13 +1804,6 @@ static void lstore_clear(ic_solver *s) {
   s->mgen++;
 }
 
-/* Category set `acted` (a superset of s->acted) has acted: the new lane
- * layout (set_layout), with every live vector, base and zero copied into
- * it. A lane of the new layout takes the old lane of its subset without
- * the categories that were inert (equal to it so far, and every old lane
- * without them was evaluated). Plans and memos hold lane bits and latency
- * vectors of the old layout: the pipeline drains first, and the store and
- * the memos are cleared. Rare: once per category that acts, at most. */
 /* The lanes evaluated (anp) once the categories `acted` have acted: in
  * the compact layout one per distinct needed subset without the others
  * (its logical lane), padded. */
@@ -1831,6 +1824,13 @@ static uint32_t anp_for(const ic_solver *s, ic_catmask acted) {
   return (k + LANES - 1) / LANES * LANES;
 }
 
+/* Category set `acted` (a superset of s->acted) has acted: the new lane
+ * layout (set_layout), with every live vector, base and zero copied into
+ * it. A lane of the new layout takes the old lane of its subset without
+ * the categories that were inert (equal to it so far, and every old lane
+ * without them was evaluated). Plans and memos hold lane bits and latency
+ * vectors of the old layout: the pipeline drains first, and the store and
+ * the memos are cleared. Rare: once per category that acts, at most. */
 static ic_status relabel(ic_solver *s, ic_catmask acted, ic_err *err) {
   pipe_drain(s);
   /* rings of rows of anp lanes (new ones when anp grows), allocated
