@@ -74,6 +74,12 @@ int ic_breakdown_needed(int ncat, int show_all, uint8_t *need) {
   return count;
 }
 
+void ic_breakdown_unneeded_nan(double *t_subset, int ncat, const uint8_t *need) {
+  if (!need) return;
+  for (uint32_t s = 1; s < (1u << ncat); s++)
+    if (!need[s]) t_subset[s] = NAN;
+}
+
 int ic_breakdown_entry_count(const ic_breakdown *b, int show_all) {
   int n = b->ncat;
   if (show_every_subset(b, show_all)) return (1 << n) - 1 + 1;

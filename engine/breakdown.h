@@ -68,6 +68,10 @@ typedef struct ic_bd_entry {
  * the others (their cost and icost are then NAN and never shown). */
 int ic_breakdown_needed(int ncat, int show_all, uint8_t *need);
 
+/* t_subset[S] = NAN for every subset S > 0 with need[S] == 0 (need NULL:
+ * nothing changes): the times of subsets not solved or run. */
+void ic_breakdown_unneeded_nan(double *t_subset, int ncat, const uint8_t *need);
+
 /* Number of entries ic_breakdown_entries produces for this layout. */
 int ic_breakdown_entry_count(const ic_breakdown *b, int show_all);
 /* Writes the entries in order into out[0 .. ic_breakdown_entry_count). */

@@ -257,7 +257,8 @@ ic_status ic_graphfrag_result(const ic_graphfrag *g, ic_breakdown *out, ic_err *
   if (!sum) return ic_fail(err, IC_ERUN, "graphfrag: out of memory");
   ic_fragments_sum(g->t, nsub, NULL, m, sum);
   double scale = (double)g->seen / ((double)m * (double)(g->len - g->warm));
-  for (size_t s = 0; s < nsub; s++) sum[s] = !g->need || !s || g->need[s] ? sum[s] * scale : NAN;
+  for (size_t s = 0; s < nsub; s++) sum[s] *= scale;
+  ic_breakdown_unneeded_nan(sum, g->ncat, g->need);
   ic_status st = ic_breakdown_from_times(out, g->cats, g->ncat, sum, err);
   if (st == IC_OK && g->bootstrap >= 0) {
     st = ic_fragments_bootstrap(g->t, m, g->ncat, g->bootstrap, g->seed, out, err);

@@ -5,7 +5,6 @@
 
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,7 +171,8 @@ ic_status ic_profiler_analyze(const ic_profiler_opts *o, const sig_db *db,
   }
   ic_fragments_sum(t, nsub, NULL, m, sum);
   double scale = run_instructions ? (double)run_instructions / (double)flen : 1.0;
-  for (size_t s = 0; s < nsub; s++) sum[s] = !o->need || !s || o->need[s] ? sum[s] * scale : NAN;
+  for (size_t s = 0; s < nsub; s++) sum[s] *= scale;
+  ic_breakdown_unneeded_nan(sum, o->ncat, o->need);
   st = ic_breakdown_from_times(out, o->cats, o->ncat, sum, err);
   if (st == IC_OK && nb >= 0) st = ic_fragments_bootstrap(t, m, o->ncat, nb, o->seed, out, err);
 done:

@@ -5,7 +5,6 @@
  * the streaming powerset solver during one model run; multisim (2^n model
  * runs) and graphfrag (random windows of the graph) are engine/multisim.h's.
  * Every method ends in the same ic_breakdown and the same output formats. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,7 +258,8 @@ static ic_status method_graph(const cli_run *run, const uint8_t *cats, int ncat,
       st = ic_fail(err, IC_ERUN, "out of memory");
     } else {
       const uint64_t *ts = ic_solver_times(s);
-      for (size_t k = 0; k < n; k++) t[k] = o->need[k] ? (double)ts[k] : NAN;
+      for (size_t k = 0; k < n; k++) t[k] = (double)ts[k];
+      ic_breakdown_unneeded_nan(t, ncat, o->need);
       st = ic_breakdown_from_times(&res->b, cats, ncat, t, err);
       free(t);
     }
