@@ -33,6 +33,7 @@ struct sig_db {
   size_t npool, cappool;
   sig_skeleton *sk;
   size_t nsk, capsk;
+  uint64_t keep, seen, rng; /* sig_db_keep_skeletons: at most keep of seen; rng state */
   int built;
   size_t *ord;
   sig_group *groups;
@@ -175,9 +176,45 @@ static ic_status db_detail(void *ctx, const sig_detail *d, ic_err *err) {
   return IC_OK;
 }
 
+ic_status sig_db_keep_skeletons(sig_db *db, uint64_t k, uint64_t seed, ic_err *err) {
+  if (db->seen) return ic_fail(err, IC_ERUN, "sample database: reservoir set after adding");
+  db->keep = k;
+  db->rng = seed ^ UINT64_C(0x2545f4914f6cdd1d);
+  return IC_OK;
+}
+
+/* splitmix64 */
+static uint64_t next_rand(uint64_t *s) {
+  uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n), n >= 1 (rejection: no modulo bias). */
+static uint64_t rand_below(uint64_t *s, uint64_t n) {
+  const uint64_t lim = UINT64_MAX - UINT64_MAX % n;
+  uint64_t r;
+  do r = next_rand(s);
+  while (r >= lim);
+  return r % n;
+}
+
 static ic_status db_skeleton(void *ctx, const sig_skeleton *s, ic_err *err) {
   sig_db *db = ctx;
   if (db->built) return ic_fail(err, IC_ERUN, "sample database: add after build");
+  const uint64_t i = db->seen++;
+  if (db->keep && i >= db->keep) { /* the reservoir is full: replace one, or drop s */
+    const uint64_t slot = rand_below(&db->rng, i + 1);
+    if (slot >= db->keep) return IC_OK;
+    sig_skeleton *k = &db->sk[slot];
+    uint8_t *bits = realloc(k->bits, s->n ? s->n : 1);
+    if (!bits) return ic_fail(err, IC_ERUN, "sample database: out of memory");
+    *k = *s;
+    k->bits = bits;
+    memcpy(bits, s->bits, s->n);
+    return IC_OK;
+  }
   if (db->nsk == db->capsk) {
     size_t c = db->capsk ? 2 * db->capsk : 64;
     sig_skeleton *p = realloc(db->sk, c * sizeof *p);
@@ -223,8 +260,14 @@ static inline size_t pc_hash(uint64_t pc, size_t mask) {
   return (size_t)((pc * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & mask;
 }
 
+static int skeleton_seq_cmp(const void *a, const void *b) {
+  const sig_skeleton *x = a, *y = b;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
 ic_status sig_db_build(sig_db *db, ic_err *err) {
   if (db->built) return IC_OK;
+  if (db->keep) qsort(db->sk, db->nsk, sizeof *db->sk, skeleton_seq_cmp);
   size_t n = db->ndet;
   db->ord = malloc((n ? n : 1) * sizeof *db->ord);
   size_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
@@ -277,6 +320,8 @@ ic_status sig_db_build(sig_db *db, ic_err *err) {
 
 size_t sig_db_details(const sig_db *db) { return db->ndet; }
 size_t sig_db_skeletons(const sig_db *db) { return db->nsk; }
+
+uint64_t sig_db_skeletons_seen(const sig_db *db) { return db->seen; }
 size_t sig_db_pcs(const sig_db *db) { return db->npcs; }
 const sig_skeleton *sig_db_skeleton(const sig_db *db, size_t i) { return &db->sk[i]; }
 void sig_db_detail(const sig_db *db, size_t i, sig_detail *out) { unpack(db, i, out); }

@@ -32,8 +32,20 @@ sig_out sig_db_out(sig_db *db);
 /* Builds the index. Time complexity: O(n log n). */
 ic_status sig_db_build(sig_db *db, ic_err *err);
 
+/* Keep at most k signature samples (0, the default: all of them). Each
+ * one added replaces, with probability k / (the number added so far), a
+ * kept one chosen at random (reservoir sampling, Vitter's algorithm R):
+ * the kept ones are k of those added, chosen uniformly at random without
+ * replacement, in k * L bytes however long the run; sig_db_build puts them
+ * in the order of their retire counts. The choice is seeded (deterministic
+ * for a seed). Call before adding any. */
+ic_status sig_db_keep_skeletons(sig_db *db, uint64_t k, uint64_t seed, ic_err *err);
+
 size_t sig_db_details(const sig_db *db);
+/* Signature samples kept (all of those added, or the reservoir's). */
 size_t sig_db_skeletons(const sig_db *db);
+/* Signature samples added (kept or not). */
+uint64_t sig_db_skeletons_seen(const sig_db *db);
 /* Distinct pcs with detailed samples (after build). */
 size_t sig_db_pcs(const sig_db *db);
 /* The i-th of them, in ascending order (i < sig_db_pcs). */

@@ -3,6 +3,7 @@
  * deterministic bytes, rejection of truncated, corrupted and wrong-version
  * files) and the sample database's best match. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -550,6 +551,60 @@ Test(sig, database_best_match) {
   cr_assert(sig_db_best(db, 0x20, 0x3ff, full, 0, &got, &same));
   cr_assert_eq(d->seq, 400);
   cr_assert_eq(same, 32);
+  sig_db_destroy(db);
+}
+
+/* sig_db_keep_skeletons: k of n added, each with probability k/n (the
+ * counts of 4000 seeded trials: 40 kept of 200 is 800 a position on
+ * average; 5 standard deviations is about 127), in retire-count order, the
+ * bits copied whole; the same seed keeps the same ones; k above n keeps
+ * all; setting it after adding fails. */
+Test(sig, database_reservoir_keeps_a_uniform_k) {
+  enum { N = 200, K = 40, TRIALS = 4000 };
+  static unsigned hits[N];
+  uint8_t bits[7];
+  ic_err err;
+  uint64_t first_pick[K];
+  for (int trial = 0; trial < TRIALS; trial++) {
+    sig_db *db;
+    cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+    cr_assert_eq(sig_db_keep_skeletons(db, K, (uint64_t)trial % 2000, &err), IC_OK);
+    sig_out o = sig_db_out(db);
+    for (uint64_t i = 0; i < N; i++) {
+      for (int b = 0; b < 7; b++) bits[b] = (uint8_t)((i + (uint64_t)b) & 3);
+      sig_skeleton sk = {i * 7, 0x1000 + i, 7, bits, 0};
+      cr_assert_eq(o.skeleton(o.ctx, &sk, &err), IC_OK);
+    }
+    cr_assert_eq(sig_db_build(db, &err), IC_OK);
+    cr_assert_eq(sig_db_skeletons(db), K);
+    cr_assert_eq(sig_db_skeletons_seen(db), N);
+    for (size_t j = 0; j < K; j++) {
+      const sig_skeleton *sk = sig_db_skeleton(db, j);
+      const uint64_t i = sk->seq / 7;
+      if (j) cr_assert_gt(sk->seq, sig_db_skeleton(db, j - 1)->seq);
+      cr_assert_eq(sk->start_pc, 0x1000 + i);
+      cr_assert_eq(sk->n, 7);
+      for (int b = 0; b < 7; b++) cr_assert_eq(sk->bits[b], (i + (uint64_t)b) & 3);
+      hits[i]++;
+      if (trial == 0) first_pick[j] = sk->seq;
+      if (trial == 2000) cr_assert_eq(sk->seq, first_pick[j], "seed 0 again: another choice");
+    }
+    sig_db_destroy(db);
+  }
+  const double mean = (double)TRIALS * K / N, sd = sqrt(mean * (1.0 - (double)K / N));
+  for (int i = 0; i < N; i++)
+    cr_assert(fabs((double)hits[i] - mean) < 5 * sd, "position %d kept %u times (expected %.0f)", i,
+              hits[i], mean);
+  /* k above the number added: all of them */
+  sig_db *db;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  cr_assert_eq(sig_db_keep_skeletons(db, 1000, 1, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  sig_skeleton sk = {5, 0x10, 7, bits, 0};
+  cr_assert_eq(o.skeleton(o.ctx, &sk, &err), IC_OK);
+  cr_assert_eq(sig_db_keep_skeletons(db, 3, 1, &err), IC_ERUN);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  cr_assert_eq(sig_db_skeletons(db), 1);
   sig_db_destroy(db);
 }
 
