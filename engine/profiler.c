@@ -86,12 +86,30 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
     /* a fragment from the run's first instruction has nothing before it
        (its graph is the model's): no warm-up */
     size_t warm = (sk->flags & SIG_SK_RUN_START) ? 0 : warm_all;
-    /* a prefix is kept if it has something to count after the warm-up */
-    uint32_t keep = (uint32_t)warm + 1 > sk->n ? sk->n : (uint32_t)warm + 1;
+    /* a prefix (a fragment cut at an unknown indirect target) is kept from
+       IC_PROFILER_MIN_PREFIX instructions on, or the whole fragment when it
+       is shorter (cut by the run's end) */
+    uint32_t keep = sk->n < IC_PROFILER_MIN_PREFIX ? sk->n : IC_PROFILER_MIN_PREFIX;
     if ((st = ic_stitch_fragment_sites(db, &o->machine, img, sites, sk, keep, recs, &built, &stats,
                                         err)) != IC_OK)
       goto done;
-    if (!built || built <= warm) continue;
+    if (!built) continue;
+    /* A prefix stands for its block (profiler.h): the skeleton is a sample
+       of sk->n instructions of the run, and where the walk stopped is code
+       with an indirect jump no detailed sample saw: cold code, run once,
+       and slow (I-cache and data misses, a cold predictor). Counting only
+       the prefix left most of that out. Its counted part's times are
+       scaled to the block's counted length, by at most
+       IC_PROFILER_PREFIX_SCALE; a prefix no longer than the warm-up keeps
+       half of itself as warm-up. */
+    const size_t bwarm = warm; /* the block's */
+    if (built < sk->n && built <= warm) warm = built / 2;
+    if (built <= warm) continue;
+    double wgt = 1.0;
+    if (built < sk->n) {
+      wgt = (double)(sk->n - bwarm) / (double)(built - warm);
+      if (wgt > IC_PROFILER_PREFIX_SCALE) wgt = IC_PROFILER_PREFIX_SCALE;
+    }
     ic_solver_reset(solver);
     double *tf = t + m * nsub;
     memset(tf, 0, nsub * sizeof *tf);
@@ -102,8 +120,8 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
     }
     if ((st = ic_solver_feed(solver, recs + warm, built - warm, err)) != IC_OK) goto done;
     const uint64_t *ts = ic_solver_times(solver);
-    for (size_t s = 0; s < nsub; s++) tf[s] += (double)ts[s];
-    l[m] = built - warm;
+    for (size_t s = 0; s < nsub; s++) tf[s] = (tf[s] + (double)ts[s]) * wgt;
+    l[m] = (uint64_t)((double)(built - warm) * wgt + 0.5);
     m++;
   }
   if (sst) ic_stitch_stats_add(sst, &stats);
@@ -196,6 +214,8 @@ ic_status ic_profiler_run(const ic_profiler_opts *o, ic_model_run_fn run, void *
   sig_db *db = NULL;
   sig_sampler *smp = NULL;
   if ((st = sig_db_create(&db, err)) != IC_OK) return st;
+  /* o->fragments chosen while the run goes: memory for that many */
+  if ((st = sig_db_keep_skeletons(db, o->fragments, o->seed, err)) != IC_OK) goto done;
   if ((st = sig_sampler_create(&smp, &so, &o->machine, img, sig_db_out(db), err)) != IC_OK)
     goto done;
   ic_graph_sink sink = sig_sampler_sink(smp, NULL);
@@ -215,7 +235,8 @@ done:
 
 uint64_t ic_profiler_signature_interval_for(uint64_t max, uint64_t fragments, uint32_t length) {
   uint64_t L = length ? length : SIG_DEFAULT_LENGTH;
-  if (!max || !fragments) return 0;
+  if (!fragments) return 0;
+  if (!max) return 1; /* back to back; the collection keeps `fragments` (ic_profiler_opts) */
   /* more fragments than fit: back to back, as many as the run holds */
   if (max / fragments <= L) return 1;
   return max / fragments - L;

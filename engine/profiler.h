@@ -10,15 +10,28 @@
  *          starts at the run's first instruction (SIG_SK_RUN_START) has
  *          nothing before it and no warm-up (W = 0)
  *   percent of entry U = 100 * icost_T(U) / T({})
- *   cycles: T(S) * N / (sum of the fragments' counted lengths, L - W each), N = the run's timed
- *           instructions (when known; else the fragments' own cycles)
+ *   cycles: T(S) * N / (sum of the fragments' counted lengths, L - W
+ *           each, a prefix's as below), N = the run's timed instructions
+ *           (when known; else the fragments' own cycles)
  *   lo/hi: bootstrap 95% interval of each entry's percent: B resamples of
  *          the fragments with replacement (GSL MT19937 seeded from the
  *          seed), 2.5th and 97.5th percentiles.
  * Fragments are stitched with ic_stitch_fragment_prefix: one whose path
- * becomes unknown at an indirect target counts with its known prefix when
- * that is longer than the warm-up; aborted fragments are left out (both
- * counted in the stitch statistics). */
+ * becomes unknown at an indirect target counts with its known prefix of
+ * n' >= IC_PROFILER_MIN_PREFIX instructions, standing for its block of n
+ * (the skeleton's length): t_f(S) is the prefix's time from its warm-up (W,
+ * or n'/2 where n' <= W) times s = min((n - W) / (n' - W'),
+ * IC_PROFILER_PREFIX_SCALE), and it counts (n' - W') s instructions. Where
+ * the walk stops is cold code run once (an indirect jump no detailed sample
+ * saw), and slow; counting only the prefix (s = 1) left most of a cold
+ * start out. The profiler's mean error on bench_machines.sh (16 random
+ * machines x mix.short, bzip2.short, x_list; signature samples back to
+ * back, 200 kept) with the scale capped at 1, 2, 4, 8 and not capped:
+ * 9.30, 8.30, 7.68, 7.34, 7.39% (7.51% at 8 with the kept samples of
+ * sig_db's draw, not the trial's); uncapped, a prefix of 172 counted
+ * instructions at a cold start (1 MSHR, 200-cycle memory) stood for 14336
+ * and put 17.6 points on win. Aborted fragments are left out (both counted
+ * in the stitch statistics). */
 #ifndef IC_PROFILER_H
 #define IC_PROFILER_H
 
@@ -35,6 +48,8 @@
 #define IC_PROFILER_DEFAULT_DETAIL_INTERVAL 64
 #define IC_PROFILER_DEFAULT_SIGNATURE_INTERVAL 10000
 #define IC_PROFILER_BOOTSTRAP 1000
+#define IC_PROFILER_MIN_PREFIX 64  /* instructions of a cut fragment to keep it */
+#define IC_PROFILER_PREFIX_SCALE 8 /* at most this many times its counted part */
 
 typedef struct ic_profiler_opts {
   const uint8_t *cats;         /* category ids, in the user's order */
@@ -44,7 +59,11 @@ typedef struct ic_profiler_opts {
   uint64_t signature_interval; /* mean; 0: IC_PROFILER_DEFAULT_SIGNATURE_INTERVAL */
   uint32_t length;             /* L; 0: SIG_DEFAULT_LENGTH */
   uint64_t fragments;          /* signature samples stitched, chosen at random
-                                  without replacement; 0: all of them */
+                                  without replacement; 0: all of them. In
+                                  ic_profiler_run the choice is made while
+                                  the run goes (reservoir sampling), so
+                                  memory holds at most this many skeletons
+                                  however long the run */
   uint32_t warmup;             /* W: the first W instructions of each fragment are
                                   solved but not counted (as graphfrag's warmup;
                                   0: none; must be below L) */
@@ -75,8 +94,13 @@ ic_status ic_profiler_run(const ic_profiler_opts *o, ic_model_run_fn run, void *
 /* The signature-sample interval that gives about `fragments` fragments of
  * `length` instructions (0: SIG_DEFAULT_LENGTH) in a run of `max` timed
  * instructions; 1 (back to back: as many as fit) when the run is too short
- * for that many; 0 (the profiler's default interval) when max or fragments
- * is 0 (unbounded). */
+ * for that many, or when its length is unknown (max 0: the collection then
+ * keeps `fragments` of them, ic_profiler_opts.fragments); 0 (the
+ * profiler's default interval) when fragments is 0. With the default
+ * interval a run of unknown length got about one fragment per 14k
+ * instructions: 31 on bzip2.short (0.43M instructions), which missed its
+ * first 20k instructions, a cold start taking 27% of its cycles, and
+ * estimated 28% too few cycles. */
 uint64_t ic_profiler_signature_interval_for(uint64_t max, uint64_t fragments, uint32_t length);
 
 /* The offline half: stitch the signature samples of a built database and

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "profiler.h"
 #include "sig.h"
 #include "sig_db.h"
 #include "solver.h"
@@ -717,4 +718,61 @@ Test(stitch, first_fetch_bit2_is_own_event_where_samples_show_it) {
     cr_assert_eq(find(&recs[4], IC_EDGE_PD, 0) != NULL, !with_imiss, "with_imiss %d", with_imiss);
     sig_db_destroy(db);
   }
+}
+
+/* A fragment cut at an indirect target no sample shows stands for its
+ * whole block (profiler.h): its t(S) is the prefix's, from its warm-up,
+ * scaled by (n - W) / (built - W), and it counts n - W instructions; an
+ * uncut fragment of the same loop counts as it is. 21 iterations of the
+ * loop, the call, the callee and the return to the indirect jump (88
+ * instructions), then bits that fit no code from any target. */
+Test(stitch, profiler_prefix_stands_for_its_block) {
+  sig_machine m = machine();
+  enum { N = 300, W = 16 };
+  static uint8_t cut[N];
+  for (int i = 0; i < 20; i++) {
+    cut[4 * i + 1] = B1; /* ld: an L1 hit */
+    cut[4 * i + 3] = B1; /* beq taken */
+  }
+  cut[81] = B1;                           /* the last ld; beq falls through */
+  cut[84] = B1, cut[86] = B1, cut[87] = B1; /* call, (mul), ret, jr */
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  sig_skeleton a = {1000, 0x1000, N, cut, 0}, b = {5000, 0x1000, 88, cut, 0};
+  cr_assert_eq(o.skeleton(o.ctx, &a, &err), IC_OK);
+  cr_assert_eq(o.skeleton(o.ctx, &b, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  /* the prefix the stitcher keeps, and its time from the warm-up */
+  ic_graph_rec recs[N];
+  size_t built;
+  ic_stitch_stats st = {0};
+  cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &a, 1, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, 88);
+  cr_assert_eq(st.truncated, 1);
+  const uint8_t cats[2] = {IC_CAT_DL1, IC_CAT_BW};
+  ic_solver *sv;
+  cr_assert_eq(ic_solver_create(&sv, cats, 2, &err), IC_OK);
+  cr_assert_eq(ic_solver_feed(sv, recs, W, &err), IC_OK);
+  double tw[4], tp[4];
+  for (int s = 0; s < 4; s++) tw[s] = (double)ic_solver_times(sv)[s];
+  cr_assert_eq(ic_solver_feed(sv, recs + W, built - W, &err), IC_OK);
+  for (int s = 0; s < 4; s++) tp[s] = (double)ic_solver_times(sv)[s] - tw[s];
+  ic_solver_destroy(sv);
+  ic_profiler_opts po = {.cats = cats, .ncat = 2, .machine = m, .length = N, .warmup = W};
+  double *t;
+  uint64_t *lens, nf;
+  cr_assert_eq(ic_profiler_fragment_times(&po, db, &img, &t, &lens, &nf, NULL, &err), IC_OK, "%s",
+               err.msg);
+  cr_assert_eq(nf, 2);
+  cr_assert_eq(lens[0], N - W);
+  const double w = (double)(N - W) / (double)(88 - W);
+  for (int s = 0; s < 4; s++) cr_assert_float_eq(t[s], tp[s] * w, 1e-9, "subset %d", s);
+  /* the whole loop (the same 88 instructions, not cut) counts as it is */
+  cr_assert_eq(lens[1], 88 - W);
+  for (int s = 0; s < 4; s++) cr_assert_float_eq(t[4 + s], tp[s], 1e-9, "subset %d", s);
+  free(t);
+  free(lens);
+  sig_db_destroy(db);
 }

@@ -50,7 +50,9 @@ static const char icost_help[] =
     "                      category and the whole list (2n + 1: 17 of 256 with 8)\n"
     "  -j N                multisim: runs in parallel (default: all cores)\n"
     "  --fragments K       graphfrag: windows (default 200); profiler: with --max, the\n"
-    "                      signature-sample interval is set for about K fragments\n"
+    "                      signature-sample interval is set for about K fragments;\n"
+    "                      without, they are taken back to back and K kept, chosen\n"
+    "                      uniformly as the run goes (memory for K, however long)\n"
     "  --frag-length L     graphfrag/profiler: instructions per fragment (default 3 x\n"
     "                      win's idealized window, 60 x core.rob, at least 2000: 3840 on\n"
     "                      the baseline machine; at most half of --max where that half\n"
@@ -320,7 +322,8 @@ static ic_status method_graphfrag(const cli_run *run, const uint8_t *cats, int n
 /* The shotgun profiler: one run with the sampling hook, samples stitched into
  * fragments of L instructions (engine/profiler.h). The signature-sample
  * interval is chosen so that a bounded run (--max) yields about K fragments;
- * an unbounded run uses the profiler's default interval. */
+ * an unbounded run takes them back to back and keeps K of them, chosen
+ * uniformly while it runs (reservoir sampling). */
 static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int ncat, int tty,
                                  const icost_opts *o, result *res, ic_err *err) {
   (void)tty;
@@ -334,8 +337,9 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
   po.warmup = (uint32_t)warm;
   res->frag_length = len;
   res->frag_warmup = warm;
-  po.signature_interval =
-      ic_profiler_signature_interval_for(run->max, o->fragments ? o->fragments : 200, po.length);
+  const uint64_t k = o->fragments ? o->fragments : 200;
+  po.signature_interval = ic_profiler_signature_interval_for(run->max, k, po.length);
+  if (!run->max) po.fragments = k; /* back to back, k kept (profiler.h) */
   ic_program_image img = rv_proc_image((rv_proc *)run->checkpoint);
   ic_profiler_stats ps;
   st = ic_profiler_run(&po, run_once, &rc, &img, &res->b, &ps, err);

@@ -39,7 +39,9 @@ static const char validate_help[] =
     "                       profiler   one run with the sampling hooks; samples are\n"
     "                                  stitched into fragments of L instructions by\n"
     "                                  signature matching and solved like graphfrag's\n"
-    "                                  windows (with --max: about K fragments)\n"
+    "                                  windows (with --max: about K fragments;\n"
+    "                                  without: K of the run's back-to-back ones,\n"
+    "                                  chosen uniformly as the run goes)\n"
     "  --suite MANIFEST   run every workload of a manifest tagged `full` (or --suite-tag)\n"
     "  --suite-tag TAG    run every workload of the manifest (default one unless\n"
     "                     --suite) with this tag: short, full, default, extra\n"
@@ -215,8 +217,9 @@ static ic_status validate_one(const cli_run_opts *base, const vopts *v, const ch
   const uint64_t warm = v->have_fragwarm ? v->fragwarm : ic_fragment_warmup_for((uint32_t)rob, len);
   vo->frag.warmup = warm;
   vo->prof.warmup = (uint32_t)warm;
-  vo->prof.signature_interval = ic_profiler_signature_interval_for(
-      run.max, vo->frag.fragments ? vo->frag.fragments : 200, vo->prof.length);
+  const uint64_t k = vo->frag.fragments ? vo->frag.fragments : 200;
+  vo->prof.signature_interval = ic_profiler_signature_interval_for(run.max, k, vo->prof.length);
+  vo->prof.fragments = run.max ? 0 : k; /* unbounded: back to back, k kept (profiler.h) */
   vo->progress = tty ? show_progress : NULL;
   vo->progress_ctx = &prog;
   if (tty) {
