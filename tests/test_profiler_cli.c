@@ -123,6 +123,39 @@ Test(profiler_cli, profile_then_analyze, .timeout = 600) {
   free(e);
 }
 
+/* Without --signature-interval, a run with --max gets about 200 signature
+ * samples (as `icost --method profiler`): 200k instructions of fragments of
+ * 500 at interval 500; the old default (10000) gave about 19. */
+static unsigned long long signature_samples(const char *stderr_text) {
+  const char *p = strstr(stderr_text, " signature samples");
+  cr_assert_not_null(p, "%s", stderr_text);
+  while (p > stderr_text && p[-1] >= '0' && p[-1] <= '9') p--;
+  return strtoull(p, NULL, 10);
+}
+
+Test(profiler_cli, profile_interval_follows_max, .timeout = 600) {
+  char exe[512], out[512], err[512], args[2048], f[512];
+  if (!build("cli_loop", loop_src, exe, sizeof exe)) cr_skip_test("riscv64-linux-gnu-gcc missing");
+  snprintf(f, sizeof f, "%s/h7_cli_iv.samples", ICOST_BUILD_DIR);
+  snprintf(args, sizeof args,
+           "profile -o %s --skip 100k --warm 50k --max 200k --fragment-length 500 -- %s 10000000", f,
+           exe);
+  cr_assert_eq(icost(args, out, err), 0, "profile failed: %s", t_slurp(err, NULL));
+  char *e = t_slurp(err, NULL);
+  const unsigned long long n = signature_samples(e);
+  cr_assert(n >= 150 && n <= 250, "%llu signature samples: %s", n, e);
+  free(e);
+  snprintf(args, sizeof args,
+           "profile -o %s --skip 100k --warm 50k --max 200k --fragment-length 500 "
+           "--signature-interval 10000 -- %s 10000000",
+           f, exe);
+  cr_assert_eq(icost(args, out, err), 0, "profile failed: %s", t_slurp(err, NULL));
+  e = t_slurp(err, NULL);
+  cr_assert_lt(signature_samples(e), 40, "%s", e);
+  free(e);
+  remove(f);
+}
+
 Test(profiler_cli, usage_errors) {
   char out[512], err[512];
   cr_assert_eq(icost("profile --max 10", out, err), 2);

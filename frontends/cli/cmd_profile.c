@@ -34,7 +34,11 @@ static const char profile_help[] =
     "                          (default 64; the interval is uniform in [1, 2N-1], so\n"
     "                          N = 1 samples every instruction)\n"
     "  --signature-interval N  mean instructions between signature samples, counted\n"
-    "                          from the end of the previous one (default 10000)\n"
+    "                          from the end of the previous one (default: with --max,\n"
+    "                          set for about 200 samples, back to back (1) where fewer\n"
+    "                          fit; else 10000. A run of a few million instructions\n"
+    "                          or less wants a small interval: at 10000 a run of 0.4M\n"
+    "                          gets about 30 samples, too few to catch a cold start)\n"
     "  --fragment-length L     instructions per signature sample = fragment (default\n"
     "                          3 x win's idealized window, 60 x core.rob, at least\n"
     "                          2000: 3840 on the baseline machine; at most half\n"
@@ -112,13 +116,15 @@ static const char analyze_help[] =
     "bits differed from the skeleton's and what they decide (a miss, a misprediction)\n"
     "was taken from the skeleton; redirected = indirect targets taken from another\n"
     "sample than the best because the bits that follow did not fit the code; cut =\n"
-    "fragments kept up to an indirect target no sample gives (when longer than the\n"
-    "warm-up); returns sent to a return site = returns whose call precedes the\n"
-    "fragment and whose target no sample gives, taken to the one instruction after a\n"
-    "call in the code that the bits fit furthest from; line waits with no miss to wait\n"
-    "for = instructions all of whose 16 nearest samples wait for a line where the\n"
-    "fragment has no miss or store at that distance, taken as the line's first miss\n"
-    "(the wait dropped; a missing load's latency from its bits).\n";
+    "fragments kept up to an indirect target no sample gives (from 64 instructions\n"
+    "on; the prefix stands for the whole fragment: its times are scaled to the\n"
+    "fragment's length, by at most 8x); returns sent to a return site = returns\n"
+    "whose call precedes the fragment and whose target no sample gives, taken to the\n"
+    "one instruction after a call in the code that the bits fit furthest from; line\n"
+    "waits with no miss to wait for = instructions all of whose 16 nearest samples\n"
+    "wait for a line where the fragment has no miss or store at that distance, taken\n"
+    "as the line's first miss (the wait dropped; a missing load's latency from its\n"
+    "bits).\n";
 
 /* ---- profile ------------------------------------------------------------- */
 
@@ -188,8 +194,7 @@ static void progress_insns(void *ctx, uint64_t n) {
 int cmd_profile(int argc, char **argv) {
   static char name[] = "profile";
   argv[0] = name;
-  profile_opts po = {NULL, IC_PROFILER_DEFAULT_DETAIL_INTERVAL,
-                     IC_PROFILER_DEFAULT_SIGNATURE_INTERVAL, 0};
+  profile_opts po = {NULL, IC_PROFILER_DEFAULT_DETAIL_INTERVAL, 0, 0}; /* 0: set below */
   cli_run_opts ro;
   ic_err err;
   ic_status st = cli_run_parse(argc, argv, &ro, profile_option, &po, &err);
@@ -211,6 +216,10 @@ int cmd_profile(int argc, char **argv) {
   size_t yaml_len = 0;
   if ((st = sig_machine_from_config(run.config, &h.machine, &err)) != IC_OK) goto fail;
   if (!po.length) po.length = cli_fragment_length(h.machine.rob, run.max); /* 3 windows of win */
+  /* as `icost --method profiler` with --max: about 200 signature samples */
+  if (!po.signature_interval)
+    po.signature_interval = run.max ? ic_profiler_signature_interval_for(run.max, 200, (uint32_t)po.length)
+                                    : IC_PROFILER_DEFAULT_SIGNATURE_INTERVAL;
   if ((st = sig_file_identity(run.workload.argv[0], &h.elf_size, &h.elf_hash, &err)) != IC_OK)
     goto fail;
   FILE *ys = open_memstream(&yaml, &yaml_len);
