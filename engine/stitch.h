@@ -39,9 +39,11 @@
  * another access brought (PP) finds a load that missed or a store at its
  * distance in the fragment, and where none does, the instance is the
  * line's first miss: no PP, a load's latency from the bits, counted as
- * first_misses): DD, RE (but for its bw part), EP, CC, PP, memory PR,
- * the FBW/CD/PC/CBW overrides and any other measured kind (FU, MSHR) as
- * sampled; the PD item
+ * first_misses; for a load, also one whose memory producer writes memory
+ * at its distance in the fragment or lies before it, and where none does,
+ * no memory producer, counted as mem_dropped): DD, RE (but for its bw
+ * part), EP, CC, PP, memory PR, the FBW/CD/PC/CBW overrides and any other
+ * measured kind (FU, MSHR) as sampled; the PD item
  * of the sample at k-1 becomes k's PD edge (at k = 0, which has no previous
  * sample: the PD item the sample of k charged to itself, SIG_ITEM_SELF).
  * Own bits first: where the best sample's own bits differ from the
@@ -170,6 +172,10 @@ typedef struct ic_stitch_stats {
                             (sig_db_pick, pp_fits): taken as the line's
                             first miss, the wait dropped and a missing
                             load's latency from its bits */
+  uint64_t mem_dropped;  /* loads none of whose nearest samples has a
+                            memory producer that writes memory at its
+                            distance in this fragment (mem_fits): no memory
+                            producer */
 } ic_stitch_stats;
 
 /* The program's return sites: the instruction after each call the code

@@ -5,7 +5,7 @@
  * exact/approximate/inferred counts.
  *
  * Program (4-byte instructions):
- *   0x1000 addi            0x1004 ld (src x5, dst x6)   0x1008 add x7 <- x6
+ *   0x1000 addi            0x1004 amoadd (src x5, dst x6)   0x1008 add x7 <- x6
  *   0x100c beq -> 0x1000   0x1010 call 0x2000          0x1014 jr (indirect)
  *   0x2000 mul             0x2004 ret                   0x3000 div */
 #include <criterion/criterion.h>
@@ -40,7 +40,8 @@ static int lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
   o->valid = 1;
   switch (pc) {
   case 0x1000: o->opclass = IC_OP_INT_ALU; o->dst[0] = 5; break;
-  case 0x1004: o->opclass = IC_OP_LOAD; o->src[0] = 5; o->dst[0] = 6; break;
+  case 0x1004: /* an AMO (amoadd.d x6, x0, (x5)): it writes memory too */
+    o->opclass = IC_OP_LOAD; o->src[0] = 5; o->dst[0] = 6; o->raw = 0x0002b32f; break;
   case 0x1008: o->opclass = IC_OP_INT_ALU; o->src[0] = 6; o->src[1] = 6; o->dst[0] = 7; break;
   case 0x100c: o->opclass = IC_OP_BRANCH; o->src[0] = 7; o->target = 0x1000; break;
   case 0x1010: o->opclass = IC_OP_CALL; o->dst[0] = 1; o->target = 0x2000; break;
@@ -517,7 +518,7 @@ Test(stitch, instances_take_different_samples_of_a_pc) {
   }
   /* 25 samples of the load, one every 8 iterations, at retire counts no
      position of the load has (no instance's own); two of them (j = 5, 21)
-     depend on the previous iteration's load through memory */
+     depend on the previous iteration's (an AMO: it writes memory) */
   sig_detail ds[25];
   for (int j = 0; j < 25; j++) {
     ds[j] = sample(1003 + 32 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, lsig);
@@ -549,6 +550,54 @@ Test(stitch, instances_take_different_samples_of_a_pc) {
   cr_assert_leq(linked, 25, "%d of 100 loads linked", linked);
   cr_assert_leq(longest, 3, "%d consecutive loads linked", longest);
   sig_db_destroy(db);
+}
+
+/* A load's memory producer is taken only where the instruction at its
+ * distance in the fragment writes memory (mem_fits): samples whose
+ * producer is 2 back (the loop's branch here, from another path in the
+ * run) give no link, and each load is counted in mem_dropped; 4 back (the
+ * previous iteration's AMO) is taken. */
+Test(stitch, memory_producers_must_write_memory) {
+  sig_machine m = machine();
+  enum { N = 4 * 40 };
+  uint8_t bits[N];
+  for (int k = 0; k < N; k++) bits[k] = (k % 4 == 1 || k % 4 == 3) ? B1 : 0;
+  uint64_t lsig = 0;
+  for (int j = 0; j < SIG_WINDOW; j++) {
+    int at = ((1 + j - SIG_HALF) % 4 + 4) % 4;
+    if (at == 1 || at == 3) lsig |= (uint64_t)B1 << (2 * j);
+  }
+  for (uint32_t dist = 2; dist <= 4; dist += 2) {
+    sig_detail ds[8];
+    for (int j = 0; j < 8; j++) {
+      ds[j] = sample(1003 + 32 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, lsig);
+      add_dl1_ep(&ds[j], 4);
+      ic_edge *pr = &ds[j].item[ds[j].nitems++];
+      pr->kind = IC_EDGE_PR;
+      pr->flags = IC_EDGE_MEM;
+      pr->dist = dist;
+    }
+    sig_db *db = db_of(ds, 8);
+    ic_graph_rec recs[N];
+    ic_stitch_stats st = {0};
+    stitch_loop(db, &m, bits, N, recs, &st);
+    int linked = 0;
+    for (int k = 1; k < N; k += 4)
+      for (int q = 0; q < recs[k].nedges; q++)
+        if (recs[k].edge[q].kind == IC_EDGE_PR && (recs[k].edge[q].flags & IC_EDGE_MEM)) {
+          cr_assert_eq(recs[k].edge[q].dist, dist);
+          linked++;
+        }
+    /* the first load's producer lies before the fragment: kept as sampled */
+    if (dist == 2) {
+      cr_assert_eq(linked, 1, "%d loads linked to a branch", linked);
+      cr_assert_eq(st.mem_dropped, N / 4 - 1);
+    } else {
+      cr_assert_eq(linked, N / 4);
+      cr_assert_eq(st.mem_dropped, 0);
+    }
+    sig_db_destroy(db);
+  }
 }
 
 /* A missing load's sample that waits for a line an earlier access brought

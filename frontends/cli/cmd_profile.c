@@ -124,7 +124,9 @@ static const char analyze_help[] =
     "waits with no miss to wait for = instructions all of whose 16 nearest samples\n"
     "wait for a line where the fragment has no miss or store at that distance, taken\n"
     "as the line's first miss (the wait dropped; a missing load's latency from its\n"
-    "bits).\n";
+    "bits); loads taken without memory producer = loads none of whose 16 nearest\n"
+    "samples has a memory producer at a distance where the fragment has a store (or\n"
+    "an AMO), or before the fragment.\n";
 
 /* ---- profile ------------------------------------------------------------- */
 
@@ -295,14 +297,16 @@ static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_fil
             "stitching:\n  fragments: %llu\n  stitched: %llu\n  aborted: %llu\n"
             "  instructions: %llu\n  exact: %llu\n  approximate: %llu\n  inferred: %llu\n"
             "  patched: %llu\n  redirected: %llu\n  truncated: %llu\n  site_returns: %llu\n"
-            "  unwound: %llu\n  near_jumps: %llu\n  first_misses: %llu\n",
+            "  unwound: %llu\n  near_jumps: %llu\n  first_misses: %llu\n"
+            "  mem_dropped: %llu\n",
             (unsigned long long)s->fragments, (unsigned long long)s->stitched,
             (unsigned long long)s->aborted, (unsigned long long)s->instructions,
             (unsigned long long)s->exact, (unsigned long long)s->approx,
             (unsigned long long)s->inferred, (unsigned long long)s->patched,
             (unsigned long long)s->redirected, (unsigned long long)s->truncated,
             (unsigned long long)s->site_returns, (unsigned long long)s->unwound,
-            (unsigned long long)s->near_jumps, (unsigned long long)s->first_misses);
+            (unsigned long long)s->near_jumps, (unsigned long long)s->first_misses,
+            (unsigned long long)s->mem_dropped);
     for (int k = 0; k < IC_STITCH_ABORT_COUNT; k++)
       fprintf(f, "  aborted_%s: %llu\n", ic_stitch_abort_names[k],
               (unsigned long long)s->abort_why[k]);
@@ -324,13 +328,14 @@ static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_fil
             "%.1f%% patched; %llu indirect targets redirected; %llu fragments cut at an "
             "unknown one; %llu returns sent to a return site; %llu returns not to their "
             "call (call stack dropped); %llu indirect jumps sent to nearby code; %llu line "
-            "waits with no miss to wait for (taken as first misses)\n\n",
+            "waits with no miss to wait for (taken as first misses); %llu loads whose sampled "
+            "memory producers all fall on no store (taken without one)\n\n",
             (unsigned long long)s->instructions, 100.0 * (double)s->exact / n,
             100.0 * (double)s->approx / n, 100.0 * (double)s->inferred / n,
             100.0 * (double)s->patched / n, (unsigned long long)s->redirected,
             (unsigned long long)s->truncated, (unsigned long long)s->site_returns,
             (unsigned long long)s->unwound, (unsigned long long)s->near_jumps,
-            (unsigned long long)s->first_misses);
+            (unsigned long long)s->first_misses, (unsigned long long)s->mem_dropped);
   }
 }
 
