@@ -677,6 +677,10 @@ static int mem_fits(void *ctx, const sig_detail *d) {
 
 static int pp_mem_fits(void *ctx, const sig_detail *d) { return pp_fits(ctx, d) && mem_fits(ctx, d); }
 
+/* Samples of a pc's best group looked at for a fitting memory producer
+   beyond the nearest SIG_DB_SPREAD (sig_db_pick_far). */
+#define STITCH_FAR_MAX 1024
+
 #define STACK_MAX 256
 #define ABORT(why)                          \
   do {                                      \
@@ -848,8 +852,17 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     }
     if (found && cur.opclass == si.opclass) d = &cur;
     if (d && nomem) {
+      /* the producer of the nearest sample whose producer fits (one with
+         none fits too), further out than the nearest 16: it varies with
+         the path between, which the 16 may all have had otherwise */
+      sig_detail far;
       drop_items(&cur, IC_EDGE_PR, IC_EDGE_MEM);
-      mem_dropped++;
+      const ic_edge *pr = NULL;
+      if (sig_db_pick_far(db, pc, want, mask, centre, sk->seq + k, mem_fits, &fc, STITCH_FAR_MAX,
+                          &far))
+        pr = item(&far, IC_EDGE_PR, IC_EDGE_MEM);
+      if (pr) add_item(&cur, pr);
+      else mem_dropped++;
     }
     if (d && !fit) {
       /* no sample near waits for a line an access of this fragment brought:

@@ -183,12 +183,13 @@ ic_status sig_db_keep_skeletons(sig_db *db, uint64_t k, uint64_t seed, ic_err *e
   return IC_OK;
 }
 
-/* splitmix64 */
+static uint64_t mix64(uint64_t x);
+
+/* splitmix64: mix64 of a counter stepping by its constant */
 static uint64_t next_rand(uint64_t *s) {
-  uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
+  const uint64_t x = *s;
+  *s += UINT64_C(0x9E3779B97F4A7C15);
+  return mix64(x);
 }
 
 /* Uniform in [0, n), n >= 1 (rejection: no modulo bias). */
@@ -499,6 +500,26 @@ int sig_db_pick(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uin
   }
   unpack(db, db->ord[best], d);
   return 1;
+}
+
+int sig_db_pick_far(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uint64_t first,
+                    uint64_t seq, sig_db_fits fits, void *ctx, size_t max, sig_detail *out) {
+  size_t best;
+  const sig_group *g;
+  if (!best_index(db, pc, want, mask, first, seq, &best, &g, NULL)) return 0;
+  /* outward from the nearest: [lo, hi) looked at so far */
+  size_t lo = best, hi = best;
+  for (size_t q = 0; q < max && (lo > g->lo || hi < g->hi); q++) {
+    size_t k;
+    if (hi < g->hi && (lo == g->lo || absdiff(db->seq[db->ord[hi]], seq) <=
+                                          absdiff(db->seq[db->ord[lo - 1]], seq)))
+      k = hi++;
+    else
+      k = --lo;
+    unpack(db, db->ord[k], out);
+    if (fits(ctx, out)) return 1;
+  }
+  return 0;
 }
 
 uint32_t sig_db_imiss_cycles(const sig_db *db) {

@@ -90,6 +90,17 @@ typedef int (*sig_db_fits)(void *ctx, const sig_detail *d);
 int sig_db_pick(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uint64_t first,
                 uint64_t seq, sig_db_fits fits, void *ctx, sig_detail *out, int *same, int *fit);
 
+/* The sample nearest retire count seq (the nearer of the two on either
+ * side first; equally near: the later) among those of the best group (as
+ * sig_db_pick's) that `fits` accepts, looking at no more than `max` of
+ * them: 1 and the sample in *out, or 0 (none within max, or no sample of
+ * pc; *out then holds the last one looked at). For what the SIG_DB_SPREAD
+ * nearest do not show: the stitcher's memory producers that vary with the
+ * path. Time complexity: as sig_db_best_first, plus up to max unpacks and
+ * calls of fits. */
+int sig_db_pick_far(const sig_db *db, uint64_t pc, uint64_t want, uint64_t mask, uint64_t first,
+                    uint64_t seq, sig_db_fits fits, void *ctx, size_t max, sig_detail *out);
+
 /* The distinct next pcs (indirect targets) the samples of pc went to, best
  * first: each ranked by the best score (as sig_db_best_first: agreement on
  * `first`, then on mask) of a sample that went there; equal scores: the

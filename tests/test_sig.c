@@ -619,6 +619,46 @@ static int nothing(void *ctx, const sig_detail *d) {
   return 0;
 }
 
+static int thousands(void *ctx, const sig_detail *d) {
+  (void)ctx;
+  return d->seq % 1000 == 0;
+}
+
+/* sig_db_pick_far: the nearest sample of the best group that fits, out to
+ * `max` samples looked at; none of another signature; 0 past max. */
+Test(sig, database_pick_far_finds_the_nearest_that_fits) {
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  for (uint64_t k = 1; k <= 40; k++) {
+    sig_detail d = det(100 * k, 0x10, 0x3);
+    cr_assert_eq(o.detail(o.ctx, &d, &err), IC_OK);
+  }
+  sig_detail other = det(3000, 0x10, 0x0); /* fits, but not of the best signature */
+  cr_assert_eq(o.detail(o.ctx, &other, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  sig_detail got;
+  /* from 2450: 2000 and 3000 are 450 and 550 away; 3000 of signature 0x0
+     is not looked at */
+  cr_assert(sig_db_pick_far(db, 0x10, 0x3, SIG_MASK42, 0, 2450, thousands, NULL, 64, &got));
+  cr_assert_eq(got.seq, 2000);
+  cr_assert_eq(got.sig, 0x3);
+  cr_assert(sig_db_pick_far(db, 0x10, 0x3, SIG_MASK42, 0, 2560, thousands, NULL, 64, &got));
+  cr_assert_eq(got.seq, 3000);
+  cr_assert_eq(got.sig, 0x3);
+  /* 2450 looks at 2400, 2500, 2600, 2300, 2700, 2200, 2800, 2100, 2900,
+     2000: the tenth */
+  cr_assert_not(sig_db_pick_far(db, 0x10, 0x3, SIG_MASK42, 0, 2450, thousands, NULL, 9, &got));
+  cr_assert(sig_db_pick_far(db, 0x10, 0x3, SIG_MASK42, 0, 2450, thousands, NULL, 10, &got));
+  /* at the ends: from 50 only upwards */
+  cr_assert(sig_db_pick_far(db, 0x10, 0x3, SIG_MASK42, 0, 50, thousands, NULL, 64, &got));
+  cr_assert_eq(got.seq, 1000);
+  cr_assert_not(sig_db_pick_far(db, 0x10, 0x3, SIG_MASK42, 0, 50, nothing, NULL, 1000, &got));
+  cr_assert_not(sig_db_pick_far(db, 0x30, 0x3, SIG_MASK42, 0, 50, thousands, NULL, 64, &got));
+  sig_db_destroy(db);
+}
+
 /* sig_db_pick: the instance's own sample where there is one, else one of
  * the SIG_DB_SPREAD samples of the best signature nearest the wanted retire
  * count, varying with it; the nearest rule alone gives one sample to every
