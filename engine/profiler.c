@@ -214,8 +214,11 @@ ic_status ic_profiler_run(const ic_profiler_opts *o, ic_model_run_fn run, void *
   sig_db *db = NULL;
   sig_sampler *smp = NULL;
   if ((st = sig_db_create(&db, err)) != IC_OK) return st;
-  /* o->fragments chosen while the run goes: memory for that many */
-  if ((st = sig_db_keep_skeletons(db, o->fragments, o->seed, err)) != IC_OK) goto done;
+  /* o->fragments chosen while the run goes: memory for that many; and at
+     most IC_PROFILER_MAX_DETAILS detailed samples */
+  if ((st = sig_db_keep_skeletons(db, o->fragments, o->seed, err)) != IC_OK ||
+      (st = sig_db_keep_details(db, IC_PROFILER_MAX_DETAILS, err)) != IC_OK)
+    goto done;
   if ((st = sig_sampler_create(&smp, &so, &o->machine, img, sig_db_out(db), err)) != IC_OK)
     goto done;
   ic_graph_sink sink = sig_sampler_sink(smp, NULL);

@@ -34,6 +34,7 @@ struct sig_db {
   sig_skeleton *sk;
   size_t nsk, capsk;
   uint64_t keep, seen, rng; /* sig_db_keep_skeletons: at most keep of seen; rng state */
+  uint64_t dkeep, dseen, dstride; /* sig_db_keep_details: at most dkeep; 1 in dstride added */
   int built;
   size_t *ord;
   sig_group *groups;
@@ -131,6 +132,33 @@ static int grow(void **p, size_t elem, size_t cap) {
   return 0;
 }
 
+ic_status sig_db_keep_details(sig_db *db, uint64_t k, ic_err *err) {
+  if (db->ndet || db->dseen) return ic_fail(err, IC_ERUN, "sample database: limit set after adding");
+  db->dkeep = k;
+  db->dstride = 1;
+  return IC_OK;
+}
+
+/* Lets every other kept detailed sample go (the 2nd, 4th, ...), packing the
+   rest to the front, and keeps 1 in twice as many of those added from now. */
+static void halve_details(sig_db *db) {
+  size_t w = 0, np = 0;
+  for (size_t j = 0; j < db->ndet; j += 2) {
+    const size_t end = j + 1 < db->ndet ? db->off[j + 1] : db->npool;
+    const size_t len = end - db->off[j];
+    memmove(db->pool + np, db->pool + db->off[j], len);
+    db->pc[w] = db->pc[j];
+    db->sig[w] = db->sig[j];
+    db->seq[w] = db->seq[j];
+    db->off[w] = np;
+    np += len;
+    w++;
+  }
+  db->ndet = w;
+  db->npool = np;
+  db->dstride *= 2;
+}
+
 static ic_status db_detail(void *ctx, const sig_detail *d, ic_err *err) {
   sig_db *db = ctx;
   if (db->built) return ic_fail(err, IC_ERUN, "sample database: add after build");
@@ -138,6 +166,14 @@ static ic_status db_detail(void *ctx, const sig_detail *d, ic_err *err) {
   for (int k = 0; k < d->nitems; k++)
     if (d->item[k].nparts > IC_MAX_PARTS)
       return ic_fail(err, IC_EINPUT, "sample database: bad sample");
+  if (db->dkeep) { /* 1 in dstride of those added, at most dkeep */
+    const uint64_t i = db->dseen++;
+    if (i % db->dstride) return IC_OK;
+    if (db->ndet >= db->dkeep) {
+      halve_details(db);
+      if (i % db->dstride) return IC_OK;
+    }
+  }
   if (db->ndet == db->capdet) {
     size_t c = db->capdet ? 2 * db->capdet : 1024;
     if (grow((void **)&db->pc, 8, c) || grow((void **)&db->sig, 8, c) ||

@@ -608,6 +608,40 @@ Test(sig, database_reservoir_keeps_a_uniform_k) {
   sig_db_destroy(db);
 }
 
+/* sig_db_keep_details: 1000 added with room for 100 keep every 16th (0,
+ * 16, ..., 992: 63), each whole (its item survives the packing); setting
+ * it after adding fails. */
+Test(sig, database_keeps_at_most_k_details_evenly) {
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  cr_assert_eq(sig_db_keep_details(db, 100, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  for (uint64_t i = 0; i < 1000; i++) {
+    sig_detail d = det(i, 0x1000 + 2 * (i % 7), i & 0xfff);
+    d.nitems = (uint8_t)(1 + i % 3);
+    for (int k = 0; k < d.nitems; k++) {
+      d.item[k].kind = IC_EDGE_PR;
+      d.item[k].dist = (uint32_t)(i * 3 + (uint64_t)k);
+    }
+    cr_assert_eq(o.detail(o.ctx, &d, &err), IC_OK);
+    cr_assert_leq(sig_db_details(db), 100);
+  }
+  cr_assert_eq(sig_db_keep_details(db, 5, &err), IC_ERUN);
+  cr_assert_eq(sig_db_details(db), 63);
+  for (size_t j = 0; j < 63; j++) {
+    sig_detail got;
+    sig_db_detail(db, j, &got);
+    const uint64_t i = 16 * j;
+    cr_assert_eq(got.seq, i);
+    cr_assert_eq(got.pc, 0x1000 + 2 * (i % 7));
+    cr_assert_eq(got.nitems, 1 + i % 3);
+    for (int k = 0; k < got.nitems; k++) cr_assert_eq(got.item[k].dist, i * 3 + (uint64_t)k);
+  }
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  sig_db_destroy(db);
+}
+
 static int even_hundreds(void *ctx, const sig_detail *d) {
   (void)ctx;
   return d->seq % 200 == 0;
