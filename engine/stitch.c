@@ -649,14 +649,14 @@ static int pp_fits(void *ctx, const sig_detail *d) {
   return op == IC_OP_STORE || (op == IC_OP_LOAD && (f->sk->bits[j] & SIG_B2));
 }
 
-/* Does position j of the fragment write memory: a store, or an AMO (major
- * opcode 0x2f; LR too, which cannot be told apart cheaply)? */
+/* Does position j of the fragment write memory: a store, or a load that
+ * also writes (an AMO: the image's is_mem_rmw)? */
 static int writes_memory(const fit_ctx *f, uint32_t j) {
   const uint8_t op = f->recs[j].opclass;
   if (op == IC_OP_STORE) return 1;
   if (op != IC_OP_LOAD || !f->img->lookup) return 0;
   ic_static_inst si;
-  return f->img->lookup(f->img->ctx, f->recs[j].pc, &si) && (si.raw & 0x7f) == 0x2f;
+  return f->img->lookup(f->img->ctx, f->recs[j].pc, &si) && si.is_mem_rmw;
 }
 
 /* A load's memory producer (its memory PR item) fits only where the
@@ -841,16 +841,12 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     const int missing = (si.opclass == IC_OP_LOAD || si.opclass == IC_OP_STORE) &&
                         (b & SIG_B2) && !split;
     sig_db_fits fits = missing ? pp_fits : NULL;
-    int found;
-    if (si.opclass == IC_OP_LOAD) {
-      found = sig_db_pick(db, pc, want, mask, centre, sk->seq + k, missing ? pp_mem_fits : mem_fits,
-                          &fc, &cur, &same, &fit);
-      if (found && !fit) {
-        nomem = 1;
-        fit = 1;
-        found = sig_db_pick(db, pc, want, mask, centre, sk->seq + k, fits, &fc, &cur, &same, &fit);
-      }
-    } else {
+    const int load = si.opclass == IC_OP_LOAD;
+    int found = sig_db_pick(db, pc, want, mask, centre, sk->seq + k,
+                            load ? (missing ? pp_mem_fits : mem_fits) : fits, &fc, &cur, &same, &fit);
+    if (load && found && !fit) {
+      nomem = 1;
+      fit = 1;
       found = sig_db_pick(db, pc, want, mask, centre, sk->seq + k, fits, &fc, &cur, &same, &fit);
     }
     if (found && cur.opclass == si.opclass) d = &cur;

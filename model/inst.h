@@ -89,6 +89,7 @@ typedef struct ic_static_inst {
   uint8_t dst[IC_MAX_DST];
   uint64_t target;  /* direct branch/jump/call target, else 0 */
   uint32_t raw;     /* instruction bits (16-bit ones in the low half) */
+  uint8_t is_mem_rmw; /* AMO/SC: also writes memory (as ic_inst's) */
 } ic_static_inst;
 
 /* pc -> static instruction; returns 0 and fills out->valid = 0 for a pc

@@ -41,7 +41,7 @@ static int lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
   switch (pc) {
   case 0x1000: o->opclass = IC_OP_INT_ALU; o->dst[0] = 5; break;
   case 0x1004: /* an AMO (amoadd.d x6, x0, (x5)): it writes memory too */
-    o->opclass = IC_OP_LOAD; o->src[0] = 5; o->dst[0] = 6; o->raw = 0x0002b32f; break;
+    o->opclass = IC_OP_LOAD; o->src[0] = 5; o->dst[0] = 6; o->is_mem_rmw = 1; break;
   case 0x1008: o->opclass = IC_OP_INT_ALU; o->src[0] = 6; o->src[1] = 6; o->dst[0] = 7; break;
   case 0x100c: o->opclass = IC_OP_BRANCH; o->src[0] = 7; o->target = 0x1000; break;
   case 0x1010: o->opclass = IC_OP_CALL; o->dst[0] = 1; o->target = 0x2000; break;
@@ -499,6 +499,18 @@ static void stitch_loop(const sig_db *db, const sig_machine *m, const uint8_t *b
   cr_assert_eq(built, n);
 }
 
+/* The skeleton bits of n / 4 iterations of the loop taken (B1 at the load
+ * and at the branch), and the load's signature window in them (period 4). */
+static uint64_t loop_bits(uint8_t *bits, int n) {
+  for (int k = 0; k < n; k++) bits[k] = (k % 4 == 1 || k % 4 == 3) ? B1 : 0;
+  uint64_t lsig = 0;
+  for (int j = 0; j < SIG_WINDOW; j++) {
+    int at = ((1 + j - SIG_HALF) % 4 + 4) % 4;
+    if (at == 1 || at == 3) lsig |= (uint64_t)B1 << (2 * j);
+  }
+  return lsig;
+}
+
 /* What the bits do not show and varies by instance (here a load's memory
  * producer, one sample in 16) is not copied into a run of instances: each
  * takes one of the nearest samples of its signature, varying with its
@@ -509,13 +521,7 @@ Test(stitch, instances_take_different_samples_of_a_pc) {
   sig_machine m = machine();
   enum { N = 4 * 100 };
   uint8_t bits[N];
-  for (int k = 0; k < N; k++) bits[k] = (k % 4 == 1 || k % 4 == 3) ? B1 : 0;
-  /* the load's window: B1 at itself and at the branch, period 4 */
-  uint64_t lsig = 0;
-  for (int j = 0; j < SIG_WINDOW; j++) {
-    int at = ((1 + j - SIG_HALF) % 4 + 4) % 4;
-    if (at == 1 || at == 3) lsig |= (uint64_t)B1 << (2 * j);
-  }
+  const uint64_t lsig = loop_bits(bits, N);
   /* 25 samples of the load, one every 8 iterations, at retire counts no
      position of the load has (no instance's own); two of them (j = 5, 21)
      depend on the previous iteration's (an AMO: it writes memory) */
@@ -561,12 +567,7 @@ Test(stitch, memory_producers_must_write_memory) {
   sig_machine m = machine();
   enum { N = 4 * 40 };
   uint8_t bits[N];
-  for (int k = 0; k < N; k++) bits[k] = (k % 4 == 1 || k % 4 == 3) ? B1 : 0;
-  uint64_t lsig = 0;
-  for (int j = 0; j < SIG_WINDOW; j++) {
-    int at = ((1 + j - SIG_HALF) % 4 + 4) % 4;
-    if (at == 1 || at == 3) lsig |= (uint64_t)B1 << (2 * j);
-  }
+  const uint64_t lsig = loop_bits(bits, N);
   for (uint32_t dist = 2; dist <= 4; dist += 2) {
     sig_detail ds[8];
     for (int j = 0; j < 8; j++) {

@@ -645,6 +645,7 @@ static int image_lookup(void *ctx, uint64_t pc, ic_static_inst *out) {
   memcpy(out->src, d.src, IC_MAX_SRC);
   out->dst[0] = d.dst[0];
   out->raw = d.raw;
+  out->is_mem_rmw = d.is_rmw;
   if (d.opclass == IC_OP_BRANCH || d.op == RV_OP_JAL) out->target = pc + (uint64_t)d.imm;
   return 1;
 }
