@@ -244,3 +244,9 @@ uint64_t ic_profiler_signature_interval_for(uint64_t max, uint64_t fragments, ui
   if (max / fragments <= L) return 1;
   return max / fragments - L;
 }
+
+void ic_profiler_set_sampling(ic_profiler_opts *o, uint64_t max, uint64_t fragments) {
+  const uint64_t k = fragments ? fragments : IC_GRAPHFRAG_DEFAULT_FRAGMENTS;
+  o->signature_interval = ic_profiler_signature_interval_for(max, k, o->length);
+  o->fragments = max ? 0 : k;
+}

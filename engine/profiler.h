@@ -109,6 +109,12 @@ ic_status ic_profiler_run(const ic_profiler_opts *o, ic_model_run_fn run, void *
  * estimated 28% too few cycles. */
 uint64_t ic_profiler_signature_interval_for(uint64_t max, uint64_t fragments, uint32_t length);
 
+/* Sets o's signature interval and fragments for about `fragments` (0:
+ * IC_GRAPHFRAG_DEFAULT_FRAGMENTS) fragments of o->length in a run of `max`
+ * timed instructions: the interval above, and where max is 0 (unknown)
+ * the samples back to back with that many kept as the run goes. */
+void ic_profiler_set_sampling(ic_profiler_opts *o, uint64_t max, uint64_t fragments);
+
 /* The offline half: stitch the signature samples of a built database and
  * compute the breakdown. run_instructions scales cycles (0: unscaled).
  * st (may be NULL) gets the stitch counts. Time complexity: O(K L 2^ncat)

@@ -337,9 +337,7 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
   po.warmup = (uint32_t)warm;
   res->frag_length = len;
   res->frag_warmup = warm;
-  const uint64_t k = o->fragments ? o->fragments : 200;
-  po.signature_interval = ic_profiler_signature_interval_for(run->max, k, po.length);
-  if (!run->max) po.fragments = k; /* back to back, k kept (profiler.h) */
+  ic_profiler_set_sampling(&po, run->max, o->fragments);
   ic_program_image img = rv_proc_image((rv_proc *)run->checkpoint);
   ic_profiler_stats ps;
   st = ic_profiler_run(&po, run_once, &rc, &img, &res->b, &ps, err);

@@ -218,9 +218,7 @@ static ic_status validate_one(const cli_run_opts *base, const vopts *v, const ch
   const uint64_t warm = v->have_fragwarm ? v->fragwarm : ic_fragment_warmup_for((uint32_t)rob, len);
   vo->frag.warmup = warm;
   vo->prof.warmup = (uint32_t)warm;
-  const uint64_t k = vo->frag.fragments ? vo->frag.fragments : 200;
-  vo->prof.signature_interval = ic_profiler_signature_interval_for(run.max, k, vo->prof.length);
-  vo->prof.fragments = run.max ? 0 : k; /* unbounded: back to back, k kept (profiler.h) */
+  ic_profiler_set_sampling(&vo->prof, run.max, vo->frag.fragments);
   vo->progress = tty ? show_progress : NULL;
   vo->progress_ctx = &prog;
   if (tty) {
