@@ -156,6 +156,62 @@ Test(profiler_cli, profile_interval_follows_max, .timeout = 600) {
   remove(f);
 }
 
+/* Without --max the signature samples are taken back to back over the whole
+ * run and K of them kept (--signatures, default 200): a run of about 280k
+ * instructions in fragments of 500 takes one every 500 and keeps 200; the same
+ * seed gives the same file; analyze stitches what was kept. */
+static unsigned long long taken_samples(const char *stderr_text) {
+  const char *p = strstr(stderr_text, "kept at random of ");
+  return p ? strtoull(p + strlen("kept at random of "), NULL, 10) : 0;
+}
+
+Test(profiler_cli, profile_without_max_keeps_k_of_the_run, .timeout = 600) {
+  char exe[512], out[512], err[512], args[2048], f[512], g[512];
+  if (!build("cli_loop", loop_src, exe, sizeof exe)) cr_skip_test("riscv64-linux-gnu-gcc missing");
+  snprintf(f, sizeof f, "%s/h7_cli_res.samples", ICOST_BUILD_DIR);
+  snprintf(g, sizeof g, "%s/h7_cli_res2.samples", ICOST_BUILD_DIR);
+  snprintf(args, sizeof args, "profile -o %s --fragment-length 500 -- %s 15000", f, exe);
+  cr_assert_eq(icost(args, out, err), 0, "profile failed: %s", t_slurp(err, NULL));
+  char *e = t_slurp(err, NULL);
+  cr_assert_eq(signature_samples(e), 200, "%s", e);
+  const unsigned long long taken = taken_samples(e);
+  const char *p = strstr(e, " from ");
+  cr_assert_not_null(p, "%s", e);
+  const unsigned long long insns = strtoull(p + 6, NULL, 10);
+  cr_assert(insns > 100000 && taken >= insns / 500 && taken <= insns / 500 + 1,
+            "%llu taken from %llu instructions: %s", taken, insns, e);
+  free(e);
+  snprintf(args, sizeof args, "profile -o %s --fragment-length 500 -- %s 15000", g, exe);
+  cr_assert_eq(icost(args, out, err), 0);
+  size_t l1 = 0, l2 = 0;
+  char *a = t_slurp(f, &l1), *b = t_slurp(g, &l2);
+  cr_assert(l1 == l2 && memcmp(a, b, l1) == 0, "two profiles with one seed differ");
+  free(a);
+  free(b);
+  snprintf(args, sizeof args, "analyze %s --categories dmiss,bmisp", f);
+  cr_assert_eq(icost(args, out, err), 0, "analyze failed: %s", t_slurp(err, NULL));
+  char *t = t_slurp(out, NULL);
+  cr_assert(strstr(t, "200 signature") && strstr(t, "200 walked"), "%s", t);
+  free(t);
+  /* --signatures K keeps K; with --signature-interval alone every one is written */
+  snprintf(args, sizeof args, "profile -o %s --fragment-length 500 --signatures 50 -- %s 15000", f,
+           exe);
+  cr_assert_eq(icost(args, out, err), 0, "profile failed: %s", t_slurp(err, NULL));
+  e = t_slurp(err, NULL);
+  cr_assert(signature_samples(e) == 50 && taken_samples(e) == taken, "%s", e);
+  free(e);
+  snprintf(args, sizeof args,
+           "profile -o %s --fragment-length 500 --signature-interval 1 -- %s 15000", f, exe);
+  cr_assert_eq(icost(args, out, err), 0, "profile failed: %s", t_slurp(err, NULL));
+  e = t_slurp(err, NULL);
+  cr_assert(signature_samples(e) == taken && taken_samples(e) == 0, "%s", e);
+  free(e);
+  cr_assert_eq(icost("profile -o /tmp/x --signatures 0", out, err), 2);
+  cr_assert(one_line(err));
+  remove(f);
+  remove(g);
+}
+
 Test(profiler_cli, usage_errors) {
   char out[512], err[512];
   cr_assert_eq(icost("profile --max 10", out, err), 2);

@@ -23,7 +23,8 @@
 
 static const char profile_help[] =
     "usage: icost profile -o FILE [--sample-interval N] [--signature-interval N]\n"
-    "                     [--fragment-length L] [common options] [-- PROGRAM ARGS]\n"
+    "                     [--signatures K] [--fragment-length L] [common options]\n"
+    "                     [-- PROGRAM ARGS]\n"
     "\n"
     "Runs PROGRAM on the timing model as if it were hardware with the shotgun\n"
     "profiler's sampling hooks (paper Section 5.4) and writes the samples to FILE\n"
@@ -35,10 +36,19 @@ static const char profile_help[] =
     "                          N = 1 samples every instruction)\n"
     "  --signature-interval N  mean instructions between signature samples, counted\n"
     "                          from the end of the previous one (default: with --max,\n"
-    "                          set for about 200 samples, back to back (1) where fewer\n"
-    "                          fit; else 10000. A run of a few million instructions\n"
-    "                          or less wants a small interval: at 10000 a run of 0.4M\n"
-    "                          gets about 30 samples, too few to catch a cold start)\n"
+    "                          set for about K samples, back to back (1) where fewer\n"
+    "                          fit; without --max, 1: back to back over the whole run,\n"
+    "                          K of them kept, below)\n"
+    "  --signatures K          signature samples in the file (default 200). Without\n"
+    "                          --max and --signature-interval, K of all those taken\n"
+    "                          are kept, chosen uniformly at random as the run goes\n"
+    "                          (reservoir sampling: K x L / 4 bytes of memory however\n"
+    "                          long the run) and written at its end, so a short run\n"
+    "                          gets K samples and its cold start as likely sampled as\n"
+    "                          any part; with --max, the interval is set for about K;\n"
+    "                          with --signature-interval and --signatures, K of those\n"
+    "                          taken are kept as above; with --signature-interval\n"
+    "                          alone, every one taken is written as it is taken\n"
     "  --fragment-length L     instructions per signature sample = fragment (default\n"
     "                          3 x win's idealized window, 60 x core.rob, at least\n"
     "                          2000: 3840 on the baseline machine; at most half\n"
@@ -58,8 +68,8 @@ static const char profile_help[] =
     "one, and is then analyzed without warm-up), and a signature sample cut short\n"
     "by the end of the run is kept with the instructions it has.\n"
     "\n"
-    "stderr reports: detailed samples, signature samples, detailed samples dropped at\n"
-    "the end of the run, timed instructions, file bytes, bytes per million\n"
+    "stderr reports: detailed samples, signature samples (and how many were taken\n"
+    "where K of them were kept), detailed samples dropped at the end of the run, timed instructions, file bytes, bytes per million\n"
     "instructions, and samples per second of wall time (model run included).\n"
     "\n"
     "Common options: --config F, --set KEY=VALUE, --skip N, --warm N, --max N,\n"
@@ -130,10 +140,30 @@ static const char analyze_help[] =
 
 /* ---- profile ------------------------------------------------------------- */
 
+/* The most signature samples --signatures keeps (each is up to
+   SIG_MAX_LENGTH / 4 bytes in memory until the end of the run). */
+#define PROFILE_MAX_SIGNATURES (UINT64_C(1) << 20)
+
 typedef struct profile_opts {
   const char *out;
-  uint64_t sample_interval, signature_interval, length;
+  uint64_t sample_interval, signature_interval, length, signatures;
 } profile_opts;
+
+/* Detailed samples to one sig_out (the file), signature samples to another
+   (the reservoir written at the end). */
+typedef struct split_out {
+  sig_out det, sk;
+} split_out;
+
+static ic_status split_detail(void *ctx, const sig_detail *d, ic_err *err) {
+  split_out *o = ctx;
+  return o->det.detail(o->det.ctx, d, err);
+}
+
+static ic_status split_skeleton(void *ctx, const sig_skeleton *k, ic_err *err) {
+  split_out *o = ctx;
+  return o->sk.skeleton(o->sk.ctx, k, err);
+}
 
 static int opt_value(int argc, char **argv, int i, const char *name, const char **val, int *used,
                      ic_err *err) {
@@ -164,13 +194,13 @@ static int profile_option(void *ctx, int argc, char **argv, int i, ic_err *err) 
     return used;
   }
   static const char *const nums[] = {"--sample-interval", "--signature-interval",
-                                     "--fragment-length"};
-  uint64_t *dst[] = {&o->sample_interval, &o->signature_interval, &o->length};
-  for (int k = 0; k < 3; k++) {
+                                     "--fragment-length", "--signatures"};
+  uint64_t *dst[] = {&o->sample_interval, &o->signature_interval, &o->length, &o->signatures};
+  for (int k = 0; k < 4; k++) {
     if ((r = opt_value(argc, argv, i, nums[k], &v, &used, err)) == 0) continue;
     if (r < 0) return -1;
     uint64_t n;
-    uint64_t hi = k == 2 ? SIG_MAX_LENGTH : (UINT64_C(1) << 40);
+    uint64_t hi = k == 2 ? SIG_MAX_LENGTH : k == 3 ? PROFILE_MAX_SIGNATURES : (UINT64_C(1) << 40);
     if (cli_parse_count(v, &n) != 0 || n == 0 || n > hi) {
       ic_fail(err, IC_EINPUT, "%s '%s': expected a count from 1 to %llu", nums[k], v,
               (unsigned long long)hi);
@@ -196,7 +226,7 @@ static void progress_insns(void *ctx, uint64_t n) {
 int cmd_profile(int argc, char **argv) {
   static char name[] = "profile";
   argv[0] = name;
-  profile_opts po = {NULL, IC_PROFILER_DEFAULT_DETAIL_INTERVAL, 0, 0}; /* 0: set below */
+  profile_opts po = {NULL, IC_PROFILER_DEFAULT_DETAIL_INTERVAL, 0, 0, 0}; /* 0: set below */
   cli_run_opts ro;
   ic_err err;
   ic_status st = cli_run_parse(argc, argv, &ro, profile_option, &po, &err);
@@ -214,14 +244,20 @@ int cmd_profile(int argc, char **argv) {
   memset(&h, 0, sizeof h);
   sig_writer *w = NULL;
   sig_sampler *smp = NULL;
+  sig_db *kept = NULL; /* the signature samples kept (--signatures), or NULL */
   char *yaml = NULL;
   size_t yaml_len = 0;
   if ((st = sig_machine_from_config(run.config, &h.machine, &err)) != IC_OK) goto fail;
   if (!po.length) po.length = cli_fragment_length(h.machine.rob, run.max); /* 3 windows of win */
-  /* as `icost --method profiler` with --max: about 200 signature samples */
-  if (!po.signature_interval)
-    po.signature_interval = run.max ? ic_profiler_signature_interval_for(run.max, 200, (uint32_t)po.length)
-                                    : IC_PROFILER_DEFAULT_SIGNATURE_INTERVAL;
+  /* as `icost --method profiler`: with --max, an interval for about K
+     signature samples; without, back to back and K kept */
+  uint64_t keep = po.signatures;
+  if (!po.signature_interval) {
+    ic_profiler_opts sampling = {.length = (uint32_t)po.length};
+    ic_profiler_set_sampling(&sampling, run.max, po.signatures);
+    po.signature_interval = sampling.signature_interval;
+    keep = sampling.fragments;
+  }
   if ((st = sig_file_identity(run.workload.argv[0], &h.elf_size, &h.elf_hash, &err)) != IC_OK)
     goto fail;
   FILE *ys = open_memstream(&yaml, &yaml_len);
@@ -243,8 +279,15 @@ int cmd_profile(int argc, char **argv) {
   if ((st = sig_writer_open(&w, po.out, &h, &err)) != IC_OK) goto fail;
   sig_sampler_opts so = {po.sample_interval, po.signature_interval, (uint32_t)po.length, ro.seed};
   ic_program_image img = rv_proc_image((rv_proc *)run.checkpoint);
-  if ((st = sig_sampler_create(&smp, &so, &h.machine, &img, sig_writer_out(w), &err)) != IC_OK)
-    goto fail;
+  split_out split = {sig_writer_out(w), sig_writer_out(w)};
+  if (keep) { /* the reservoir: a sample database of signature samples alone */
+    if ((st = sig_db_create(&kept, &err)) != IC_OK ||
+        (st = sig_db_keep_skeletons(kept, keep, ro.seed, &err)) != IC_OK)
+      goto fail;
+    split.sk = sig_db_out(kept);
+  }
+  sig_out emit = {&split, split_detail, split_skeleton};
+  if ((st = sig_sampler_create(&smp, &so, &h.machine, &img, emit, &err)) != IC_OK) goto fail;
   ic_graph_sink sink = sig_sampler_sink(smp, NULL);
   int tty = isatty(2);
   double t0 = now_s();
@@ -256,28 +299,42 @@ int cmd_profile(int argc, char **argv) {
   if ((st = sig_sampler_finish(smp, &err)) != IC_OK) goto fail;
   sig_sampler_stats ss;
   sig_sampler_get_stats(smp, &ss);
+  uint64_t written = ss.skeletons;
+  if (kept) { /* the K kept, in run order */
+    if ((st = sig_db_build(kept, &err)) != IC_OK) goto fail;
+    written = sig_db_skeletons(kept);
+    sig_out fo = sig_writer_out(w);
+    for (size_t k = 0; k < written; k++)
+      if ((st = fo.skeleton(fo.ctx, sig_db_skeleton(kept, k), &err)) != IC_OK) goto fail;
+  }
   st = sig_writer_close(w, ss.instructions, &err);
   w = NULL;
   if (st != IC_OK) goto fail;
   struct stat sb;
   uint64_t bytes = stat(po.out, &sb) == 0 ? (uint64_t)sb.st_size : 0;
   double samples = (double)(ss.details + ss.skeletons);
+  char taken[80] = "";
+  if (kept && written < ss.skeletons)
+    snprintf(taken, sizeof taken, " (kept at random of %llu taken)",
+             (unsigned long long)ss.skeletons);
   fprintf(stderr,
-          "icost: profile: %llu detailed + %llu signature samples (%llu dropped at the end) from "
-          "%llu instructions; %s: %llu bytes (%.0f bytes per million instructions); %.0f "
-          "samples/s over %.2f s\n",
-          (unsigned long long)ss.details, (unsigned long long)ss.skeletons,
+          "icost: profile: %llu detailed + %llu signature samples%s (%llu detailed dropped at the "
+          "end) from %llu instructions; %s: %llu bytes (%.0f bytes per million instructions); "
+          "%.0f samples/s over %.2f s\n",
+          (unsigned long long)ss.details, (unsigned long long)written, taken,
           (unsigned long long)ss.dropped, (unsigned long long)ss.instructions, po.out,
           (unsigned long long)bytes,
           ss.instructions ? (double)bytes * 1e6 / (double)ss.instructions : 0.0,
           secs > 0 ? samples / secs : 0.0, secs);
   sig_sampler_destroy(smp);
+  sig_db_destroy(kept);
   free(yaml);
   cli_run_free(&run);
   return 0;
 fail:
   sig_writer_abort(w);
   sig_sampler_destroy(smp);
+  sig_db_destroy(kept);
   free(yaml);
   cli_run_free(&run);
   return cli_fail_err(st, &err);
