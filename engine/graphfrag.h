@@ -40,14 +40,17 @@ ic_status ic_graphfrag_create(ic_graphfrag **out, const ic_graphfrag_opts *o, ic
 void ic_graphfrag_destroy(ic_graphfrag *g);
 /* The sink to hand the model (ctx = g); records must start at seq 0. */
 ic_graph_sink ic_graphfrag_sink(ic_graphfrag *g);
-/* Windows chosen so far (complete ones) and instructions seen. */
+/* Windows chosen so far (the complete ones, and the block the run is in
+ * where it was chosen: the result counts it as the run's last) and
+ * instructions seen. */
 uint64_t ic_graphfrag_windows(const ic_graphfrag *g);
 uint64_t ic_graphfrag_instructions(const ic_graphfrag *g);
 /* The offset of the first block (drawn from the seed at create time). */
 uint64_t ic_graphfrag_offset(const ic_graphfrag *g);
 /* The breakdown over the chosen windows (layout in multisim.h) with lo/hi filled
- * unless bootstrap < 0. IC_ERUN when the run had no complete window (fewer
- * than L instructions): the message says so. */
+ * unless bootstrap < 0. The block the run ended in counts where it was
+ * chosen, with the instructions it has (after its warm-up where it has more
+ * than W, else all of them). IC_ERUN when no record came. */
 ic_status ic_graphfrag_result(const ic_graphfrag *g, ic_breakdown *out, ic_err *err);
 
 /* The fragment length the fragment methods use by default on a machine

@@ -25,17 +25,19 @@
  * profiler's fragments as they would be if stitching were perfect. Windows
  * are the blocks [off + bL, off + (b+1)L) of the run, off drawn uniformly in
  * [0, L) from the seed, and the lead [0, off) (where off > 0: the run's
- * first instructions, solved exactly, with no warm-up); K of the complete
- * blocks are chosen uniformly at random by reservoir sampling as the
- * records stream by, so memory is one solver plus K vectors of 2^n times,
- * whatever the run length (every block when there are at most K). Results:
+ * first instructions, solved exactly, with no warm-up); K of the blocks
+ * are chosen uniformly at random by reservoir sampling as the records
+ * stream by, so memory is one solver plus K vectors of 2^n times, whatever
+ * the run length (every block when there are at most K). The block the run
+ * ends in counts with the instructions it has (as the profiler's last
+ * signature sample). Results:
  *   T(S) = sum over chosen windows of t_w(S)   (t_w: the window's critical
  *          path with S idealized)
  *   percent of entry U = 100 * icost_T(U) / T({}): the icost of the summed
  *          window times in percent of the windows' time, i.e. sum over
  *          windows of icost / sum of window times (equal-length windows);
  *   cycles: T(S) * N / (the windows' counted instructions: L - W each, off
- *          for the lead), the windows' cycles per instruction scaled to
+ *          for the lead, the last block's less W where it has more), the windows' cycles per instruction scaled to
  *          the run's N timed instructions (an estimate of the full run's
  *          t(S); percents do not depend on the scaling);
  *   lo/hi: bootstrap 95% interval of each entry's percent: B resamples of

@@ -26,8 +26,10 @@ static ic_catmask mask_of(int s) {
 }
 
 /* Reference t(S) summed over the lead [0, off) (whole: the run starts
-   there) and the complete windows [off + bL, off + (b+1)L), each counted
-   from its W-th record on; *counted gets their counted instructions. */
+   there), the complete windows [off + bL, off + (b+1)L), each counted
+   from its W-th record on, and the rest of the run after them (from its
+   W-th record where it has more than W, else whole); *counted gets their
+   counted instructions. */
 static uint64_t reference(const tg *g, uint64_t off, uint64_t len, uint64_t warm, double *t,
                           uint64_t *counted) {
   uint64_t nwin = 0;
@@ -57,46 +59,72 @@ static uint64_t reference(const tg *g, uint64_t off, uint64_t len, uint64_t warm
     }
     nwin++;
   }
+  /* the block the run ends in, with the instructions it has: its warm-up
+     where it is longer than that, else none */
+  const uint64_t s0 = g->n < off ? g->n : off + (g->n - off) / len * len;
+  if (s0 < g->n) {
+    const uint64_t p = g->n - s0, w = warm && p > warm ? warm : 0;
+    *counted += p - w;
+    for (int s = 0; s < 8; s++) {
+      uint64_t tw = 0, tp = 0;
+      ic_err err = {{0}};
+      cr_assert_eq(ic_graph_eval(g->r + s0, p, mask_of(s), NULL, &tw, &err), IC_OK, "%s",
+                   err.msg);
+      if (w)
+        cr_assert_eq(ic_graph_eval(g->r + s0, w, mask_of(s), NULL, &tp, &err), IC_OK, "%s",
+                     err.msg);
+      t[s] += (double)tw - (double)tp;
+    }
+    nwin++;
+  }
   return nwin;
 }
 
 Test(graphfrag_warmup, windows_counted_after_the_warmup) {
   tg g = {0};
-  const size_t n = 2500;
-  tg_random(&g, n, 17, 9, 16);
+  tg_random(&g, 2500, 17, 9, 16);
   tg_stamp(&g);
   const uint64_t len = 120;
   const uint64_t warms[3] = {0, 1, 45};
-  double with0[8] = {0};
-  for (int w = 0; w < 3; w++) {
-    ic_graphfrag_opts o = {.cats = cats3, .ncat = 3, .length = len, .fragments = 1000,
-                           .warmup = warms[w], .seed = 3, .bootstrap = -1};
-    ic_graphfrag *gf;
-    ic_err err;
-    cr_assert_eq(ic_graphfrag_create(&gf, &o, &err), IC_OK, "%s", err.msg);
-    ic_graph_sink sink = ic_graphfrag_sink(gf);
-    for (size_t i = 0; i < n; i += 77) {
-      size_t b = n - i < 77 ? n - i : 77;
-      cr_assert_eq(sink.consume(sink.ctx, g.r + i, b, &err), IC_OK, "%s", err.msg);
+  /* two run lengths (set from the offset): the last block of 100
+     instructions, longer than the largest warm-up, and one of 10 (solved
+     whole under W = 45) */
+  size_t ns[2] = {0, 0};
+  for (int r = 0; r < 2; r++) {
+    double with0[8] = {0};
+    for (int w = 0; w < 3; w++) {
+      ic_graphfrag_opts o = {.cats = cats3, .ncat = 3, .length = len, .fragments = 1000,
+                             .warmup = warms[w], .seed = 3, .bootstrap = -1};
+      ic_graphfrag *gf;
+      ic_err err;
+      cr_assert_eq(ic_graphfrag_create(&gf, &o, &err), IC_OK, "%s", err.msg);
+      const uint64_t off = ic_graphfrag_offset(gf);
+      cr_assert_gt(off, 0, "seed 3 draws a lead");
+      if (!ns[0]) ns[0] = off + 18 * len + 100, ns[1] = off + 15 * len + 10;
+      const size_t n = ns[r];
+      ic_graph_sink sink = ic_graphfrag_sink(gf);
+      for (size_t i = 0; i < n; i += 77) {
+        size_t b = n - i < 77 ? n - i : 77;
+        cr_assert_eq(sink.consume(sink.ctx, g.r + i, b, &err), IC_OK, "%s", err.msg);
+      }
+      ic_breakdown b;
+      cr_assert_eq(ic_graphfrag_result(gf, &b, &err), IC_OK, "%s", err.msg);
+      double t[8];
+      uint64_t counted;
+      const tg part = {.r = g.r, .n = n};
+      uint64_t nwin = reference(&part, off, len, warms[w], t, &counted);
+      cr_assert_eq(nwin, ic_graphfrag_windows(gf));
+      cr_assert_gt(t[0], 0);
+      /* total = T({}) * n / (the windows' counted instructions) */
+      double scale = (double)n / (double)counted;
+      cr_assert_float_eq(b.total, t[0] * scale, 1e-6, "n %zu warm-up %llu", n,
+                         (unsigned long long)warms[w]);
+      for (int s = 1; s < 8; s++) cr_assert_float_eq(b.cost[s], (t[0] - t[s]) * scale, 1e-6);
+      if (w == 0) memcpy(with0, t, sizeof with0);
+      else cr_assert(t[0] < with0[0], "the warm-up is not counted");
+      ic_breakdown_free(&b);
+      ic_graphfrag_destroy(gf);
     }
-    ic_breakdown b;
-    cr_assert_eq(ic_graphfrag_result(gf, &b, &err), IC_OK, "%s", err.msg);
-    double t[8];
-    uint64_t counted;
-    const uint64_t off = ic_graphfrag_offset(gf);
-    cr_assert_gt(off, 0, "seed 3 draws a lead");
-    uint64_t nwin = reference(&g, off, len, warms[w], t, &counted);
-    cr_assert_eq(nwin, ic_graphfrag_windows(gf));
-    cr_assert_gt(t[0], 0);
-    /* total = T({}) * n / (the windows' counted instructions) */
-    double scale = (double)n / (double)counted;
-    cr_assert_float_eq(b.total, t[0] * scale, 1e-6, "warm-up %llu",
-                       (unsigned long long)warms[w]);
-    for (int s = 1; s < 8; s++) cr_assert_float_eq(b.cost[s], (t[0] - t[s]) * scale, 1e-6);
-    if (w == 0) memcpy(with0, t, sizeof with0);
-    else cr_assert(t[0] < with0[0], "the warm-up is not counted");
-    ic_breakdown_free(&b);
-    ic_graphfrag_destroy(gf);
   }
   tg_free(&g);
 }
