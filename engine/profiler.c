@@ -47,6 +47,7 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
   size_t cap = 0;
   ic_solver *solver = NULL;
   ic_stitch_sites *sites = NULL;
+  ic_image_cache *icache = NULL; /* decodes img once per pc */
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   if (!pick || !t || !l || !rng) {
     st = ic_fail(err, IC_ERUN, "profiler: out of memory");
@@ -68,6 +69,9 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
   size_t warm_all = o->warmup;
   if ((st = ic_solver_create(&solver, o->cats, o->ncat, err)) != IC_OK) goto done;
   if ((st = ic_solver_set_subsets(solver, o->need, err)) != IC_OK) goto done;
+  if ((st = ic_image_cache_create(&icache, img, err)) != IC_OK) goto done;
+  const ic_program_image cimg = ic_image_cache_image(icache);
+  img = &cimg;
   if ((st = ic_stitch_sites_create(&sites, db, img, err)) != IC_OK) goto done;
   ic_stitch_stats stats = {0};
   uint64_t m = 0;
@@ -102,6 +106,7 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
        scaled to the block's counted length, by at most
        IC_PROFILER_PREFIX_SCALE; a prefix no longer than the warm-up keeps
        half of itself as warm-up. */
+    if (sk->n <= warm) warm = 0; /* the run's end, shorter than W: solved whole */
     const size_t bwarm = warm; /* the block's */
     if (built < sk->n && built <= warm) warm = built / 2;
     if (built <= warm) continue;
@@ -132,6 +137,7 @@ ic_status ic_profiler_fragment_times(const ic_profiler_opts *o, const sig_db *db
   l = NULL;
 done:
   ic_stitch_sites_destroy(sites);
+  ic_image_cache_destroy(icache);
   if (rng) gsl_rng_free(rng);
   if (solver) ic_solver_destroy(solver);
   free(recs);

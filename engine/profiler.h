@@ -8,7 +8,13 @@
  *          time of f's last instruction minus that of its W-th (the warm-up,
  *          W = warmup; 0: the last one's) with S idealized; a fragment that
  *          starts at the run's first instruction (SIG_SK_RUN_START) has
- *          nothing before it and no warm-up (W = 0)
+ *          nothing before it and no warm-up (W = 0), and one of W
+ *          instructions or fewer (the run's end) is solved whole (W = 0),
+ *          as graphfrag's last block. (It used to keep n/2 as warm-up once
+ *          cut, and then stood for its block of n - W < 0, an unsigned
+ *          wrap: 8 times its time. stream.short on configs/modern.yaml
+ *          ends in 553 instructions; they counted 28800 cycles, not about
+ *          8100.)
  *   percent of entry U = 100 * icost_T(U) / T({})
  *   cycles: T(S) * N / (sum of the fragments' counted lengths, L - W
  *           each, a prefix's as below), N = the run's timed instructions

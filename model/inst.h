@@ -93,10 +93,15 @@ typedef struct ic_static_inst {
 } ic_static_inst;
 
 /* pc -> static instruction; returns 0 and fills out->valid = 0 for a pc
- * outside the code. */
+ * outside the code. code_pointers (NULL where the image does not know
+ * them): *out = the distinct addresses in the program's code that 8-byte
+ * aligned words of its loaded image hold (function pointer tables, vtables,
+ * computed-goto tables: where an indirect call or jump may go), ascending;
+ * returns their count; valid while the image is. */
 typedef struct ic_program_image {
   void *ctx;
   int (*lookup)(void *ctx, uint64_t pc, ic_static_inst *out);
+  size_t (*code_pointers)(void *ctx, const uint64_t **out);
 } ic_program_image;
 
 #endif

@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size) {
           b.sig != d.sig || b.pc != d.pc)
         abort();
     }
-    ic_program_image img = {NULL, image};
+    ic_program_image img = {NULL, image, NULL};
     ic_stitch_stats ss = {0};
     for (size_t i = 0; i < sig_db_skeletons(db) && i < 8; i++) {
       const sig_skeleton *sk = sig_db_skeleton(db, i);

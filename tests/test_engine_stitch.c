@@ -65,7 +65,8 @@ static int lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
   case 0x304:
   case 0x404: o->opclass = IC_OP_INT_ALU; o->src[0] = 6; o->dst[0] = 6; break;
   case 0x400: o->opclass = IC_OP_LOAD; o->src[0] = 5; o->dst[0] = 6; break;
-  case 0x210: o->opclass = IC_OP_IJUMP; o->src[0] = 5; break;
+  case 0x210:
+  case 0x100000: o->opclass = IC_OP_IJUMP; o->src[0] = 5; break;
   case 0x6a0: o->opclass = IC_OP_LOAD; o->src[0] = 5; o->dst[0] = 6; break;
   default:
     /* two straight runs of 41 adds: 0x500..0x5a0 and 0x600..0x69c (then
@@ -87,7 +88,7 @@ static int lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
   return 1;
 }
 
-static const ic_program_image img = {NULL, lookup};
+static const ic_program_image img = {NULL, lookup, NULL};
 
 static const ic_edge *find(const ic_graph_rec *r, uint8_t kind) {
   for (int k = 0; k < r->nedges; k++)
@@ -330,30 +331,57 @@ Test(stitch_skeleton, indirect_target_must_fit_the_bits) {
     size_t built;
     ic_stitch_stats st = {0};
     cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+    cr_assert_eq(built, 3);
+    cr_assert_eq(st.redirected, with_other);
     if (with_other) {
-      cr_assert_eq(built, 3);
       cr_assert_eq(recs[1].pc, 0x400);
       cr_assert_eq(recs[2].pc, 0x404);
-      cr_assert_eq(st.redirected, 1);
+      cr_assert_eq(st.near_jumps, 0);
     } else {
-      cr_assert_eq(built, 0); /* no sampled target fits the bits: unknown */
-      cr_assert_eq(st.abort_why[IC_STITCH_ABORT_TARGET], 1);
-      cr_assert_eq(st.redirected, 0);
-      /* as a prefix: the jump itself is known, the rest is not */
-      ic_stitch_stats st2 = {0};
-      cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &sk, 1, recs, &built, &st2, &err), IC_OK);
-      cr_assert_eq(built, 1);
-      cr_assert_eq(recs[0].pc, 0x200);
-      cr_assert_eq(st2.truncated, 1);
-      cr_assert_eq(st2.stitched, 1);
-      cr_assert_eq(st2.aborted, 0);
-      cr_assert_eq(st2.instructions, 1);
-      cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &sk, 2, recs, &built, &st2, &err), IC_OK);
-      cr_assert_eq(built, 0); /* shorter than min_keep: aborted */
-      cr_assert_eq(st2.abort_why[IC_STITCH_ABORT_TARGET], 1);
+      /* no sampled target fits the bits: the code does. The load at 0x108
+         (then an add), the taken branch at 0x114 (then the add at 0x100)
+         and the load at 0x400 fit both bits, so none within 2 KB is the
+         only one; of those, the nearest to the jump: 0x114 */
+      cr_assert_eq(recs[1].pc, 0x114);
+      cr_assert_eq(recs[2].pc, 0x100);
+      cr_assert_eq(st.near_jumps, 1);
     }
     sig_db_destroy(db);
   }
+}
+
+/* An indirect jump whose target neither a sample nor the code within 16 KB
+ * gives (the jump at 0x100000 is the only instruction there, and a jump
+ * cannot have bit 1 clear): the target is unknown, the fragment is cut
+ * there as a prefix, or aborted where the prefix is shorter than asked. */
+Test(stitch_skeleton, unknown_target_cuts_the_fragment) {
+  static const uint8_t jb[3] = {B1, 0, 0};
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  sig_machine m = machine();
+  sig_skeleton sk = {5000, 0x100000, 3, (uint8_t *)jb, 0};
+  ic_graph_rec recs[3];
+  size_t built;
+  ic_stitch_stats st = {0};
+  cr_assert_eq(ic_stitch_fragment(db, &m, &img, &sk, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, 0);
+  cr_assert_eq(st.abort_why[IC_STITCH_ABORT_TARGET], 1);
+  /* as a prefix: the jump itself is known, the rest is not */
+  ic_stitch_stats st2 = {0};
+  cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &sk, 1, recs, &built, &st2, &err), IC_OK);
+  cr_assert_eq(built, 1);
+  cr_assert_eq(recs[0].pc, 0x100000);
+  cr_assert_eq(st2.truncated, 1);
+  cr_assert_eq(st2.stitched, 1);
+  cr_assert_eq(st2.aborted, 0);
+  cr_assert_eq(st2.instructions, 1);
+  cr_assert_eq(st2.near_jumps, 0);
+  cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &sk, 2, recs, &built, &st2, &err), IC_OK);
+  cr_assert_eq(built, 0); /* shorter than min_keep: aborted */
+  cr_assert_eq(st2.abort_why[IC_STITCH_ABORT_TARGET], 1);
+  sig_db_destroy(db);
 }
 
 Test(stitch_skeleton, indirect_target_checked_to_the_end) {

@@ -250,3 +250,65 @@ Test(rv64_elf, random_header_corruption, .timeout = 120) {
   free(b);
   free(c);
 }
+
+/* The image's code pointers: the functions a static table of function
+ * pointers holds, main (whose address _start forms with auipc + addi), and
+ * none that is not an instruction of the executable segment; sorted and
+ * distinct; a clone has its own copy. Symbol addresses from nm. */
+static const char fptr_src[] =
+    "static int f1(int x) { return x + 1; }\n"
+    "static int f2(int x) { return x * 3; }\n"
+    "int (*const tab[2])(int) = {f1, f2};\n"
+    "int main(int c, char **v) { (void)v; return tab[c & 1](c) & 7; }\n";
+
+static uint64_t sym_addr(const char *exe, const char *name) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-nm %s | awk '$3 == \"%s\" {print $1}'", exe, name);
+  FILE *f = popen(cmd, "r");
+  cr_assert_not_null(f);
+  unsigned long long a = 0;
+  if (fscanf(f, "%llx", &a) != 1) a = 0;
+  pclose(f);
+  return a;
+}
+
+static int has_addr(const uint64_t *v, size_t n, uint64_t a) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i] == a) return 1;
+  return 0;
+}
+
+Test(rv64_elf, code_pointers_hold_function_pointers_and_main, .timeout = 120) {
+  if (!t_have("riscv64-linux-gnu-gcc") || !t_have("riscv64-linux-gnu-nm"))
+    cr_skip_test("riscv64 binutils not installed");
+  char exe[128];
+  t_tmp(exe, sizeof exe, "fptr");
+  cr_assert_eq(t_cross_compile(fptr_src, exe, "-O1"), 0);
+  const uint64_t f1 = sym_addr(exe, "f1"), f2 = sym_addr(exe, "f2"), m = sym_addr(exe, "main");
+  cr_assert(f1 && f2 && m, "nm found f1 %llx f2 %llx main %llx", (unsigned long long)f1,
+            (unsigned long long)f2, (unsigned long long)m);
+  rv_proc *p;
+  ic_err err;
+  char *argv[] = {exe, NULL};
+  cr_assert_eq(rv_proc_load(&p, exe, 1, argv, NULL, &err), IC_OK, "%s", err.msg);
+  unlink(exe);
+  ic_program_image im = rv_proc_image(p);
+  cr_assert_not_null(im.code_pointers);
+  const uint64_t *v;
+  const size_t n = im.code_pointers(im.ctx, &v);
+  cr_assert_gt(n, 3);
+  cr_assert(has_addr(v, n, f1) && has_addr(v, n, f2), "the table's functions are missing");
+  cr_assert(has_addr(v, n, m), "main is missing");
+  for (size_t i = 0; i < n; i++) {
+    if (i) cr_assert_gt(v[i], v[i - 1], "not ascending at %zu", i);
+    cr_assert_eq(v[i] & 1, 0);
+  }
+  rv_proc *q = rv_proc_clone(p);
+  cr_assert_not_null(q);
+  rv_proc_destroy(p);
+  ic_program_image iq = rv_proc_image(q);
+  const uint64_t *w;
+  cr_assert_eq(iq.code_pointers(iq.ctx, &w), n);
+  cr_assert(has_addr(w, n, m));
+  rv_proc_destroy(q);
+}

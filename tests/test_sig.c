@@ -58,7 +58,7 @@ static int img_lookup(void *ctx, uint64_t pc, ic_static_inst *out) {
 
 Test(sig, table_vi_bits) {
   sig_machine m = baseline_machine();
-  ic_program_image img = {NULL, img_lookup};
+  ic_program_image img = {NULL, img_lookup, NULL};
   ic_graph_rec r, n;
   /* one-cycle op, falls through */
   mk(&r, 0, 0x1000, IC_OP_INT_ALU);
@@ -176,7 +176,7 @@ static void col_free(collect *c) {
 static void run_sampler(const ic_graph_rec *r, size_t n, uint64_t iv, uint64_t siv, uint32_t len,
                         uint64_t seed, size_t batch, collect *c, sig_sampler_stats *st) {
   sig_machine m = baseline_machine();
-  ic_program_image img = {NULL, img_lookup};
+  ic_program_image img = {NULL, img_lookup, NULL};
   sig_sampler *s;
   ic_err err;
   memset(c, 0, sizeof *c);
@@ -196,7 +196,7 @@ Test(sig, sampler_every_instruction) {
   ic_graph_rec *r = malloc(N * sizeof *r);
   synth(r, N);
   sig_machine m = baseline_machine();
-  ic_program_image img = {NULL, img_lookup};
+  ic_program_image img = {NULL, img_lookup, NULL};
   unsigned bits[N];
   for (size_t i = 0; i + 1 < N; i++) bits[i] = sig_bits(&r[i], &r[i + 1], &m, &img);
   collect c;

@@ -54,7 +54,7 @@ static int lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
   return 1;
 }
 
-static const ic_program_image img = {NULL, lookup};
+static const ic_program_image img = {NULL, lookup, NULL};
 
 static sig_skeleton skel(uint64_t pc, const uint8_t *bits, uint32_t n) {
   sig_skeleton s = {1000, pc, n, (uint8_t *)bits, 0};
@@ -337,7 +337,7 @@ Test(stitch, return_without_call_goes_to_a_return_site) {
   ic_stitch_sites *sites;
   cr_assert_eq(ic_stitch_sites_create(&sites, db, &img, &err), IC_OK);
   cr_assert_eq(ic_stitch_sites_count(sites), 1);
-  /* mul, return, then the indirect jump at the site (its target unknown) */
+  /* mul, return, then the indirect jump at the site (no sample of it) */
   const uint8_t bits[] = {0, B1, B1, 0};
   sig_skeleton sk = skel(0x2000, bits, sizeof bits);
   ic_graph_rec recs[sizeof bits];
@@ -345,10 +345,14 @@ Test(stitch, return_without_call_goes_to_a_return_site) {
   ic_stitch_stats st = {0};
   cr_assert_eq(ic_stitch_fragment_sites(db, &m, &img, sites, &sk, 1, recs, &built, &st, &err),
                IC_OK);
-  cr_assert_eq(built, 3);
+  cr_assert_eq(built, 4);
   cr_assert_eq(recs[2].pc, 0x1014);
   cr_assert_eq(st.site_returns, 1);
-  cr_assert_eq(st.truncated, 1);
+  /* the jump at the site: the nearest code its one bit fits (the branch
+     at 0x100c, not taken), as in unsampled_indirect_jump_goes_... */
+  cr_assert_eq(recs[3].pc, 0x100c);
+  cr_assert_eq(st.near_jumps, 1);
+  cr_assert_eq(st.truncated, 0);
   /* without the sites the path ends at the return */
   ic_stitch_stats st2 = {0};
   cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &sk, 1, recs, &built, &st2, &err), IC_OK);
@@ -401,7 +405,7 @@ Test(stitch, return_not_to_its_call_drops_the_stack) {
 
 /* An indirect jump no sample shows goes to the instruction near it that
  * the bits after it fit furthest, when no other fits as far (a jump table
- * in the same function); with two equal fits the path is cut there. */
+ * in the same function); with equal fits, to the nearest of them. */
 Test(stitch, unsampled_indirect_jump_goes_to_the_code_the_bits_fit) {
   sig_machine m = machine();
   sig_db *db = empty_db();
@@ -421,15 +425,18 @@ Test(stitch, unsampled_indirect_jump_goes_to_the_code_the_bits_fit) {
   cr_assert_eq(recs[8].pc, 0x1010);
   cr_assert_eq(st.near_jumps, 1);
   cr_assert_eq(st.truncated, 0);
-  /* bit 1 clear after the jump and nothing else known: 0x1000 and 0x1008
-     both fit one instruction, so the target stays unknown */
+  /* bit 1 clear after the jump and nothing else known: 0x1000, 0x1008 and
+     the branch at 0x100c (not taken) fit one instruction each, so
+     near_target takes none; the wider search takes the nearest of them to
+     the jump at 0x1014 */
   const uint8_t amb[] = {B1, 0, B1, B1, 0};
   sig_skeleton sk2 = skel(0x1010, amb, sizeof amb);
   ic_stitch_stats st2 = {0};
   cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &sk2, 1, recs, &built, &st2, &err), IC_OK);
-  cr_assert_eq(built, 4);
-  cr_assert_eq(st2.near_jumps, 0);
-  cr_assert_eq(st2.truncated, 1);
+  cr_assert_eq(built, 5);
+  cr_assert_eq(recs[4].pc, 0x100c);
+  cr_assert_eq(st2.near_jumps, 1);
+  cr_assert_eq(st2.truncated, 0);
   sig_db_destroy(db);
 }
 
@@ -822,6 +829,150 @@ Test(stitch, profiler_prefix_stands_for_its_block) {
   /* the whole loop (the same 88 instructions, not cut) counts as it is */
   cr_assert_eq(lens[1], 88 - W);
   for (int s = 0; s < 4; s++) cr_assert_float_eq(t[4 + s], tp[s], 1e-9, "subset %d", s);
+  free(t);
+  free(lens);
+  sig_db_destroy(db);
+}
+
+/* The decode cache answers as its inner image, also for pcs that share an
+ * entry (2^16 entries of 2-byte steps: pcs 2^17 apart) and for pcs outside
+ * the code, and asks the inner image once per pc while it stays cached. */
+static int counted_calls;
+static int counted_lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
+  counted_calls++;
+  return lookup(ctx, pc, o);
+}
+
+Test(stitch, decode_cache_answers_as_the_image) {
+  const ic_program_image inner = {NULL, counted_lookup, NULL};
+  ic_image_cache *c;
+  ic_err err;
+  cr_assert_eq(ic_image_cache_create(&c, &inner, &err), IC_OK);
+  const ic_program_image im = ic_image_cache_image(c);
+  const uint64_t pcs[] = {0x1000, 0x1004, 0x1010, 0x2004, 0x3000, 0x1002, 0x1000 + (1u << 17),
+                          0x1000, 0x3000 + (1u << 17), 0x3000, 0x1004};
+  for (int rep = 0; rep < 2; rep++)
+    for (size_t k = 0; k < sizeof pcs / sizeof *pcs; k++) {
+      ic_static_inst a, b;
+      const int ra = lookup(NULL, pcs[k], &a), rb = im.lookup(im.ctx, pcs[k], &b);
+      cr_assert_eq(ra, rb, "pc %llx", (unsigned long long)pcs[k]);
+      cr_assert_eq(a.valid, b.valid);
+      cr_assert_eq(a.opclass, b.opclass);
+      cr_assert_eq(a.target, b.target);
+      cr_assert_eq(a.dst[0], b.dst[0]);
+    }
+  /* the same pc twice in a row is decoded once */
+  ic_static_inst s;
+  const int before = counted_calls;
+  im.lookup(im.ctx, 0x2000, &s);
+  im.lookup(im.ctx, 0x2000, &s);
+  cr_assert_eq(counted_calls, before + 1);
+  cr_assert_eq(s.opclass, IC_OP_INT_MUL);
+  ic_image_cache_destroy(c);
+}
+
+/* An indirect call no sample shows goes to the code pointer (an address the
+ * program's data holds, ic_program_image.code_pointers) that the bits after
+ * it fit furthest: here 0x2000 (mul, then ret: bit 1, back to the add at
+ * 0x4004) rather than 0x3000 (div, then no code); without code pointers
+ * the fragment is cut there. */
+static int call_lookup(void *ctx, uint64_t pc, ic_static_inst *o) {
+  if (pc != 0x4000 && pc != 0x4004) return lookup(ctx, pc, o);
+  memset(o, 0, sizeof *o);
+  memset(o->src, IC_REG_NONE, sizeof o->src);
+  memset(o->dst, IC_REG_NONE, sizeof o->dst);
+  o->size = 4;
+  o->valid = 1;
+  if (pc == 0x4000) {
+    o->opclass = IC_OP_CALL; /* jalr ra, x7: no static target */
+    o->src[0] = 7;
+    o->dst[0] = 1;
+  } else {
+    o->opclass = IC_OP_INT_ALU; /* the return site */
+  }
+  return 1;
+}
+
+static size_t two_pointers(void *ctx, const uint64_t **out) {
+  (void)ctx;
+  static const uint64_t p[2] = {0x2000, 0x3000};
+  *out = p;
+  return 2;
+}
+
+Test(stitch, unsampled_indirect_call_goes_to_a_code_pointer) {
+  sig_machine m = machine();
+  sig_db *db = empty_db();
+  const uint8_t bits[] = {B1, 0, B1, 0};
+  sig_skeleton sk = skel(0x4000, bits, sizeof bits);
+  ic_graph_rec recs[sizeof bits];
+  size_t built;
+  ic_err err;
+  const ic_program_image with = {NULL, call_lookup, two_pointers};
+  ic_stitch_stats st = {0};
+  cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &with, &sk, 1, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, sizeof bits);
+  cr_assert_eq(recs[1].pc, 0x2000);
+  cr_assert_eq(recs[2].pc, 0x2004);
+  cr_assert_eq(recs[3].pc, 0x4004); /* back from the call */
+  cr_assert_eq(st.pointer_calls, 1);
+  cr_assert_eq(st.truncated, 0);
+  const ic_program_image without = {NULL, call_lookup, NULL};
+  ic_stitch_stats st2 = {0};
+  cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &without, &sk, 1, recs, &built, &st2, &err),
+               IC_OK);
+  cr_assert_eq(built, 1);
+  cr_assert_eq(st2.pointer_calls, 0);
+  cr_assert_eq(st2.truncated, 1);
+  sig_db_destroy(db);
+}
+
+/* A fragment of W instructions or fewer (the run's end) is solved whole:
+ * not cut, it counts all of its instructions; cut, its prefix stands for
+ * its n from no warm-up, s = n / n'. (Cut, it once stood for n - W < 0
+ * instructions, an unsigned wrap capped at 8 times; not cut, it was left
+ * out.) The loop of profiler_prefix_stands_for_its_block, W = 100. */
+Test(stitch, profiler_short_fragment_is_solved_whole) {
+  sig_machine m = machine();
+  enum { W = 100 };
+  static uint8_t cut[95];
+  for (int i = 0; i < 20; i++) {
+    cut[4 * i + 1] = B1;
+    cut[4 * i + 3] = B1;
+  }
+  cut[81] = B1;
+  cut[84] = B1, cut[86] = B1, cut[87] = B1;
+  sig_db *db;
+  ic_err err;
+  cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+  sig_out o = sig_db_out(db);
+  sig_skeleton whole = {1000, 0x1000, 88, cut, 0}, part = {5000, 0x1000, 95, cut, 0};
+  cr_assert_eq(o.skeleton(o.ctx, &whole, &err), IC_OK);
+  cr_assert_eq(o.skeleton(o.ctx, &part, &err), IC_OK);
+  cr_assert_eq(sig_db_build(db, &err), IC_OK);
+  ic_graph_rec recs[95];
+  size_t built;
+  ic_stitch_stats st = {0};
+  cr_assert_eq(ic_stitch_fragment_prefix(db, &m, &img, &part, 1, recs, &built, &st, &err), IC_OK);
+  cr_assert_eq(built, 88);
+  const uint8_t cats[2] = {IC_CAT_DL1, IC_CAT_BW};
+  ic_solver *sv;
+  cr_assert_eq(ic_solver_create(&sv, cats, 2, &err), IC_OK);
+  cr_assert_eq(ic_solver_feed(sv, recs, built, &err), IC_OK);
+  double tp[4];
+  for (int s = 0; s < 4; s++) tp[s] = (double)ic_solver_times(sv)[s];
+  ic_solver_destroy(sv);
+  ic_profiler_opts po = {.cats = cats, .ncat = 2, .machine = m, .length = 300, .warmup = W};
+  double *t;
+  uint64_t *lens, nf;
+  cr_assert_eq(ic_profiler_fragment_times(&po, db, &img, &t, &lens, &nf, NULL, &err), IC_OK, "%s",
+               err.msg);
+  cr_assert_eq(nf, 2);
+  cr_assert_eq(lens[0], 88);
+  for (int s = 0; s < 4; s++) cr_assert_float_eq(t[s], tp[s], 1e-9, "subset %d", s);
+  cr_assert_eq(lens[1], 95);
+  for (int s = 0; s < 4; s++)
+    cr_assert_float_eq(t[4 + s], tp[s] * 95.0 / 88.0, 1e-9, "subset %d", s);
   free(t);
   free(lens);
   sig_db_destroy(db);

@@ -348,14 +348,14 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
             "icost: profiler: %llu fragments stitched, %llu aborted; instructions %llu exact, "
             "%llu approximate, %llu inferred, %llu patched; %llu indirect targets redirected, "
             "%llu fragments cut at an unknown one, %llu returns not to their call, %llu indirect "
-            "jumps sent to nearby code, %llu loads taken without their sampled memory "
-            "producer\n",
+            "jumps sent to nearby code, %llu indirect calls sent to a code pointer, %llu loads "
+            "taken without their sampled memory producer\n",
             (unsigned long long)ps.stitch.stitched, (unsigned long long)ps.stitch.aborted,
             (unsigned long long)ps.stitch.exact, (unsigned long long)ps.stitch.approx,
             (unsigned long long)ps.stitch.inferred, (unsigned long long)ps.stitch.patched,
             (unsigned long long)ps.stitch.redirected, (unsigned long long)ps.stitch.truncated,
             (unsigned long long)ps.stitch.unwound, (unsigned long long)ps.stitch.near_jumps,
-            (unsigned long long)ps.stitch.mem_dropped);
+            (unsigned long long)ps.stitch.pointer_calls, (unsigned long long)ps.stitch.mem_dropped);
   return st;
 }
 

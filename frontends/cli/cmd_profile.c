@@ -130,7 +130,14 @@ static const char analyze_help[] =
     "on; the prefix stands for the whole fragment: its times are scaled to the\n"
     "fragment's length, by at most 8x); returns sent to a return site = returns\n"
     "whose call precedes the fragment and whose target no sample gives, taken to the\n"
-    "one instruction after a call in the code that the bits fit furthest from; line\n"
+    "one instruction after a call in the code that the bits fit furthest from;\n"
+    "indirect jumps sent to nearby code = indirect jumps whose target no sample gives,\n"
+    "taken to the instruction within 2 KB that the bits fit furthest from where only\n"
+    "one does, else to the nearest of those within 16 KB that fit furthest (a jump\n"
+    "table's case, an interpreter's handler); indirect calls sent to a code pointer =\n"
+    "indirect calls whose target no sample gives, taken to the code address held in\n"
+    "the program's data (an 8-byte word: function pointer tables, vtables) that the\n"
+    "bits fit furthest from, the nearest of those that fit as far; line\n"
     "waits with no miss to wait for = instructions all of whose 16 nearest samples\n"
     "wait for a line where the fragment has no miss or store at that distance, taken\n"
     "as the line's first miss (the wait dropped; a missing load's latency from its\n"
@@ -354,16 +361,16 @@ static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_fil
             "stitching:\n  fragments: %llu\n  stitched: %llu\n  aborted: %llu\n"
             "  instructions: %llu\n  exact: %llu\n  approximate: %llu\n  inferred: %llu\n"
             "  patched: %llu\n  redirected: %llu\n  truncated: %llu\n  site_returns: %llu\n"
-            "  unwound: %llu\n  near_jumps: %llu\n  first_misses: %llu\n"
-            "  mem_dropped: %llu\n",
+            "  unwound: %llu\n  near_jumps: %llu\n  pointer_calls: %llu\n"
+            "  first_misses: %llu\n  mem_dropped: %llu\n",
             (unsigned long long)s->fragments, (unsigned long long)s->stitched,
             (unsigned long long)s->aborted, (unsigned long long)s->instructions,
             (unsigned long long)s->exact, (unsigned long long)s->approx,
             (unsigned long long)s->inferred, (unsigned long long)s->patched,
             (unsigned long long)s->redirected, (unsigned long long)s->truncated,
             (unsigned long long)s->site_returns, (unsigned long long)s->unwound,
-            (unsigned long long)s->near_jumps, (unsigned long long)s->first_misses,
-            (unsigned long long)s->mem_dropped);
+            (unsigned long long)s->near_jumps, (unsigned long long)s->pointer_calls,
+            (unsigned long long)s->first_misses, (unsigned long long)s->mem_dropped);
     for (int k = 0; k < IC_STITCH_ABORT_COUNT; k++)
       fprintf(f, "  aborted_%s: %llu\n", ic_stitch_abort_names[k],
               (unsigned long long)s->abort_why[k]);
@@ -384,7 +391,8 @@ static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_fil
             "\nstitched insts  %llu: %.1f%% exact, %.1f%% approximate, %.1f%% inferred; "
             "%.1f%% patched; %llu indirect targets redirected; %llu fragments cut at an "
             "unknown one; %llu returns sent to a return site; %llu returns not to their "
-            "call (call stack dropped); %llu indirect jumps sent to nearby code; %llu line "
+            "call (call stack dropped); %llu indirect jumps sent to nearby code; %llu "
+            "indirect calls sent to a code pointer; %llu line "
             "waits with no miss to wait for (taken as first misses); %llu loads whose sampled "
             "memory producers all fall on no store (taken without one)\n\n",
             (unsigned long long)s->instructions, 100.0 * (double)s->exact / n,
@@ -392,7 +400,8 @@ static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_fil
             100.0 * (double)s->patched / n, (unsigned long long)s->redirected,
             (unsigned long long)s->truncated, (unsigned long long)s->site_returns,
             (unsigned long long)s->unwound, (unsigned long long)s->near_jumps,
-            (unsigned long long)s->first_misses, (unsigned long long)s->mem_dropped);
+            (unsigned long long)s->pointer_calls, (unsigned long long)s->first_misses,
+            (unsigned long long)s->mem_dropped);
   }
 }
 

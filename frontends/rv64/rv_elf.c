@@ -65,6 +65,7 @@ static rv_proc *proc_alloc(void) {
 
 void rv_proc_destroy(rv_proc *p) {
   if (!p) return;
+  free(p->codeptr);
   rv_mem_free(p);
   rv_fds_close(p);
   free(p->bcache);
@@ -81,7 +82,11 @@ rv_proc *rv_proc_clone(const rv_proc *src) {
   memset(p->radix, 0, sizeof p->radix);
   for (int i = 0; i < RV_MAX_FDS; i++) p->fds[i].host = -1;
   p->exe_path = src->exe_path ? strdup(src->exe_path) : NULL;
-  if ((src->exe_path && !p->exe_path) || rv_mem_copy_from(p, src) ||
+  p->codeptr = NULL;
+  if (src->ncodeptr && (p->codeptr = malloc(src->ncodeptr * sizeof *p->codeptr)) != NULL)
+    memcpy(p->codeptr, src->codeptr, src->ncodeptr * sizeof *p->codeptr);
+  if ((src->exe_path && !p->exe_path) || (src->ncodeptr && !p->codeptr) ||
+      rv_mem_copy_from(p, src) ||
       rv_fds_dup_from(p, src)) {
     rv_proc_destroy(p);
     return NULL;
@@ -123,6 +128,95 @@ typedef struct seg {
   uint64_t off, vaddr, filesz, memsz;
   uint32_t flags;
 } seg;
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+typedef struct addr_list {
+  uint64_t *v;
+  size_t n, cap;
+} addr_list;
+
+/* Appends w if it is an even address in an executable segment; -1 when out
+   of memory. */
+static int add_code_addr(addr_list *l, uint64_t w, const seg *segs, unsigned nseg) {
+  int code = 0;
+  for (unsigned j = 0; j < nseg && !code; j++)
+    code = (segs[j].flags & 1) && w >= segs[j].vaddr && w - segs[j].vaddr < segs[j].memsz;
+  if (!code || (w & 1)) return 0;
+  if (l->n == l->cap) {
+    uint64_t *g = realloc(l->v, (l->cap = l->cap ? 2 * l->cap : 1024) * sizeof *g);
+    if (!g) return -1;
+    l->v = g;
+  }
+  l->v[l->n++] = w;
+  return 0;
+}
+
+static int64_t sext(uint64_t v, int bits) { return (int64_t)(v << (64 - bits)) >> (64 - bits); }
+
+/* The code addresses an executable segment's instructions form as
+   constants: auipc rd then addi/addiw rd', rd (pc-relative, lla: how _start
+   hands main to __libc_start_main) and lui rd then addi/addiw rd', rd
+   (absolute). Linear sweep; -1 when out of memory. */
+static int code_constants(addr_list *l, const uint8_t *b, const seg *s, const seg *segs,
+                          unsigned nseg) {
+  uint64_t a = s->vaddr;
+  const uint64_t end = s->vaddr + s->filesz;
+  while (a + 2 <= end) {
+    const uint32_t lo = rd16(b + s->off + (a - s->vaddr));
+    if ((lo & 3) != 3) {
+      a += 2;
+      continue;
+    }
+    if (a + 8 > end) break;
+    const uint32_t w = rd32(b + s->off + (a - s->vaddr));
+    const uint32_t op = w & 0x7f, rd = (w >> 7) & 31;
+    if ((op == 0x17 || op == 0x37) && rd) {
+      const uint32_t n = rd32(b + s->off + (a + 4 - s->vaddr));
+      const uint32_t nop = n & 0x7f, f3 = (n >> 12) & 7, rs1 = (n >> 15) & 31;
+      if ((nop == 0x13 || nop == 0x1b) && f3 == 0 && rs1 == rd) {
+        uint64_t hi = (uint64_t)sext(w & 0xfffff000u, 32), v = hi + (uint64_t)sext(n >> 20, 12);
+        if (op == 0x17) v += a;
+        if (nop == 0x1b) v = (uint64_t)sext(v & 0xffffffffu, 32);
+        if (add_code_addr(l, v, segs, nseg)) return -1;
+      }
+    }
+    a += 4;
+  }
+  return 0;
+}
+
+/* The code pointers of the image (rv_internal.h, codeptr): every 8-byte
+   aligned word of a segment's file bytes whose value is an even address in
+   an executable segment, and the code addresses the code forms as
+   constants (code_constants). Whether an instruction decodes there is the
+   reader's to check. O(file bytes + k log k). */
+static ic_status find_code_pointers(rv_proc *p, const char *path, const uint8_t *b,
+                                    const seg *segs, unsigned nseg, ic_err *err) {
+  addr_list l = {NULL, 0, 0};
+  for (unsigned i = 0; i < nseg; i++) {
+    for (uint64_t a = (segs[i].vaddr + 7) & ~(uint64_t)7; a + 8 <= segs[i].vaddr + segs[i].filesz;
+         a += 8)
+      if (add_code_addr(&l, rd64(b + segs[i].off + (a - segs[i].vaddr)), segs, nseg)) goto oom;
+    if ((segs[i].flags & 1) && code_constants(&l, b, &segs[i], segs, nseg)) goto oom;
+  }
+  uint64_t *v = l.v;
+  size_t n = l.n;
+  if (n) qsort(v, n, sizeof *v, cmp_u64);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!m || v[i] != v[m - 1]) v[m++] = v[i];
+  free(p->codeptr);
+  p->codeptr = v;
+  p->ncodeptr = m;
+  return IC_OK;
+oom:
+  free(l.v);
+  return ic_fail(err, IC_ERUN, "%s: out of memory", path);
+}
 
 /* Validates the ELF image and maps its segments into p. */
 static ic_status load_image(rv_proc *p, const char *path, const uint8_t *b, size_t n, ic_err *err) {
@@ -220,6 +314,8 @@ static ic_status load_image(rv_proc *p, const char *path, const uint8_t *b, size
   if (!entry_ok)
     return ic_fail(err, IC_EINPUT, "%s: entry point 0x%llx is not in an executable segment", path,
                    (unsigned long long)entry);
+  ic_status cst = find_code_pointers(p, path, b, segs, nseg, err);
+  if (cst != IC_OK) return cst;
   p->entry = entry + base;
   p->phdr = have_phdr ? phdr_vaddr : 0;
   p->phent = 56;

@@ -650,7 +650,13 @@ static int image_lookup(void *ctx, uint64_t pc, ic_static_inst *out) {
   return 1;
 }
 
+static size_t image_code_pointers(void *ctx, const uint64_t **out) {
+  const rv_proc *p = ctx;
+  *out = p->codeptr;
+  return p->ncodeptr;
+}
+
 ic_program_image rv_proc_image(rv_proc *p) {
-  ic_program_image im = {p, image_lookup};
+  ic_program_image im = {p, image_lookup, image_code_pointers};
   return im;
 }

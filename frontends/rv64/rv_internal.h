@@ -226,6 +226,8 @@ struct rv_proc {
 
   /* program image */
   uint64_t entry, phdr, phent, phnum;
+  uint64_t *codeptr; /* code addresses the loaded image's 8-byte words hold, ascending */
+  size_t ncodeptr;
 };
 
 /* ---- memory (rv_mem.c) ---- */
