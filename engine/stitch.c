@@ -425,22 +425,32 @@ static uint64_t furthest_fit(const ic_program_image *img, const uint64_t *cand, 
  * and 6.5%, 46 cut and 2.9%). Time: O(FAR_BYTES * instructions checked
  * per candidate), once per such jump. */
 #define FAR_BYTES 16384u
+
+/* The furthest fit among candidates, the nearest to pc of equal ones
+   (far_target, pointer_target). */
+struct fit_pick {
+  uint64_t pc, best, bdist;
+  uint32_t blen;
+};
+
+static void fit_consider(struct fit_pick *f, const ic_program_image *img, const sig_skeleton *sk,
+                         uint32_t k, uint64_t cand) {
+  const uint32_t len = path_fit_len(img, sk, k + 1, cand, UINT32_MAX); /* 0 outside the code */
+  const uint64_t dist = cand > f->pc ? cand - f->pc : f->pc - cand;
+  if (len > f->blen || (len && len == f->blen && dist < f->bdist)) {
+    f->blen = len;
+    f->best = cand;
+    f->bdist = dist;
+  }
+}
+
 static uint64_t far_target(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
                            uint64_t pc) {
+  struct fit_pick f = {pc, 0, 0, 0};
   if (k + 1 >= sk->n) return 0;
-  uint64_t best = 0, bdist = 0;
-  uint32_t blen = 0;
   const uint64_t lo = pc > FAR_BYTES ? pc - FAR_BYTES : 2;
-  for (uint64_t a = lo & ~(uint64_t)1; a <= pc + FAR_BYTES; a += 2) {
-    const uint32_t len = path_fit_len(img, sk, k + 1, a, UINT32_MAX); /* 0 outside the code */
-    const uint64_t dist = a > pc ? a - pc : pc - a;
-    if (len > blen || (len && len == blen && dist < bdist)) {
-      blen = len;
-      best = a;
-      bdist = dist;
-    }
-  }
-  return best;
+  for (uint64_t a = lo & ~(uint64_t)1; a <= pc + FAR_BYTES; a += 2) fit_consider(&f, img, sk, k, a);
+  return f.best;
 }
 
 /* The target of an indirect call at position k (pc) that no sample gives
@@ -454,18 +464,9 @@ static uint64_t pointer_target(const ic_program_image *img, const sig_skeleton *
                                uint64_t pc) {
   const uint64_t *cand = NULL;
   const size_t n = img->code_pointers && k + 1 < sk->n ? img->code_pointers(img->ctx, &cand) : 0;
-  uint64_t best = 0, bdist = 0;
-  uint32_t blen = 0;
-  for (size_t i = 0; i < n; i++) {
-    const uint32_t len = path_fit_len(img, sk, k + 1, cand[i], UINT32_MAX);
-    const uint64_t dist = cand[i] > pc ? cand[i] - pc : pc - cand[i];
-    if (len > blen || (len && len == blen && dist < bdist)) {
-      blen = len;
-      best = cand[i];
-      bdist = dist;
-    }
-  }
-  return best;
+  struct fit_pick f = {pc, 0, 0, 0};
+  for (size_t i = 0; i < n; i++) fit_consider(&f, img, sk, k, cand[i]);
+  return f.best;
 }
 
 static uint64_t site_target(const ic_program_image *img, const ic_stitch_sites *sites,

@@ -25,6 +25,22 @@ static ic_catmask mask_of(int s) {
   return m;
 }
 
+/* Adds to t[S] the window [s0, s0 + len) solved alone, from its W-th
+   record on (whole where warm = 0); returns its counted instructions. */
+static uint64_t add_window(const tg *g, uint64_t s0, uint64_t len, uint64_t warm, double *t) {
+  for (int s = 0; s < 8; s++) {
+    uint64_t tw = 0, tp = 0;
+    ic_err err = {{0}};
+    cr_assert_eq(ic_graph_eval(g->r + s0, len, mask_of(s), NULL, &tw, &err), IC_OK, "%s",
+                 err.msg);
+    if (warm)
+      cr_assert_eq(ic_graph_eval(g->r + s0, warm, mask_of(s), NULL, &tp, &err), IC_OK, "%s",
+                   err.msg);
+    t[s] += (double)tw - (double)tp;
+  }
+  return len - warm;
+}
+
 /* Reference t(S) summed over the lead [0, off) (whole: the run starts
    there), the complete windows [off + bL, off + (b+1)L), each counted
    from its W-th record on, and the rest of the run after them (from its
@@ -36,45 +52,19 @@ static uint64_t reference(const tg *g, uint64_t off, uint64_t len, uint64_t warm
   memset(t, 0, 8 * sizeof *t);
   *counted = 0;
   if (off > 0) {
-    for (int s = 0; s < 8; s++) {
-      uint64_t tl = 0;
-      ic_err err = {{0}};
-      cr_assert_eq(ic_graph_eval(g->r, off, mask_of(s), NULL, &tl, &err), IC_OK, "%s", err.msg);
-      t[s] += (double)tl;
-    }
+    *counted += add_window(g, 0, off, 0, t);
     nwin++;
-    *counted += off;
   }
   for (uint64_t s0 = off; s0 + len <= g->n; s0 += len) {
-    *counted += len - warm;
-    for (int s = 0; s < 8; s++) {
-      uint64_t tw = 0, tp = 0;
-      ic_err err = {{0}};
-      cr_assert_eq(ic_graph_eval(g->r + s0, len, mask_of(s), NULL, &tw, &err), IC_OK, "%s",
-                   err.msg);
-      if (warm)
-        cr_assert_eq(ic_graph_eval(g->r + s0, warm, mask_of(s), NULL, &tp, &err), IC_OK, "%s",
-                     err.msg);
-      t[s] += (double)tw - (double)tp;
-    }
+    *counted += add_window(g, s0, len, warm, t);
     nwin++;
   }
   /* the block the run ends in, with the instructions it has: its warm-up
      where it is longer than that, else none */
   const uint64_t s0 = g->n < off ? g->n : off + (g->n - off) / len * len;
   if (s0 < g->n) {
-    const uint64_t p = g->n - s0, w = warm && p > warm ? warm : 0;
-    *counted += p - w;
-    for (int s = 0; s < 8; s++) {
-      uint64_t tw = 0, tp = 0;
-      ic_err err = {{0}};
-      cr_assert_eq(ic_graph_eval(g->r + s0, p, mask_of(s), NULL, &tw, &err), IC_OK, "%s",
-                   err.msg);
-      if (w)
-        cr_assert_eq(ic_graph_eval(g->r + s0, w, mask_of(s), NULL, &tp, &err), IC_OK, "%s",
-                     err.msg);
-      t[s] += (double)tw - (double)tp;
-    }
+    const uint64_t p = g->n - s0;
+    *counted += add_window(g, s0, p, warm && p > warm ? warm : 0, t);
     nwin++;
   }
   return nwin;
