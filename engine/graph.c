@@ -7,6 +7,7 @@
 #include "ooo.h"
 #include "iq_tab.h"
 #include "mshr_tab.h"
+#include "rules.h"
 #include "slot_tab.h"
 
 ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) {
@@ -135,12 +136,12 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
         const uint64_t b = ic_iq_tab_bound(&iqt);
         if (b > v) v = b;
       }
-      if (node == IC_NODE_E && mk) {
-        ic_mshr_tab_floor(&holds, t[IC_NODE_D]);
-        v = ic_mshr_tab_time(&holds, v, mk, NULL);
+      if (node == IC_NODE_E) { /* the MSHR rule and the slot rule together (rules.h) */
+        const int slot = dg_slot_counts(r, ideal, &nw, &np);
+        if (mk) ic_mshr_tab_floor(&holds, t[IC_NODE_D]);
+        if (mk || slot)
+          v = ic_rules_time(&holds, mk, &slots, slot, nw, np, ooo_pool_of(r->opclass), v, NULL, NULL);
       }
-      if (node == IC_NODE_E && dg_slot_counts(r, ideal, &nw, &np))
-        v = ic_slot_tab_time(&slots, v, nw, np, ooo_pool_of(r->opclass));
       t[node] = v;
       if (node == IC_NODE_D && rule) ic_slot_tab_floor(&slots, v);
     }
@@ -233,6 +234,14 @@ ic_status dg_rule_sources(const ic_graph_rec *recs, size_t n, ic_catmask ideal, 
       const uint64_t v = ic_mshr_tab_time(&h, em[i], mk, &src);
       if (v > em[i] && src != UINT64_MAX) ms[i] = (uint32_t)(recs[i].seq - src);
       em[i] = v;
+      /* with the slot rule in turn (rules.h), the MSHR rule may have moved
+         E last, past where the slot rule took it: then from E - 1 it gives
+         E, and its holder is the source */
+      if (t[IC_NODE_E] > v && ic_mshr_tab_time(&h, t[IC_NODE_E] - 1, mk, &src) == t[IC_NODE_E] &&
+          src != UINT64_MAX) {
+        ms[i] = (uint32_t)(recs[i].seq - src);
+        em[i] = t[IC_NODE_E];
+      }
     }
     if ((qk && ic_iq_tab_add(&q, t[IC_NODE_E]) != 0) ||
         (mk && ic_mshr_tab_add(&h, t[IC_NODE_E], t[IC_NODE_P], recs[i].seq) != 0))

@@ -252,43 +252,51 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
 /* Forward pass of one record: its arrival times into the arrival ring.
  * Edges are sorted by destination node and an edge of distance 0 goes to a
  * later node, so its source is final when it is read. */
-/* The MSHR rule and then the slot rule (graph_rec.h, MSHR and IW) on E
- * time a[IC_NODE_E] of record r, whose D is final in a. The MSHR rule
- * delays it until fewer than its count of the earlier holders hold an MSHR
- * (mshr_tab.h) and turns its edge into an edge from the P of the holder
- * whose completion gave the time (latency 0) where it did, else leaves it
- * off; the slot rule delays it past the cycles the earlier records fill
- * (slot_tab.h), and turns the first slot-form edge into an edge from a
- * record of the full cycle just before (its dist; latency 1) where it did,
- * else leaves them all off. */
+/* The MSHR rule and the slot rule (graph_rec.h, MSHR and IW) on E time
+ * a[IC_NODE_E] of record r, whose D is final in a, together (rules.h):
+ * each in turn until neither moves it. The MSHR rule delays it until fewer
+ * than its count of the earlier holders hold an MSHR (mshr_tab.h); the
+ * slot rule past the cycles the earlier records fill (slot_tab.h). Each
+ * rule that moved E turns its edge on, from where its last move came: the
+ * MSHR edge from the P of the holder whose completion gave that time
+ * (latency 0), the first slot-form edge from a record of the full cycle
+ * just before it (latency 1); the rules that did not move it leave their
+ * edges off. E is the larger of the two, which is the last move. */
 static void slot_rule(ic_slack *s, crec *c, const ic_graph_rec *r, uint64_t oldest, uint64_t *a) {
-  if (c->mk) { /* first the MSHR rule (mshr_tab.h): an edge from the P that gave its time */
-    uint64_t src;
-    ic_mshr_tab_floor(&s->holds, a[IC_NODE_D]);
-    const uint64_t t = ic_mshr_tab_time(&s->holds, a[IC_NODE_E], c->mk, &src);
-    if (t != a[IC_NODE_E] && src >= oldest && src < r->seq)
-      for (int j = 0; j < c->nedges; j++)
-        if (c->e[j].iw == 3) {
-          c->e[j].dist = (uint32_t)(r->seq - src);
-          c->iw_off &= ~(1u << j);
-          break;
-        }
-    a[IC_NODE_E] = t;
-  }
-  if (!(c->slot_w | c->slot_p)) return;
-  ic_slot_tab_floor(&s->slots, a[IC_NODE_D]);
-  const uint64_t t = ic_slot_tab_time(&s->slots, a[IC_NODE_E], c->slot_w, c->slot_p, ooo_pool_of(r->opclass));
-  if (t == a[IC_NODE_E]) return;
-  for (int j = 0; j < c->nedges; j++)
-    if (c->e[j].iw == 2) {
-      for (uint64_t q = r->seq; q-- > oldest;)
-        if (s->arr[q & (s->acap - 1)][IC_NODE_E] == t - 1) {
-          c->e[j].dist = (uint32_t)(r->seq - q);
-          c->iw_off &= ~(1u << j);
-          break;
-        }
-      break;
+  const int slot = (c->slot_w | c->slot_p) != 0;
+  if (c->mk) ic_mshr_tab_floor(&s->holds, a[IC_NODE_D]);
+  if (slot) ic_slot_tab_floor(&s->slots, a[IC_NODE_D]);
+  uint64_t t = a[IC_NODE_E], msrc = UINT64_MAX, mt = 0, st = 0;
+  for (;;) { /* as ic_rules_time, keeping each rule's last move */
+    if (c->mk) {
+      uint64_t src;
+      const uint64_t m = ic_mshr_tab_time(&s->holds, t, c->mk, &src);
+      if (m != t) msrc = src, mt = m, t = m;
     }
+    if (!slot) break;
+    const uint64_t v = ic_slot_tab_time(&s->slots, t, c->slot_w, c->slot_p, ooo_pool_of(r->opclass));
+    if (v == t) break;
+    st = t = v;
+    if (!c->mk) break;
+  }
+  if (mt && msrc >= oldest && msrc < r->seq)
+    for (int j = 0; j < c->nedges; j++)
+      if (c->e[j].iw == 3) {
+        c->e[j].dist = (uint32_t)(r->seq - msrc);
+        c->iw_off &= ~(1u << j);
+        break;
+      }
+  if (st)
+    for (int j = 0; j < c->nedges; j++)
+      if (c->e[j].iw == 2) {
+        for (uint64_t q = r->seq; q-- > oldest;)
+          if (s->arr[q & (s->acap - 1)][IC_NODE_E] == st - 1) {
+            c->e[j].dist = (uint32_t)(r->seq - q);
+            c->iw_off &= ~(1u << j);
+            break;
+          }
+        break;
+      }
   a[IC_NODE_E] = t;
 }
 

@@ -232,6 +232,7 @@
 #include "ooo.h"
 #include "iq_tab.h"
 #include "mshr_tab.h"
+#include "rules.h"
 #include "slot_tab.h"
 
 #define FLOOR (-(INT32_C(1) << 29))
@@ -620,6 +621,28 @@ static inline __attribute__((always_inline)) uint32_t lane_take(struct xenv *x, 
   return (uint32_t)(c - (uint64_t)c0);
 }
 
+/* lane_take for a record with the MSHR rule in a lane that keeps it: the
+ * slot rule and the MSHR rule in turn until neither moves E (rules.h; the
+ * MSHR rule has been applied once already, k_mshr), then the slot taken in
+ * the cycle they give. */
+static uint32_t lane_take_rules(struct xenv *x, const struct plan *pl, uint32_t lane, int32_t d,
+                                int32_t e, unsigned tw, unsigned tp) {
+  ic_slot_tab *t = &x->sv->stab[lane];
+  const int64_t b0 = x->base[lane], dt = b0 + d, c0 = b0 + e;
+  if (dt > (int64_t)t->floor) ic_slot_tab_floor(t, (uint64_t)dt);
+  if (c0 < (int64_t)t->floor) return 0; /* below the floor (and time 0): free */
+  const uint64_t c = ic_rules_time(&x->sv->mtab[lane], pl->mk, t, 1, tw < 256u ? (int)tw : 0,
+                                   tp < 256u ? (int)tp : 0, pl->pool, (uint64_t)c0, NULL, NULL);
+  uint64_t at;
+  if (ic_slot_tab_take_th(t, c, tw, tp, pl->pool, &at) != 0) {
+    if (!x->viol) x->first = pl->seq;
+    x->viol++;
+    x->oom++;
+    return 0;
+  }
+  return (uint32_t)(at - (uint64_t)c0);
+}
+
 /* The first lane from `lane` on without the category whose lane bit is
  * off (0: none): its lanes come in runs of off, skipped a run at a time. */
 static inline uint32_t lane_from(uint32_t lane, uint32_t off) {
@@ -728,14 +751,20 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
       mp |= (uint32_t)(lp[q] & 1) << q;
     }
     const uint32_t all = ((1u << (end - s)) - 1) & ~rule_bits(s, slotb);
-    if ((mw | (ew ? 0 : all)) == all && (mp | (ep ? 0 : all)) == all) continue; /* the rules live in every lane */
+    if (!pl->mk && (mw | (ew ? 0 : all)) == all && (mp | (ep ? 0 : all)) == all)
+      continue; /* the rules live in every lane */
     if (run < s) lanes_take(x, pl, run, s, d, acc, tw, tp);
     run = end;
     for (uint32_t lane = s; lane < end; lane++) {
       if (!slotm[lane]) continue;
       const uint32_t q = lane - s;
-      acc[lane] += (int32_t)lane_take(x, pl, lane, d[lane], acc[lane], mw >> q & 1 ? tw : 256u,
-                                      mp >> q & 1 ? tp : 256u);
+      const unsigned lw1 = mw >> q & 1 ? tw : 256u, lp1 = mp >> q & 1 ? tp : 256u;
+      /* with the MSHR rule where the lane keeps it (no dmiss): both rules
+         together (rules.h) */
+      if (pl->mk && lane_next(lane, x->sv->mshr_off, x->sv->nxt[LR_MSHR]) == lane)
+        acc[lane] += (int32_t)lane_take_rules(x, pl, lane, d[lane], acc[lane], lw1, lp1);
+      else
+        acc[lane] += (int32_t)lane_take(x, pl, lane, d[lane], acc[lane], lw1, lp1);
     }
   }
   if (run < hi) lanes_take(x, pl, run, hi, d, acc, tw, tp);

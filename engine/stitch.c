@@ -9,6 +9,7 @@
 #include "ooo.h"
 #include "iq_tab.h"
 #include "mshr_tab.h"
+#include "rules.h"
 #include "slot_tab.h"
 
 const char *const ic_stitch_abort_names[IC_STITCH_ABORT_COUNT] = {
@@ -609,11 +610,11 @@ static void solve_record(ic_graph_rec *recs, uint32_t k, struct rules *ru) {
       const uint64_t b = ic_iq_tab_bound(&ru->iqt);
       if (b > t) t = b;
     }
-    if (node == IC_NODE_E && mk) {
-      ic_mshr_tab_floor(&ru->holds, r->t[IC_NODE_D]);
-      t = ic_mshr_tab_time(&ru->holds, t, mk, NULL);
+    if (node == IC_NODE_E && (mk || nw || np)) { /* both rules together (rules.h) */
+      if (mk) ic_mshr_tab_floor(&ru->holds, r->t[IC_NODE_D]);
+      t = ic_rules_time(&ru->holds, mk, st, nw || np, nw, np, ooo_pool_of(r->opclass), t, NULL,
+                        NULL);
     }
-    if (node == IC_NODE_E && (nw || np)) t = ic_slot_tab_time(st, t, nw, np, ooo_pool_of(r->opclass));
     r->t[node] = t;
     if (node == IC_NODE_D) ic_slot_tab_floor(st, t);
   }

@@ -472,3 +472,31 @@ Test(export, iw_edges_only_where_their_condition_holds) {
     igraph_destroy(&g);
   }
 }
+
+/* Both rules on one E (model/rules.h): the loads that miss hold the one
+ * MSHR and issue one a cycle (slot-form IW edges of width 1), so the slot
+ * rule moves misses past the MSHR rule's cycle and the rules take turns.
+ * The exported graph's longest paths are still the reference pass's and
+ * the solver's on every subset. */
+Test(export, mshr_and_slot_rules_together_match_solver) {
+  size_t n = 400;
+  ic_graph_rec *r = gen(n, 47);
+  size_t rules = 0;
+  for (size_t i = 1; i < n; i++) {
+    if (r[i].nedges + 2 > IC_MAX_EDGES) continue;
+    add(&r[i], IC_EDGE_IW, 1, 1, IC_CAT_BW);
+    r[i].edge[r[i].nedges - 1].flags = 1;
+    for (int k = 0; k < r[i].nedges; k++)
+      if (r[i].edge[k].kind == IC_EDGE_EP && r[i].edge[k].nparts == 2) {
+        add(&r[i], IC_EDGE_MSHR, 1, 0, IC_CAT_NONE);
+        r[i].edge[r[i].nedges - 1].nparts = 0;
+        r[i].edge[r[i].nedges - 1].flags = IC_MSHR_RULE | 1;
+        rules++;
+        break;
+      }
+  }
+  cr_assert_gt(rules, 10);
+  static const uint8_t cats[] = {IC_CAT_DL1, IC_CAT_DMISS, IC_CAT_WIN, IC_CAT_BW};
+  cr_assert_gt(expect_paths_match(r, n, cats, "MSHR"), 0, "the MSHR rule never delayed a load");
+  free(r);
+}

@@ -544,10 +544,18 @@ Test(slack, idealized_hand_graph) {
  * t(S), and no slack is negative (wrapped). With mshr_k, the loads that
  * miss carry the MSHR rule for that many MSHRs (graph_rec.h), and the
  * stamps are the reference pass's. */
-static void idealized_lengths_match_solver(int mshr_k, uint32_t iq) {
+static void idealized_lengths_match_solver(int mshr_k, uint32_t iq, int slots) {
   size_t n = 3000;
   ic_graph_rec *r = random_graph(n, 17);
   for (size_t i = 0; i < n; i++) r[i].iq = iq;
+  /* slots: one issue a cycle (a slot-form IW edge on every record but the
+     first), so that with one MSHR the two rules take turns (rules.h) */
+  for (size_t i = 1; slots && i < n; i++)
+    if (r[i].nedges + 2 <= IC_MAX_EDGES) {
+      ic_edge w = mk_edge(IC_EDGE_IW, 1, 1, IC_CAT_BW);
+      w.flags = 1;
+      add(&r[i], w);
+    }
   if (mshr_k || iq) {
     for (size_t i = 1; i < n; i++)
       for (int k = 0; k < r[i].nedges; k++)
@@ -608,6 +616,9 @@ static void idealized_lengths_match_solver(int mshr_k, uint32_t iq) {
   free(r);
 }
 
-Test(slack, idealized_lengths_match_solver) { idealized_lengths_match_solver(0, 0); }
-Test(slack, idealized_lengths_match_solver_with_the_mshr_rule) { idealized_lengths_match_solver(2, 0); }
-Test(slack, idealized_lengths_match_solver_with_the_iq_rule) { idealized_lengths_match_solver(0, 6); }
+Test(slack, idealized_lengths_match_solver) { idealized_lengths_match_solver(0, 0, 0); }
+Test(slack, idealized_lengths_match_solver_with_the_mshr_rule) { idealized_lengths_match_solver(2, 0, 0); }
+Test(slack, idealized_lengths_match_solver_with_the_iq_rule) { idealized_lengths_match_solver(0, 6, 0); }
+Test(slack, idealized_lengths_match_solver_with_both_mshr_and_slot_rules) {
+  idealized_lengths_match_solver(1, 0, 1);
+}
