@@ -1856,3 +1856,24 @@ Test(solver_rules, mshr_and_slot_rules_hold_together) {
   }
   tg_free(&g);
 }
+
+/* Both rules on one E (model/rules.h) in every thread mode and lane split:
+ * one issue a cycle and one MSHR, a third of the records holding it. */
+Test(solver_threads, mshr_and_slot_rules_in_every_mode) {
+  uint64_t seed = 500;
+  const int np = 256;
+  const int modes[][2] = {{1, -1}, {2, np / 2}, {2, np - 32}, {2, IC_SOLVER_SPLIT_BLOCKS}, {2, -1}};
+  for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++, seed++) {
+    tg g = {0};
+    tg_random(&g, 600, seed, 40, 8);
+    for (size_t i = 1; i < g.n; i++) {
+      ic_graph_rec *r = &g.r[i];
+      if (r->nedges + 2 > IC_MAX_EDGES) continue;
+      E1(r, IC_EDGE_IW, 1, 1, IC_CAT_BW)->flags = 1;
+      if (i % 3 == 0) E0(r, IC_EDGE_MSHR, 1)->flags = IC_MSHR_RULE | 1;
+    }
+    tg_stamp(&g);
+    check_mode(&g, seed, all8, 8, modes[m][0], modes[m][1], (int)(seed & 1), 40);
+    tg_free(&g);
+  }
+}
