@@ -9,9 +9,10 @@
  * to the one window solver (reset at its first record, so its sources
  * before the window have time 0) and its t(S) vector is written to the slot
  * when the block is complete, or by ic_graphfrag_result for the block the
- * run ended in, with the instructions it has. The lead starts at the run's first instruction, whose
- * graph has nothing before it either: it is solved exactly, with no
- * warm-up, and counts all its off instructions (lens). Leaving it out left
+ * run ended in, with the instructions it has. The lead starts at the run's
+ * first instruction, whose graph has nothing before it either: it is
+ * solved exactly, with no warm-up, and counts all its off instructions
+ * (lens). Leaving it out left
  * out the start of a short run, often its slowest part (a cold start):
  * graphfrag's mean error against multisim over the short suite (8
  * categories, runs from the start) fell from 9.0% to 4.5%, on

@@ -601,46 +601,32 @@ static inline __attribute__((always_inline)) void slot_live(const struct pe *ew,
 
 /* One lane's slot counts for the planned record: the floor takes its D
  * (b0 + d: absolute), then the rule from cycle b0 + e (thresholds tw, tp:
- * ic_slot_tab_take_th) and the issue counted there. Returns the cycles E
- * moves on; 0 where E lies below the floor (before time 0 too), or where
- * the counts could not grow (then counted as a violation, and in oom). */
+ * ic_slot_tab_take_th) and the issue counted there. With m (the lane's
+ * MSHR holders, for a record with the MSHR rule in a lane that keeps it;
+ * else NULL), the slot rule and the MSHR rule in turn until neither moves
+ * E (rules.h; k_mshr has applied the MSHR rule once already), then the
+ * issue counted in the cycle they give. Returns the cycles E moves on; 0
+ * where E lies below the floor (before time 0 too), or where the counts
+ * could not grow (then counted as a violation, and in oom). */
 static inline __attribute__((always_inline)) uint32_t lane_take(struct xenv *x, const struct plan *pl,
                                                                  uint32_t lane, int32_t d, int32_t e,
-                                                                 unsigned tw, unsigned tp) {
+                                                                 unsigned tw, unsigned tp,
+                                                                 const ic_mshr_tab *m) {
   ic_slot_tab *t = &x->sv->stab[lane];
   const int64_t b0 = x->base[lane], dt = b0 + d, c0 = b0 + e;
   if (dt > (int64_t)t->floor) ic_slot_tab_floor(t, (uint64_t)dt);
   if (c0 < (int64_t)t->floor) return 0; /* below the floor (and time 0): free */
+  const uint64_t from = m ? ic_rules_time(m, pl->mk, t, 1, tw < 256u ? (int)tw : 0,
+                                          tp < 256u ? (int)tp : 0, pl->pool, (uint64_t)c0, NULL, NULL)
+                          : (uint64_t)c0;
   uint64_t c;
-  if (ic_slot_tab_take_th(t, (uint64_t)c0, tw, tp, pl->pool, &c) != 0) {
+  if (ic_slot_tab_take_th(t, from, tw, tp, pl->pool, &c) != 0) {
     if (!x->viol) x->first = pl->seq;
     x->viol++;
     x->oom++;
     return 0;
   }
   return (uint32_t)(c - (uint64_t)c0);
-}
-
-/* lane_take for a record with the MSHR rule in a lane that keeps it: the
- * slot rule and the MSHR rule in turn until neither moves E (rules.h; the
- * MSHR rule has been applied once already, k_mshr), then the slot taken in
- * the cycle they give. */
-static uint32_t lane_take_rules(struct xenv *x, const struct plan *pl, uint32_t lane, int32_t d,
-                                int32_t e, unsigned tw, unsigned tp) {
-  ic_slot_tab *t = &x->sv->stab[lane];
-  const int64_t b0 = x->base[lane], dt = b0 + d, c0 = b0 + e;
-  if (dt > (int64_t)t->floor) ic_slot_tab_floor(t, (uint64_t)dt);
-  if (c0 < (int64_t)t->floor) return 0; /* below the floor (and time 0): free */
-  const uint64_t c = ic_rules_time(&x->sv->mtab[lane], pl->mk, t, 1, tw < 256u ? (int)tw : 0,
-                                   tp < 256u ? (int)tp : 0, pl->pool, (uint64_t)c0, NULL, NULL);
-  uint64_t at;
-  if (ic_slot_tab_take_th(t, c, tw, tp, pl->pool, &at) != 0) {
-    if (!x->viol) x->first = pl->seq;
-    x->viol++;
-    x->oom++;
-    return 0;
-  }
-  return (uint32_t)(at - (uint64_t)c0);
 }
 
 /* The first lane from `lane` on without the category whose lane bit is
@@ -761,10 +747,10 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
       const unsigned lw1 = mw >> q & 1 ? tw : 256u, lp1 = mp >> q & 1 ? tp : 256u;
       /* with the MSHR rule where the lane keeps it (no dmiss): both rules
          together (rules.h) */
-      if (pl->mk && lane_next(lane, x->sv->mshr_off, x->sv->nxt[LR_MSHR]) == lane)
-        acc[lane] += (int32_t)lane_take_rules(x, pl, lane, d[lane], acc[lane], lw1, lp1);
-      else
-        acc[lane] += (int32_t)lane_take(x, pl, lane, d[lane], acc[lane], lw1, lp1);
+      const ic_mshr_tab *m =
+          pl->mk && lane_next(lane, x->sv->mshr_off, x->sv->nxt[LR_MSHR]) == lane ? &x->sv->mtab[lane]
+                                                                                  : NULL;
+      acc[lane] += (int32_t)lane_take(x, pl, lane, d[lane], acc[lane], lw1, lp1, m);
     }
   }
   if (run < hi) lanes_take(x, pl, run, hi, d, acc, tw, tp);

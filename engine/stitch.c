@@ -412,30 +412,16 @@ static uint64_t furthest_fit(const ic_program_image *img, const uint64_t *cand, 
   return ties ? 0 : best;
 }
 
-/* The target of an indirect jump at position k (pc) that neither a sample
- * nor near_target gives: the instruction boundary within FAR_BYTES of pc
- * the bits fit furthest, the nearest to pc of those that fit as far. A
- * jump table may reach further than NEAR_BYTES: an interpreter's dispatch
- * (lua's luaV_execute spans 9 KB, and the handlers of its rarer opcodes
- * have no sample at the dispatch jump), and, within 2 KB, several
- * handlers fit as far (to the next dispatch), so near_target finds none.
- * A wrong guess among those is a path the bits fit, as a handler the
- * sample would have shown; cutting the fragment there left most of it out
- * (lua.short: 125 of 200 fragments cut, the profiler's mean error 10.0% on
- * the baseline machine and 19.1% on configs/modern.yaml; with this, 84 cut
- * and 6.5%, 46 cut and 2.9%). Time: O(FAR_BYTES * instructions checked
- * per candidate), once per such jump. */
-#define FAR_BYTES 16384u
-
 /* The furthest fit among candidates, the nearest to pc of equal ones
-   (far_target, pointer_target). */
+   (jump_target, pointer_target). */
 struct fit_pick {
   uint64_t pc, best, bdist;
   uint32_t blen;
 };
 
-static void fit_consider(struct fit_pick *f, const ic_program_image *img, const sig_skeleton *sk,
-                         uint32_t k, uint64_t cand) {
+/* Considers candidate cand; returns how far the bits fit from it. */
+static uint32_t fit_consider(struct fit_pick *f, const ic_program_image *img,
+                             const sig_skeleton *sk, uint32_t k, uint64_t cand) {
   const uint32_t len = path_fit_len(img, sk, k + 1, cand, UINT32_MAX); /* 0 outside the code */
   const uint64_t dist = cand > f->pc ? cand - f->pc : f->pc - cand;
   if (len > f->blen || (len && len == f->blen && dist < f->bdist)) {
@@ -443,15 +429,55 @@ static void fit_consider(struct fit_pick *f, const ic_program_image *img, const 
     f->best = cand;
     f->bdist = dist;
   }
+  return len;
 }
 
-static uint64_t far_target(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
-                           uint64_t pc) {
-  struct fit_pick f = {pc, 0, 0, 0};
+/* The target of an indirect jump at position k (pc) that no sample shows.
+ * Jump tables (a switch, glibc's memcpy tails, an interpreter's dispatch)
+ * jump within their function, and a rarely run one may have no sample of
+ * its own, so the instruction boundaries near pc are the candidates:
+ *   - of the first NEAR_BYTES instructions from pc - NEAR_BYTES to
+ *     pc + NEAR_BYTES, the one the bits fit furthest, where no other fits
+ *     as far;
+ *   - else, of every boundary within FAR_BYTES, the nearest to pc of those
+ *     the bits fit furthest. A table may reach further than NEAR_BYTES,
+ *     and within it several targets may fit as far: lua's luaV_execute
+ *     spans 9 KB, the handlers of its rarer opcodes have no sample at the
+ *     dispatch jump, and several handlers fit up to the next dispatch. A
+ *     wrong guess among those is a path the bits fit, as a handler the
+ *     sample would have shown; cutting the fragment there left most of it
+ *     out (lua.short: 125 of 200 fragments cut, the profiler's mean error
+ *     10.0% on the baseline machine and 19.1% on configs/modern.yaml; with
+ *     the wider search, 84 cut and 6.5%, 46 cut and 2.9%).
+ * One walk over the candidates serves both; 0 where none fits. Time:
+ * O(FAR_BYTES * instructions checked per candidate), once per such jump. */
+#define NEAR_BYTES 2048u
+#define FAR_BYTES 16384u
+static uint64_t jump_target(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
+                            uint64_t pc) {
   if (k + 1 >= sk->n) return 0;
-  const uint64_t lo = pc > FAR_BYTES ? pc - FAR_BYTES : 2;
-  for (uint64_t a = lo & ~(uint64_t)1; a <= pc + FAR_BYTES; a += 2) fit_consider(&f, img, sk, k, a);
-  return f.best;
+  struct fit_pick far = {pc, 0, 0, 0};
+  uint64_t near = 0;
+  uint32_t nlen = 0;
+  int ties = 0;
+  size_t nn = 0; /* instructions among the near candidates so far */
+  const uint64_t nlo = (pc > NEAR_BYTES ? pc - NEAR_BYTES : 2) & ~(uint64_t)1;
+  const uint64_t flo = (pc > FAR_BYTES ? pc - FAR_BYTES : 2) & ~(uint64_t)1;
+  for (uint64_t a = flo; a <= pc + FAR_BYTES; a += 2) {
+    const uint32_t len = fit_consider(&far, img, sk, k, a);
+    if (a < nlo || a > pc + NEAR_BYTES || nn >= NEAR_BYTES) continue;
+    ic_static_inst si;
+    if (!img->lookup(img->ctx, a, &si) || !si.valid || si.opclass >= IC_OP_COUNT) continue;
+    nn++;
+    if (len > nlen) {
+      nlen = len;
+      near = a;
+      ties = 0;
+    } else if (len && len == nlen) {
+      ties = 1;
+    }
+  }
+  return near && !ties ? near : far.best;
 }
 
 /* The target of an indirect call at position k (pc) that no sample gives
@@ -473,25 +499,6 @@ static uint64_t pointer_target(const ic_program_image *img, const sig_skeleton *
 static uint64_t site_target(const ic_program_image *img, const ic_stitch_sites *sites,
                             const sig_skeleton *sk, uint32_t k) {
   return sites ? furthest_fit(img, sites->pc, sites->n, sk, k) : 0;
-}
-
-/* The target of an indirect jump at position k (pc) that no sample shows:
- * jump tables (a switch, glibc's memcpy tails) jump within their function,
- * and a rarely run one may have no sample of its own, so every instruction
- * boundary within NEAR_BYTES of pc is a candidate and the one the bits fit
- * furthest is taken, if no other fits as far; 0 otherwise. Time: O(NEAR_BYTES
- * * instructions checked per candidate), once per such jump. */
-#define NEAR_BYTES 2048u
-static uint64_t near_target(const ic_program_image *img, const sig_skeleton *sk, uint32_t k,
-                            uint64_t pc) {
-  uint64_t cand[NEAR_BYTES];
-  size_t n = 0;
-  uint64_t lo = pc > NEAR_BYTES ? pc - NEAR_BYTES : 2;
-  for (uint64_t a = lo & ~(uint64_t)1; a <= pc + NEAR_BYTES && n < NEAR_BYTES; a += 2) {
-    ic_static_inst si;
-    if (img->lookup(img->ctx, a, &si) && si.valid && si.opclass < IC_OP_COUNT) cand[n++] = a;
-  }
-  return furthest_fit(img, cand, n, sk, k);
 }
 
 /* The node times of record k with nothing idealized, from its edges and
@@ -1155,8 +1162,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     case IC_OP_IJUMP: {
       uint64_t at = pc;
       pc = indirect_target(db, img, sk, k, pc, want, mask, centre, d, &redir);
-      if (!pc && si.opclass == IC_OP_IJUMP &&
-          ((pc = near_target(img, sk, k, at)) != 0 || (pc = far_target(img, sk, k, at)) != 0)) {
+      if (!pc && si.opclass == IC_OP_IJUMP && (pc = jump_target(img, sk, k, at)) != 0) {
         near_jumps++;
         guessed = 1;
       }
