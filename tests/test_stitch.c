@@ -977,3 +977,56 @@ Test(stitch, profiler_short_fragment_is_solved_whole) {
   free(lens);
   sig_db_destroy(db);
 }
+
+/* An issue-slot delay is RE's bw part from E' on, the time E's other edges
+ * and rules give: loads that miss, one MSHR (the rule), issue width 1. Each
+ * load waits for the MSHR until the previous miss completes, and the add
+ * that waited for that miss takes the cycle first (older): a slot delay of
+ * a few cycles after a long MSHR wait. Measured from R instead, the bw part
+ * held the MSHR wait too, and dmiss, which drops the rule, kept it. */
+Test(stitch, issue_slot_wait_leaves_out_the_mshr_rules_wait) {
+  sig_machine m = machine();
+  m.issue_width = 1;
+  enum { N = 4 * 40, K = 1 };
+  uint8_t bits[N];
+  for (int k = 0; k < N; k++) bits[k] = (k % 4 == 1) ? B2 : (k % 4 == 3) ? B1 : 0; /* every load misses */
+  sig_detail ds[16];
+  for (int j = 0; j < 16; j++) {
+    uint64_t sig = (uint64_t)B2 << (2 * SIG_HALF);
+    ds[j] = sample(100000 + 8 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, sig); /* no instance here */
+    ic_edge *ep = &ds[j].item[ds[j].nitems++];
+    ep->kind = IC_EDGE_EP;
+    ep->nparts = 1;
+    ep->part[0].cat = IC_CAT_DMISS;
+    ep->part[0].cycles = 200;
+    ic_edge *rule = &ds[j].item[ds[j].nitems++];
+    rule->kind = IC_EDGE_MSHR;
+    rule->dist = 1;
+    rule->flags = IC_MSHR_RULE | K;
+  }
+  sig_db *db = db_of(ds, 16);
+  ic_graph_rec recs[N];
+  ic_stitch_stats st = {0};
+  stitch_loop(db, &m, bits, N, recs, &st);
+  int delayed = 0; /* loads the slot rule delayed after their MSHR wait */
+  for (int k = 5; k < N; k += 4) {
+    const ic_edge *re = find(&recs[k], IC_EDGE_RE, 0);
+    cr_assert(re);
+    uint64_t bw = 0;
+    for (int q = 0; q < re->nparts; q++) bw += re->part[q].cat == IC_CAT_BW ? re->part[q].cycles : 0;
+    const uint64_t e = recs[k].t[IC_NODE_E];
+    cr_assert_geq(e, recs[k - 4].t[IC_NODE_P], "position %d: the one MSHR", k);
+    /* the slots' delay: the loop's three other instructions, no more */
+    cr_assert_leq(bw, 3, "position %d: bw %llu", k, (unsigned long long)bw);
+    delayed += bw > 0;
+  }
+  cr_assert_gt(delayed, N / 8, "loads with a slot delay: %d", delayed);
+  uint64_t *nt = malloc(sizeof *nt * N * IC_NODE_COUNT), t0, td;
+  ic_err err;
+  cr_assert_eq(ic_graph_eval(recs, N, 0, nt, &t0, &err), IC_OK);
+  cr_assert_eq(ic_graph_eval(recs, N, IC_CATBIT(IC_CAT_DMISS), nt, &td, &err), IC_OK);
+  cr_assert_gt(t0, (N / 4 - 1) * 200u, "baseline %llu: the misses one at a time", (unsigned long long)t0);
+  cr_assert_lt(td, 4u * N, "dmiss %llu: no MSHR wait left", (unsigned long long)td);
+  free(nt);
+  sig_db_destroy(db);
+}
