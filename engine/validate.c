@@ -820,9 +820,13 @@ ic_status ic_validate_parse_methods(const char *list, int *methods, int *n, ic_e
     memcpy(name, p, len);
     name[len] = 0;
     int m = ic_validate_method_lookup(name);
-    if (m < 0)
-      return ic_fail(err, IC_EINPUT, "--methods: unknown method '%s' (known: multisim, graph, "
-                                     "graphfrag)", name);
+    if (m < 0) {
+      char known[128] = "";
+      for (int q = 0; q < IC_VM_COUNT; q++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", q ? ", " : "",
+                 ic_validate_method_names[q]);
+      return ic_fail(err, IC_EINPUT, "--methods: unknown method '%s' (known: %s)", name, known);
+    }
     if (m != IC_VM_MULTISIM) {
       for (int i = 1; i < k; i++)
         if (methods[i] == m)

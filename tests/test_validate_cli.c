@@ -278,6 +278,7 @@ Test(validate_cli, usage_errors) {
   result r = run_icost("--methods graph,nosuch");
   cr_assert_eq(r.status, 2);
   cr_assert(strstr(r.err, "icost: --methods: unknown method 'nosuch'"), "%s", r.err);
+  cr_assert(strstr(r.err, "(known: multisim, graph, graphfrag, profiler)"), "%s", r.err);
   free(r.out);
   free(r.err);
   r = run_icost("--categories dl1,dl1");
