@@ -42,8 +42,10 @@
  * first_misses; for a load, also one whose memory producer writes memory
  * at its distance in the fragment or lies before it, and where none does,
  * no memory producer, counted as mem_dropped): DD, RE (but for its bw
- * part), EP, CC, PP, memory PR, the FBW/CD/PC/CBW overrides and any other
- * measured kind (FU, MSHR) as sampled; the PD item
+ * part, and for a wait for an MSHR an earlier miss freed, which the MSHR
+ * rule gives from the fragment's own misses), EP, CC, PP, memory PR,
+ * the FBW/CD/PC/CBW overrides and any other measured kind (FU, MSHR) as
+ * sampled; the PD item
  * of the sample at k-1 becomes k's PD edge (at k = 0, which has no previous
  * sample: the PD item the sample of k charged to itself, SIG_ITEM_SELF).
  * Own bits first: where the best sample's own bits differ from the

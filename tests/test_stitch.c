@@ -1030,3 +1030,51 @@ Test(stitch, issue_slot_wait_leaves_out_the_mshr_rules_wait) {
   free(nt);
   sig_db_destroy(db);
 }
+
+/* A sample's wait for an MSHR that an earlier miss freed (its MSHR edge
+ * from that miss, and the MSHR rule) is left to the fragment's rule; a wait
+ * without that edge (a younger load held the MSHR) stays as measured. */
+Test(stitch, mshr_waits_for_earlier_misses_come_from_the_rule) {
+  sig_machine m = machine();
+  enum { N = 4 * 20, K = 1 };
+  uint8_t bits[N];
+  for (int k = 0; k < N; k++) bits[k] = (k % 4 == 1) ? B2 : (k % 4 == 3) ? B1 : 0;
+  for (int younger = 0; younger < 2; younger++) {
+    sig_detail ds[8];
+    for (int j = 0; j < 8; j++) {
+      uint64_t sig = (uint64_t)B2 << (2 * SIG_HALF);
+      ds[j] = sample(100000 + 8 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, sig); /* no instance here */
+      ic_edge *re = &ds[j].item[ds[j].nitems++];
+      re->kind = IC_EDGE_RE;
+      re->nparts = 1;
+      re->part[0].cat = IC_CAT_DMISS;
+      re->part[0].cycles = 150;
+      ic_edge *ep = &ds[j].item[ds[j].nitems++];
+      ep->kind = IC_EDGE_EP;
+      ep->nparts = 1;
+      ep->part[0].cat = IC_CAT_DMISS;
+      ep->part[0].cycles = 200;
+      if (!younger) {
+        ic_edge *ms = &ds[j].item[ds[j].nitems++];
+        ms->kind = IC_EDGE_MSHR;
+        ms->dist = 4;
+      }
+      ic_edge *rule = &ds[j].item[ds[j].nitems++];
+      rule->kind = IC_EDGE_MSHR;
+      rule->dist = 1;
+      rule->flags = IC_MSHR_RULE | K;
+    }
+    sig_db *db = db_of(ds, 8);
+    ic_graph_rec recs[N];
+    ic_stitch_stats st = {0};
+    stitch_loop(db, &m, bits, N, recs, &st);
+    for (int k = 1; k < N; k += 4) {
+      const ic_edge *re = find(&recs[k], IC_EDGE_RE, 0);
+      cr_assert(re);
+      cr_assert_eq(ic_edge_latency(re, 0), younger ? 150u : 0u, "younger %d, position %d", younger, k);
+      if (k >= 5)
+        cr_assert_geq(recs[k].t[IC_NODE_E], recs[k - 4].t[IC_NODE_P], "position %d: the one MSHR", k);
+    }
+    sig_db_destroy(db);
+  }
+}
