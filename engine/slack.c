@@ -19,6 +19,7 @@
 #include "ooo.h"
 #include "iq_tab.h"
 #include "mshr_tab.h"
+#include "rules.h"
 #include "slot_tab.h"
 
 typedef struct cedge {
@@ -266,20 +267,10 @@ static void slot_rule(ic_slack *s, crec *c, const ic_graph_rec *r, uint64_t olde
   const int slot = (c->slot_w | c->slot_p) != 0;
   if (c->mk) ic_mshr_tab_floor(&s->holds, a[IC_NODE_D]);
   if (slot) ic_slot_tab_floor(&s->slots, a[IC_NODE_D]);
-  uint64_t t = a[IC_NODE_E], msrc = UINT64_MAX, mt = 0, st = 0;
-  for (;;) { /* as ic_rules_time, keeping each rule's last move */
-    if (c->mk) {
-      uint64_t src;
-      const uint64_t m = ic_mshr_tab_time(&s->holds, t, c->mk, &src);
-      if (m != t) msrc = src, mt = m, t = m;
-    }
-    if (!slot) break;
-    const uint64_t v = ic_slot_tab_time(&s->slots, t, c->slot_w, c->slot_p, ooo_pool_of(r->opclass));
-    if (v == t) break;
-    st = t = v;
-    if (!c->mk) break;
-  }
-  if (mt && msrc >= oldest && msrc < r->seq)
+  uint64_t msrc, st;
+  const uint64_t t = ic_rules_time(&s->holds, c->mk, &s->slots, slot, c->slot_w, c->slot_p,
+                                   ooo_pool_of(r->opclass), a[IC_NODE_E], &msrc, &st);
+  if (msrc >= oldest && msrc < r->seq)
     for (int j = 0; j < c->nedges; j++)
       if (c->e[j].iw == 3) {
         c->e[j].dist = (uint32_t)(r->seq - msrc);

@@ -21,30 +21,29 @@
 
 /* E from e0 under the MSHR rule (k MSHRs, holders h, whose floor the
  * caller has set; k 0: no rule) and the slot rule (slots s with nw, np of
- * `pool`; slot 0: no rule). *moved (if not NULL) gets which rule moved E
- * last: 1 the MSHR rule, 2 the slot rule, 0 neither; *src (if not NULL) the
- * seq of the holder whose completion gave the MSHR rule's last move (as
- * ic_mshr_tab_time; UINT64_MAX where it never moved E). */
+ * `pool`; slot 0: no rule). Where each rule last moved E (slack gives each
+ * its edge from there), if not NULL: *src the seq of the holder whose
+ * completion gave the MSHR rule's last move (as ic_mshr_tab_time;
+ * UINT64_MAX where it never moved E), *slot_at the cycle of the slot
+ * rule's last move (0 where it never moved E). */
 static inline uint64_t ic_rules_time(const ic_mshr_tab *h, int k, const ic_slot_tab *s, int slot,
-                                     int nw, int np, int pool, uint64_t e0, int *moved,
-                                     uint64_t *src) {
-  uint64_t c = e0, from = UINT64_MAX;
-  int last = 0;
+                                     int nw, int np, int pool, uint64_t e0, uint64_t *src,
+                                     uint64_t *slot_at) {
+  uint64_t c = e0, from = UINT64_MAX, sat = 0;
   for (;;) {
     if (k) {
       uint64_t f;
       const uint64_t m = ic_mshr_tab_time(h, c, k, &f);
-      if (m != c) last = 1, from = f, c = m;
+      if (m != c) from = f, c = m;
     }
     if (!slot) break;
     const uint64_t t = ic_slot_tab_time(s, c, nw, np, pool);
     if (t == c) break;
-    last = 2;
-    c = t;
+    sat = c = t;
     if (!k) break;
   }
-  if (moved) *moved = last;
   if (src) *src = from;
+  if (slot_at) *slot_at = sat;
   return c;
 }
 
