@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "export.h"
 #include "graph_rec.h"
@@ -44,22 +45,26 @@ static const char *program(void) {
   struct stat st;
   if (stat(exe, &st) == 0) return exe;
   char src[600], cmd[2400];
-  snprintf(src, sizeof src, "%s.c", exe);
+  snprintf(src, sizeof src, "%s.%d.c", exe, (int)getpid()); /* tests build it in parallel */
   FILE *f = fopen(src, "w");
   cr_assert(f);
   fputs(prog_src, f);
   fclose(f);
-  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s.tmp %s 2>/dev/null && mv %s.tmp %s", exe,
-           src, exe, exe);
-  return system(cmd) == 0 ? exe : NULL;
+  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s.tmp%d %s 2>/dev/null && mv %s.tmp%d %s",
+           exe, (int)getpid(), src, exe, (int)getpid(), exe);
+  const int ok = system(cmd) == 0;
+  remove(src);
+  return ok ? exe : NULL;
 }
 
-/* Runs `icost ARGS` with stdout and stderr into files; returns the exit code
- * and the text of each (caller frees). */
+/* Runs `icost ARGS` with stdout and stderr into files of this process
+ * (Criterion runs the tests in parallel processes: shared names let one
+ * test read another's output); returns the exit code and the text of each
+ * (caller frees). */
 static int run(const char *args, char **out, char **err) {
   char cmd[4096], o[600], e[600];
-  snprintf(o, sizeof o, ICOST_BUILD_DIR "/test_slack_cli.out");
-  snprintf(e, sizeof e, ICOST_BUILD_DIR "/test_slack_cli.err");
+  snprintf(o, sizeof o, ICOST_BUILD_DIR "/test_slack_cli.%d.out", (int)getpid());
+  snprintf(e, sizeof e, ICOST_BUILD_DIR "/test_slack_cli.%d.err", (int)getpid());
   snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", ICOST_BINARY, args, o, e);
   int rc = system(cmd);
   const char *files[2] = {o, e};
@@ -75,6 +80,8 @@ static int run(const char *args, char **out, char **err) {
     cr_assert_eq(fread(*dst[k], 1, (size_t)n, f), (size_t)n);
     fclose(f);
   }
+  remove(o);
+  remove(e);
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
