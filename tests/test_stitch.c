@@ -659,6 +659,39 @@ Test(stitch, line_waits_fit_the_fragment_or_are_first_misses) {
   sig_db_destroy(db);
 }
 
+/* n detailed samples of the loop's load (0x1004) from instances outside
+ * the fragment, each a miss (bit 2 at the centre): with re > 0 an RE dmiss
+ * part of re cycles (a wait for an MSHR), an EP dmiss part of 200 cycles,
+ * with edge > 0 an MSHR edge from the load that far back, and the MSHR
+ * rule for k MSHRs. */
+static void missing_load_samples(sig_detail *ds, int n, uint32_t re, uint32_t edge, int k) {
+  for (int j = 0; j < n; j++) {
+    uint64_t sig = (uint64_t)B2 << (2 * SIG_HALF);
+    ds[j] = sample(100000 + 8 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, sig); /* no instance here */
+    if (re) {
+      ic_edge *e = &ds[j].item[ds[j].nitems++];
+      e->kind = IC_EDGE_RE;
+      e->nparts = 1;
+      e->part[0].cat = IC_CAT_DMISS;
+      e->part[0].cycles = re;
+    }
+    ic_edge *ep = &ds[j].item[ds[j].nitems++];
+    ep->kind = IC_EDGE_EP;
+    ep->nparts = 1;
+    ep->part[0].cat = IC_CAT_DMISS;
+    ep->part[0].cycles = 200;
+    if (edge) {
+      ic_edge *ms = &ds[j].item[ds[j].nitems++];
+      ms->kind = IC_EDGE_MSHR;
+      ms->dist = edge;
+    }
+    ic_edge *rule = &ds[j].item[ds[j].nitems++];
+    rule->kind = IC_EDGE_MSHR;
+    rule->dist = 1;
+    rule->flags = (uint8_t)(IC_MSHR_RULE | k);
+  }
+}
+
 /* MSHR edges: one pasted from another instance's sample would point at
  * whatever sits at its distance here (3 back from the load: the branch);
  * the stitcher drops it and builds the capacity edge from the fragment's
@@ -672,22 +705,7 @@ Test(stitch, mshr_capacity_edges_come_from_the_fragments_misses) {
   uint8_t bits[N];
   for (int k = 0; k < N; k++) bits[k] = (k % 4 == 1) ? B2 : (k % 4 == 3) ? B1 : 0; /* every load misses L2 */
   sig_detail ds[16];
-  for (int j = 0; j < 16; j++) {
-    uint64_t sig = (uint64_t)B2 << (2 * SIG_HALF);
-    ds[j] = sample(100000 + 8 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, sig); /* no instance here */
-    ic_edge *ep = &ds[j].item[ds[j].nitems++];
-    ep->kind = IC_EDGE_EP;
-    ep->nparts = 1;
-    ep->part[0].cat = IC_CAT_DMISS;
-    ep->part[0].cycles = 200;
-    ic_edge *ms = &ds[j].item[ds[j].nitems++];
-    ms->kind = IC_EDGE_MSHR;
-    ms->dist = 3;
-    ic_edge *rule = &ds[j].item[ds[j].nitems++];
-    rule->kind = IC_EDGE_MSHR;
-    rule->dist = 1;
-    rule->flags = IC_MSHR_RULE | K;
-  }
+  missing_load_samples(ds, 16, 0, 3, K);
   sig_db *db = db_of(ds, 16);
   ic_graph_rec recs[N];
   ic_stitch_stats st = {0};
@@ -991,19 +1009,7 @@ Test(stitch, issue_slot_wait_leaves_out_the_mshr_rules_wait) {
   uint8_t bits[N];
   for (int k = 0; k < N; k++) bits[k] = (k % 4 == 1) ? B2 : (k % 4 == 3) ? B1 : 0; /* every load misses */
   sig_detail ds[16];
-  for (int j = 0; j < 16; j++) {
-    uint64_t sig = (uint64_t)B2 << (2 * SIG_HALF);
-    ds[j] = sample(100000 + 8 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, sig); /* no instance here */
-    ic_edge *ep = &ds[j].item[ds[j].nitems++];
-    ep->kind = IC_EDGE_EP;
-    ep->nparts = 1;
-    ep->part[0].cat = IC_CAT_DMISS;
-    ep->part[0].cycles = 200;
-    ic_edge *rule = &ds[j].item[ds[j].nitems++];
-    rule->kind = IC_EDGE_MSHR;
-    rule->dist = 1;
-    rule->flags = IC_MSHR_RULE | K;
-  }
+  missing_load_samples(ds, 16, 0, 0, K);
   sig_db *db = db_of(ds, 16);
   ic_graph_rec recs[N];
   ic_stitch_stats st = {0};
@@ -1041,29 +1047,7 @@ Test(stitch, mshr_waits_for_earlier_misses_come_from_the_rule) {
   for (int k = 0; k < N; k++) bits[k] = (k % 4 == 1) ? B2 : (k % 4 == 3) ? B1 : 0;
   for (int younger = 0; younger < 2; younger++) {
     sig_detail ds[8];
-    for (int j = 0; j < 8; j++) {
-      uint64_t sig = (uint64_t)B2 << (2 * SIG_HALF);
-      ds[j] = sample(100000 + 8 * (uint64_t)j, 0x1004, IC_OP_LOAD, 0x1008, sig); /* no instance here */
-      ic_edge *re = &ds[j].item[ds[j].nitems++];
-      re->kind = IC_EDGE_RE;
-      re->nparts = 1;
-      re->part[0].cat = IC_CAT_DMISS;
-      re->part[0].cycles = 150;
-      ic_edge *ep = &ds[j].item[ds[j].nitems++];
-      ep->kind = IC_EDGE_EP;
-      ep->nparts = 1;
-      ep->part[0].cat = IC_CAT_DMISS;
-      ep->part[0].cycles = 200;
-      if (!younger) {
-        ic_edge *ms = &ds[j].item[ds[j].nitems++];
-        ms->kind = IC_EDGE_MSHR;
-        ms->dist = 4;
-      }
-      ic_edge *rule = &ds[j].item[ds[j].nitems++];
-      rule->kind = IC_EDGE_MSHR;
-      rule->dist = 1;
-      rule->flags = IC_MSHR_RULE | K;
-    }
+    missing_load_samples(ds, 8, 150, younger ? 0 : 4, K);
     sig_db *db = db_of(ds, 8);
     ic_graph_rec recs[N];
     ic_stitch_stats st = {0};
