@@ -37,9 +37,10 @@
  *          window times in percent of the windows' time, i.e. sum over
  *          windows of icost / sum of window times (equal-length windows);
  *   cycles: T(S) * N / (the windows' counted instructions: L - W each, off
- *          for the lead, the last block's less W where it has more), the windows' cycles per instruction scaled to
- *          the run's N timed instructions (an estimate of the full run's
- *          t(S); percents do not depend on the scaling);
+ *          for the lead, the last block's less W where it has more),
+ *          the windows' cycles per instruction scaled to the run's N
+ *          timed instructions (an estimate of the full run's t(S);
+ *          percents do not depend on the scaling);
  *   lo/hi: bootstrap 95% interval of each entry's percent: B resamples of
  *          the K windows with replacement (GSL RNG, seeded), 2.5th and 97.5th
  *          percentiles. */

@@ -69,8 +69,9 @@ static const char profile_help[] =
     "by the end of the run is kept with the instructions it has.\n"
     "\n"
     "stderr reports: detailed samples, signature samples (and how many were taken\n"
-    "where K of them were kept), detailed samples dropped at the end of the run, timed instructions, file bytes, bytes per million\n"
-    "instructions, and samples per second of wall time (model run included).\n"
+    "where K of them were kept), detailed samples dropped at the end of the run,\n"
+    "timed instructions, file bytes, bytes per million instructions, and samples\n"
+    "per second of wall time (model run included).\n"
     "\n"
     "Common options: --config F, --set KEY=VALUE, --skip N, --warm N, --max N,\n"
     "--seed S, --workload NAME, --guest-output (see `icost sim --help`).\n";
