@@ -202,7 +202,7 @@ static ic_status gf_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_er
 }
 
 ic_graph_sink ic_graphfrag_sink(ic_graphfrag *g) {
-  ic_graph_sink s = {g, gf_consume};
+  ic_graph_sink s = {.ctx = g, .consume = gf_consume};
   return s;
 }
 

@@ -7,6 +7,8 @@
  * Each run writes only its own slot of the result arrays. */
 #include "multisim.h"
 
+#include "cpus.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,9 +17,7 @@
 #include <unistd.h>
 
 int ic_multisim_jobs(int jobs) {
-  if (jobs > 0) return jobs;
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int)n : 1;
+  return jobs > 0 ? jobs : ic_cpus_allowed();
 }
 
 typedef struct msim_job {

@@ -228,6 +228,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpus.h"
 #include "graph.h"
 #include "ooo.h"
 #include "iq_tab.h"
@@ -1268,15 +1269,12 @@ static int pipe_start(ic_solver *s) {
   return 0;
 }
 
-/* Default: the worker pays where the kernels have enough lanes to be worth
- * a thread and the machine has a second CPU. */
-static int default_threads(const ic_solver *s) {
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  return cpus >= 2 && s->ncat >= 3 ? 2 : 1;
-}
+/* The worker pays where the kernels have enough lanes to be worth a
+ * thread and there is a CPU for it. */
+int ic_solver_threads_for(int cpus, int ncat) { return cpus >= 2 && ncat >= 3 ? 2 : 1; }
 
 void ic_solver_set_threads(ic_solver *s, int threads) {
-  if (threads <= 0) threads = default_threads(s);
+  if (threads <= 0) threads = ic_solver_threads_for(ic_cpus_allowed(), s->ncat);
   if (threads >= 2 && !s->pipe) {
     pipe_start(s);
   } else if (threads < 2 && s->pipe) {
@@ -2409,7 +2407,7 @@ static ic_status sink_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_
   return ic_solver_feed(ctx, recs, n, err);
 }
 
-ic_graph_sink ic_solver_sink(ic_solver *s) { return (ic_graph_sink){s, sink_consume}; }
+ic_graph_sink ic_solver_sink(ic_solver *s) { return (ic_graph_sink){.ctx = s, .consume = sink_consume}; }
 
 /* Results wait for the plans in flight; s->times is the solver's buffer
  * (not part of the const object), filled here. */

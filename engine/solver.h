@@ -123,12 +123,15 @@ void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions);
  * the planned records' vectors, up to a few hundred records behind; results
  * and statistics (ic_solver_times, ic_solver_get_stats,
  * ic_solver_invariant_violations) wait for it. Results are identical in
- * both modes. threads <= 0 chooses: 2 where the machine has two or more
- * online CPUs and there are at least 3 categories, else 1;
+ * both modes. threads <= 0 chooses: 2 where the process may use two or more
+ * CPUs (ic_cpus_allowed) and there are at least 3 categories, else 1;
  * more than 2 means 2. The default at create is <= 0. If the worker cannot
  * be started the solver stays at 1 (ic_solver_threads says which). Not
  * thread-safe: one caller thread per solver, as for every other call. */
 void ic_solver_set_threads(ic_solver *s, int threads);
+/* The threads the default gives with `cpus` CPUs for the solver alone (a
+ * graph run whose model runs on a CPU of its own leaves it cpus - 1). */
+int ic_solver_threads_for(int cpus, int ncat);
 int ic_solver_threads(const ic_solver *s);
 
 /* Two-thread mode only: the worker evaluates lanes (subsets) [0, lanes) of

@@ -156,6 +156,6 @@ static ic_status check_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic
 }
 
 ic_graph_sink ooo_graph_check_sink(ooo_graph_check *g) {
-  ic_graph_sink s = {g, check_consume};
+  ic_graph_sink s = {.ctx = g, .consume = check_consume};
   return s;
 }

@@ -283,10 +283,15 @@ typedef struct ic_graph_rec {
 } ic_graph_rec;
 
 /* Where the model sends records: consume() gets them in batches, in commit
- * order; a non-OK return stops the run with that error. */
+ * order; a non-OK return stops the run with that error. buffer (optional,
+ * NULL: the producer keeps a batch of its own) gives the memory the
+ * producer builds its next batch in, room for *cap records (set by the
+ * call), and consume() is then called on that memory: a sink on another
+ * thread takes the records where they were built (record_pipe.h). */
 typedef struct ic_graph_sink {
   void *ctx;
   ic_status (*consume)(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err);
+  ic_graph_rec *(*buffer)(void *ctx, size_t *cap);
 } ic_graph_sink;
 
 /* Sum of an edge's parts, with the parts of categories in `ideal` zeroed. */

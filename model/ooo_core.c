@@ -208,8 +208,10 @@ struct ooo_core {
   /* graph */
   int have_sink;
   ic_graph_sink sink;
-  ic_graph_rec *batch; /* records built at commit, handed over every FLUSH_EVERY */
+  ic_graph_rec *batch; /* records built at commit, handed over when full */
+  ic_graph_rec *own_batch; /* FLUSH_EVERY records, where the sink has no buffer */
   uint32_t nbatch;
+  size_t batch_cap;    /* records batch holds */
   ic_status sink_status;
   ic_err sink_err;
 
@@ -579,7 +581,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->cs);
   free(c->wheel_head); free(c->mshr_free); free(c->mshr_hold); free(c->mshr_ring); free(c->mroot_ring); free(c->mtag);
   ic_iq_tab_free(&c->iq_rule);
-  free(c->mshr_src); free(c->iq_src); free(c->lsq_src); free(c->mring); free(c->iss_now); free(c->batch);
+  free(c->mshr_src); free(c->iq_src); free(c->lsq_src); free(c->mring); free(c->iss_now); free(c->own_batch);
   free(c->Phist); free(c->ep_a); free(c->ep_b); free(c->ep_cat); free(c->pp_src);
   for (int f = 0; f < FU_COUNT; f++) free(c->fu_busy[f]), free(c->fu_hold[f]), free(c->fu_last[f]);
   free(c->fu_src);
@@ -595,13 +597,19 @@ void ooo_set_graph_sink(ooo_core *c, ic_graph_sink sink) {
   c->sink = sink;
   c->have_sink = sink.consume != NULL;
   c->split_window = c->have_sink && (c->iq < c->rob || c->lsq < c->rob);
-  if (c->have_sink && !c->batch) {
-    c->batch = calloc(FLUSH_EVERY, sizeof *c->batch);
-    if (!c->batch) {
-      c->have_sink = c->split_window = 0;
-      c->sink_status = ic_fail(&c->sink_err, IC_ERUN, "out of memory for graph records");
-    }
+  c->nbatch = 0;
+  if (!c->have_sink) return;
+  if (sink.buffer) {
+    c->batch = sink.buffer(sink.ctx, &c->batch_cap);
+    return;
   }
+  if (!c->own_batch) c->own_batch = calloc(FLUSH_EVERY, sizeof *c->own_batch);
+  if (!c->own_batch) {
+    c->have_sink = c->split_window = 0;
+    c->sink_status = ic_fail(&c->sink_err, IC_ERUN, "out of memory for graph records");
+  }
+  c->batch = c->own_batch;
+  c->batch_cap = FLUSH_EVERY;
 }
 
 void ooo_set_progress(ooo_core *c, void (*fn)(void *, uint64_t), void *ctx, uint64_t every) {
@@ -699,8 +707,10 @@ ic_status ooo_warm(ooo_core *c, ic_inst_source src, uint64_t n, uint64_t *done, 
 /* ---- graph records ------------------------------------------------------- */
 
 static void flush_records(ooo_core *c) {
-  if (c->nbatch && c->sink_status == IC_OK)
+  if (c->nbatch && c->sink_status == IC_OK) {
     c->sink_status = c->sink.consume(c->sink.ctx, c->batch, c->nbatch, &c->sink_err);
+    if (c->sink.buffer && c->sink_status == IC_OK) c->batch = c->sink.buffer(c->sink.ctx, &c->batch_cap);
+  }
   c->nbatch = 0;
 }
 
@@ -953,7 +963,7 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   r->nedges = (uint8_t)(cur - r->edge);
   if (ic_iq_tab_add(&c->iq_rule, c->E[x]) != 0 && c->sink_status == IC_OK)
     c->sink_status = ic_fail(&c->sink_err, IC_ERUN, "out of memory for graph records (IQ rule)");
-  if (c->nbatch == FLUSH_EVERY) flush_records(c);
+  if (c->nbatch == c->batch_cap) flush_records(c);
 }
 
 /* ---- stages -------------------------------------------------------------- */

@@ -306,3 +306,30 @@ Test(icost_cli, shown_subsets_alone_give_the_same_table, .timeout = 300) {
     free(all);
   }
 }
+
+/* The graph run's threads (-j: the model alone; the model and the solver
+ * on a record pipe; and the solver's own worker beside them) give the same
+ * table, every subset, to the cycle. */
+Test(icost_cli, every_thread_layout_gives_the_same_times, .timeout = 300) {
+  need_cross_compiler();
+  const char *dir = workload_dir();
+  static const char *const cats[] = {"dl1,win,bmisp", "dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss"};
+  for (size_t c = 0; c < 2; c++) {
+    char *first = NULL;
+    for (int j = 1; j <= 3; j++) {
+      char args[2048];
+      int st;
+      snprintf(args, sizeof args, "-j %d --categories %s --show all --format csv --max 60000 -- %s/mix 1", j,
+               cats[c], dir);
+      char *out = icost(args, &st);
+      cr_assert_eq(st, 0, "%s: %s", args, out);
+      cr_assert(strstr(out, "base,") != NULL, "%s: %s", args, out);
+      if (!first) first = out;
+      else {
+        cr_expect_str_eq(out, first, "-j %d against -j 1, %s", j, cats[c]);
+        free(out);
+      }
+    }
+    free(first);
+  }
+}

@@ -43,7 +43,7 @@ static void model_vs_graph(const ooo_config *cfg, const ic_inst *v, size_t n, ic
   ic_err err;
   ooo_stats s0 = {0}, si = {0};
   rec_buf b = {0};
-  ic_graph_sink sink = {&b, buf_consume};
+  ic_graph_sink sink = {.ctx = &b, .consume = buf_consume};
   cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
   cr_assert_eq(b.n, n);
   uint64_t t0;
@@ -126,7 +126,7 @@ Test(model_attrib, divide_fu_edge_is_the_nth_previous_divide) {
   ic_err err;
   ooo_stats s0 = {0};
   rec_buf b = {0};
-  ic_graph_sink sink = {&b, buf_consume};
+  ic_graph_sink sink = {.ctx = &b, .consume = buf_consume};
   cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
   size_t divs = 0, with = 0, same = 0;
   for (size_t i = 0; i < b.n; i++) {
@@ -240,7 +240,7 @@ static size_t expect_too_fast_without(const ooo_config *cfg, const ic_inst *v, s
   ic_err err;
   ooo_stats s0 = {0};
   rec_buf b = {0};
-  ic_graph_sink sink = {&b, buf_consume};
+  ic_graph_sink sink = {.ctx = &b, .consume = buf_consume};
   cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
   cr_assert_eq(run_stream(cfg, ideal, v, n, 0, NULL, si, &err), IC_OK, "%s", err.msg);
   size_t cnt = 0;
@@ -313,7 +313,7 @@ Test(model_attrib, mshr_capacity_edges_join_independent_misses) {
   ic_err err;
   ooo_stats s0 = {0};
   rec_buf b = {0};
-  ic_graph_sink sink = {&b, buf_consume};
+  ic_graph_sink sink = {.ctx = &b, .consume = buf_consume};
   cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
   cr_assert_eq(s0.mshr_full_stalls, 0, "the baseline ran out of MSHRs");
   const uint64_t chase_pc = 0x10000, stream_pc = 0x10000 + 4 * 12;
@@ -378,7 +378,7 @@ Test(model_attrib, the_mshr_rule_binds_where_only_an_idealization_fills_the_mshr
   ic_err err;
   ooo_stats s0 = {0}, sw = {0};
   rec_buf b = {0};
-  ic_graph_sink sink = {&b, buf_consume};
+  ic_graph_sink sink = {.ctx = &b, .consume = buf_consume};
   const ic_catmask win = IC_CATBIT(IC_CAT_WIN);
   cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
   cr_assert_eq(s0.mshr_full_stalls, 0, "the baseline ran out of MSHRs");
@@ -435,7 +435,7 @@ Test(model_attrib, a_divide_waiting_for_unit_and_slot_moves_with_bw) {
   expect_graph_near_model(cfg, v, n, sets, sizeof sets / sizeof *sets);
   /* the form is there: FU edges with a bw part */
   rec_buf b = {0};
-  ic_graph_sink sink = {&b, buf_consume};
+  ic_graph_sink sink = {.ctx = &b, .consume = buf_consume};
   ooo_stats s0 = {0};
   cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
   size_t slotted = 0;
@@ -519,7 +519,7 @@ Test(model_attrib, a_small_issue_queue_drains_with_bw) {
   /* the IQ bound dispatch, and bw lifts it */
   ooo_stats s0 = {0}, sb = {0};
   rec_buf b = {0};
-  ic_graph_sink sink = {&b, buf_consume};
+  ic_graph_sink sink = {.ctx = &b, .consume = buf_consume};
   cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &s0, &err), IC_OK, "%s", err.msg);
   cr_assert_eq(run_stream(cfg, bw, v, n, 0, NULL, &sb, &err), IC_OK, "%s", err.msg);
   cr_expect_lt((double)sb.cycles, 0.7 * (double)s0.cycles, "bw: %llu of %llu cycles",
@@ -636,7 +636,7 @@ Test(model_attrib, solver_equals_reference_on_random_machines) {
     random_machine(cfg, &ms);
     ic_err err;
     rec_buf b = {0};
-    ic_graph_sink sink = {&b, buf_consume};
+    ic_graph_sink sink = {.ctx = &b, .consume = buf_consume};
     ooo_stats st = {0};
     cr_assert_eq(run_stream(cfg, 0, v, n, 0, &sink, &st, &err), IC_OK, "%s", err.msg);
     expect_solver_equals_reference(&b, st.cycles, f);

@@ -64,7 +64,7 @@ static void check_stream(const ooo_config *cfg, const char *what, ic_catmask ide
   counting local;
   if (!cnt) cnt = &local;
   counting_init(cnt, cfg, ideal);
-  ic_graph_sink sink = {cnt, count_consume};
+  ic_graph_sink sink = {.ctx = cnt, .consume = count_consume};
   ooo_stats s;
   ic_err err;
   ic_status st = run_stream(cfg, ideal, v, n, warm, &sink, &s, &err);
@@ -369,7 +369,7 @@ static void check_program(const char *path, char *const *argv, int argc, uint64_
       cr_assert_eq(ooo_create(&core, cfg, m, &err), IC_OK);
       counting c;
       counting_init(&c, cfg, m);
-      ic_graph_sink sink = {&c, count_consume};
+      ic_graph_sink sink = {.ctx = &c, .consume = count_consume};
       ooo_set_graph_sink(core, sink);
       ic_inst_source src = rv_proc_source(p);
       uint64_t done;

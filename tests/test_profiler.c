@@ -136,7 +136,7 @@ static void collect(const fixture *fx, uint64_t interval, uint64_t sig_interval,
   cr_assert_eq(sig_sampler_create(&s, &so, &fx->m, &img, sig_db_out(*db), &err), IC_OK, "%s",
                err.msg);
   memset(kp, 0, sizeof *kp);
-  ic_graph_sink inner = {kp, keep_consume};
+  ic_graph_sink inner = {.ctx = kp, .consume = keep_consume};
   ooo_set_graph_sink(c, sig_sampler_sink(s, &inner));
   uint64_t done;
   cr_assert_eq(ooo_warm(c, rv_proc_source(p), WARM, &done, &err), IC_OK, "%s", err.msg);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cpus.h"
 #include "export.h"
 #include "run.h"
 #include "rv.h"
@@ -300,7 +301,7 @@ int cmd_critical(int argc, char **argv) {
     ic_graph_sink sink = ic_slack_sink(s);
     ooo_stats stats;
     int tty = isatty(2);
-    st = cli_run_execute(&run, 0, &sink, tty ? progress : NULL, NULL, &stats, &err);
+    st = cli_run_graph(&run, sink, ic_cpus_allowed(), tty ? progress : NULL, NULL, &stats, &err);
     if (tty) fputs("\r\033[K", stderr);
     if (st == IC_OK) st = ic_slack_finish(s, &err);
     if (st == IC_OK && !co.ideal && ic_slack_get_totals(s)->cycles != stats.cycles)

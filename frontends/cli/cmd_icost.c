@@ -12,8 +12,10 @@
 
 #include "breakdown.h"
 #include "cli.h"
+#include "cpus.h"
 #include "multisim.h"
 #include "profiler.h"
+#include "record_pipe.h"
 #include "run.h"
 #include "rv.h"
 #include "solver.h"
@@ -48,7 +50,9 @@ static const char icost_help[] =
     "                      --show all or at most 4 categories (2^n: time grows as\n"
     "                      2^n), else of {}, the singletons, the pairs with the first\n"
     "                      category and the whole list (2n + 1: 17 of 256 with 8)\n"
-    "  -j N                multisim: runs in parallel (default: all cores)\n"
+    "  -j N                CPUs to use (default: those the process may run on):\n"
+    "                      multisim: runs in parallel; graph: with 2 or more the model\n"
+    "                      runs on one and the solver beside it on the others\n"
     "  --fragments K       graphfrag: windows (default 200); profiler: with --max, the\n"
     "                      signature-sample interval is set for about K fragments;\n"
     "                      without, they are taken back to back and K kept, chosen\n"
@@ -250,9 +254,11 @@ static ic_status method_graph(const cli_run *run, const uint8_t *cats, int ncat,
     ic_solver_destroy(s);
     return st;
   }
-  ic_graph_sink sink = ic_solver_sink(s);
+  const int cpus = o->jobs > 0 ? o->jobs : ic_cpus_allowed();
+  const int piped = ic_record_pipe_worth(cpus);
+  ic_solver_set_threads(s, ic_solver_threads_for(piped ? cpus - 1 : cpus, ncat));
   ooo_stats os;
-  st = cli_run_execute(run, 0, &sink, tty ? progress_insns : NULL, NULL, &os, err);
+  st = cli_run_graph(run, ic_solver_sink(s), cpus, tty ? progress_insns : NULL, NULL, &os, err);
   if (st == IC_OK) {
     size_t n = (size_t)1 << ncat;
     double *t = malloc(n * sizeof *t);

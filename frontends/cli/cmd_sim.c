@@ -183,7 +183,7 @@ int cmd_sim(int argc, char **argv) {
   int tty = isatty(2);
   uint64_t discarded = 0;
   ooo_graph_check *chk = NULL;
-  ic_graph_sink sink = {&discarded, discard};
+  ic_graph_sink sink = {.ctx = &discarded, .consume = discard};
   if (strcmp(so.graph, "check") == 0) {
     if (!(chk = ooo_graph_check_create())) {
       cli_run_free(&r);

@@ -2,6 +2,8 @@
  * model (see run.h). */
 #include "run.h"
 
+#include "record_pipe.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -185,6 +187,24 @@ out:
   ooo_destroy(core);
   rv_proc_destroy(p);
   return st;
+}
+
+typedef struct graph_run {
+  const cli_run *run;
+  cli_run_progress_fn progress;
+  void *pctx;
+  ooo_stats *stats;
+} graph_run;
+
+static ic_status graph_run_once(void *ctx, const ic_graph_sink *sink, ic_err *err) {
+  const graph_run *g = ctx;
+  return cli_run_execute(g->run, 0, sink, g->progress, g->pctx, g->stats, err);
+}
+
+ic_status cli_run_graph(const cli_run *r, ic_graph_sink sink, int cpus, cli_run_progress_fn progress,
+                        void *pctx, ooo_stats *stats, ic_err *err) {
+  graph_run g = {r, progress, pctx, stats};
+  return ic_record_pipe_run(sink, cpus, graph_run_once, &g, err);
 }
 
 void cli_run_free(cli_run *r) {

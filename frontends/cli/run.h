@@ -95,6 +95,12 @@ ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sin
                           cli_run_progress_fn progress, void *pctx, ooo_stats *stats,
                           ic_err *err);
 
+/* cli_run_execute with nothing idealized and `sink` fed through a record
+ * pipe (record_pipe.h) where `cpus` allows: the model on this thread, the
+ * sink's work on another. Returns once the sink has every record. */
+ic_status cli_run_graph(const cli_run *r, ic_graph_sink sink, int cpus, cli_run_progress_fn progress,
+                        void *pctx, ooo_stats *stats, ic_err *err);
+
 /* Releases what cli_run_setup built (safe on a zeroed struct). */
 void cli_run_free(cli_run *r);
 
