@@ -683,6 +683,7 @@ static __attribute__((noinline)) void lanes_take(struct xenv *x, const struct pl
       if ((w & 0xff) < tw1 && (w >> sh & 0xff) < tp1) { /* one more in the cycle and in its pool */
         w += inc;
         memcpy(n, &w, sizeof w);
+        if ((uint64_t)c0 >= t->top) t->top = (uint64_t)c0 + 1;
         continue;
       }
     }

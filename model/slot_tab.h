@@ -41,6 +41,9 @@ typedef struct ic_slot_tab {
   ic_slot_ent *e; /* [cap]: cycle c at e[c & (cap - 1)] for c in [floor, floor + cap); else 0 */
   uint32_t cap;   /* entries: 0 (nothing allocated) or a power of two */
   uint64_t floor; /* cycles below it count as free */
+  uint64_t top;   /* 1 + the latest cycle counted (0: none): the entries of
+                     later cycles are 0, so a rising floor zeroes only up to
+                     it (a miss-bound run's floor passes many idle cycles) */
 } ic_slot_tab;
 
 static inline void ic_slot_tab_free(ic_slot_tab *t) {
@@ -51,18 +54,24 @@ static inline void ic_slot_tab_free(ic_slot_tab *t) {
 /* Forgets every count (keeps the allocation). */
 static inline void ic_slot_tab_clear(ic_slot_tab *t) {
   if (t->cap) memset(t->e, 0, (size_t)t->cap * sizeof *t->e);
-  t->floor = 0;
+  t->floor = t->top = 0;
 }
 
 /* The floor rises to d (never falls): the entries of the cycles it passes
- * are zeroed for the cycles a table further on. */
+ * are zeroed for the cycles a table further on (only those up to top: the
+ * later ones are 0 already), as one or two ranges. */
 static inline void ic_slot_tab_floor(ic_slot_tab *t, uint64_t d) {
   if (d <= t->floor) return;
-  if (t->cap) {
-    if (d - t->floor >= t->cap)
+  const uint64_t end = d < t->top ? d : t->top;
+  if (end > t->floor) {
+    if (end - t->floor >= t->cap) {
       memset(t->e, 0, (size_t)t->cap * sizeof *t->e);
-    else
-      for (uint64_t c = t->floor; c < d; c++) memset(t->e[c & (t->cap - 1)], 0, sizeof *t->e);
+    } else {
+      const uint64_t a = t->floor & (t->cap - 1), n = end - t->floor;
+      const uint64_t first = n < t->cap - a ? n : t->cap - a;
+      memset(t->e[a], 0, (size_t)first * sizeof *t->e);
+      if (first < n) memset(t->e[0], 0, (size_t)(n - first) * sizeof *t->e);
+    }
   }
   t->floor = d;
 }
@@ -126,6 +135,7 @@ static inline __attribute__((always_inline)) int ic_slot_tab_take_th(ic_slot_tab
     if (n[0] >= tw || n[1 + pool] >= tp) continue;
     n[0] += n[0] < UINT8_MAX;
     n[1 + pool] += n[1 + pool] < UINT8_MAX;
+    if (c >= t->top) t->top = c + 1;
     *at = c;
     return 0;
   }
