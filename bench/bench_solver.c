@@ -28,7 +28,8 @@
  *    --save with the same build) and only step 4 runs (for A/B comparisons
  *    of the solver, e.g. under valgrind --tool=callgrind); there --from K
  *    starts at the file's record K (records from K on, up to --records),
- *    --cats 3|8 and --threads 1|2 run only that configuration (--sparse:
+ *    --cats 3|8 and --threads 1|2 run only that configuration (--kernel NAME:
+ *    the solver kernel, auto, portable, avx2 or avx512; --sparse:
  *    of the 8-category ones only the 17 subsets'), and --reps R
  *    makes each configuration best of R runs instead of 3 (--reps 1 under
  *    callgrind: instructions / records is then per record); --split L
@@ -112,6 +113,8 @@ static int inert_opt;
  * subsets (ic_solver_set_subsets) */
 static int sparse_opt;
 static const char *save_opt, *load_opt;
+/* --kernel NAME: the solver's node kernel (ic_solver_set_kernel; default auto) */
+static ic_solver_kernel kernel_opt = IC_KERNEL_AUTO;
 
 static int extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
   (void)ctx;
@@ -126,6 +129,16 @@ static int extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
   if (!strcmp(argv[i], "--blocks")) {
     blocks_opt = 1;
     return 1;
+  }
+  if (!strcmp(argv[i], "--kernel")) {
+    static const ic_solver_kernel ks[] = {IC_KERNEL_AUTO, IC_KERNEL_PORTABLE, IC_KERNEL_AVX2, IC_KERNEL_AVX512};
+    for (size_t k = 0; i + 1 < argc && k < sizeof ks / sizeof ks[0]; k++)
+      if (!strcmp(argv[i + 1], ic_solver_kernel_name(ks[k]))) {
+        kernel_opt = ks[k];
+        return 2;
+      }
+    ic_fail(err, IC_EINPUT, "--kernel needs one of auto, portable, avx2, avx512");
+    return -1;
   }
   if (!strcmp(argv[i], "--save") || !strcmp(argv[i], "--load")) {
     if (i + 1 >= argc) {
@@ -178,6 +191,10 @@ static double solve(const ic_graph_rec *r, size_t n, const uint8_t *cats, int nc
       exit(1);
     }
     ic_solver_set_threads(s, threads);
+    if (!ic_solver_set_kernel(s, kernel_opt)) {
+      fprintf(stderr, "bench_solver: this CPU does not run the %s kernel\n", ic_solver_kernel_name(kernel_opt));
+      exit(2);
+    }
     if (ic_solver_set_subsets(s, need, &err) != IC_OK) {
       fprintf(stderr, "bench_solver: %s\n", err.msg);
       exit(1);
@@ -458,7 +475,7 @@ int main(int argc, char **argv) {
   ooo_stats st;
   if (inert_opt) { /* step 8 only */
     inert_scan sc = {0};
-    ic_graph_sink sink = {&sc, inert_consume};
+    ic_graph_sink sink = {.ctx = &sc, .consume = inert_consume};
     if (cli_run_execute(&run, 0, &sink, NULL, NULL, &st, &err) != IC_OK) {
       fprintf(stderr, "bench_solver: %s\n", err.msg);
       return 1;
@@ -473,7 +490,7 @@ int main(int argc, char **argv) {
     keeper k = {0};
     k.cap = records_opt;
     k.r = malloc(k.cap * sizeof *k.r);
-    ic_graph_sink keep_sink = {&k, keep};
+    ic_graph_sink keep_sink = {.ctx = &k, .consume = keep};
     if (!k.r || cli_run_execute(&run, 0, &keep_sink, NULL, NULL, &st, &err) != IC_OK) {
       fprintf(stderr, "bench_solver: %s\n", k.r ? err.msg : "out of memory");
       return 1;
@@ -492,7 +509,7 @@ int main(int argc, char **argv) {
   }
   double t_model = cpu_now() - t0;
   keeper counter = {0};
-  ic_graph_sink count_sink = {&counter, keep};
+  ic_graph_sink count_sink = {.ctx = &counter, .consume = keep};
   t0 = cpu_now();
   w0 = wall_now();
   if (cli_run_execute(&run, 0, &count_sink, NULL, NULL, &st, &err) != IC_OK) {
@@ -542,7 +559,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_solver: out of memory for %zu records\n", k.cap);
     return 1;
   }
-  ic_graph_sink keep_sink = {&k, keep};
+  ic_graph_sink keep_sink = {.ctx = &k, .consume = keep};
   if (cli_run_execute(&run, 0, &keep_sink, NULL, NULL, &st, &err) != IC_OK) {
     fprintf(stderr, "bench_solver: %s\n", err.msg);
     return 1;

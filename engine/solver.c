@@ -413,7 +413,7 @@ _Static_assert(IC_MAX_EDGES * sizeof(ic_edge) % 32 == 0, "same_edges compares 32
 struct xenv {
   const int32_t *zero;
   const int64_t *base;
-  int avx2;
+  ic_solver_kernel kern;
   uint64_t viol, first;
   uint64_t oom;               /* slot counts that could not grow (counted as violations too) */
   const struct ic_solver *sv; /* the slot counts of its lanes (stab) */
@@ -514,7 +514,7 @@ struct ic_solver {
   struct lslot *lslot;       /* [2 * lcap] */
   int32_t *lvec;             /* [lcap][np] */
   uint32_t lcap, lused;
-  int avx2;                  /* the CPU runs k_node_avx2 */
+  ic_solver_kernel kern;     /* the node kernel (ic_solver_set_kernel) */
   int64_t *base;             /* [np] */
   int32_t *zero;             /* [np]: offset of time 0, clamped at FLOOR */
   uint64_t *times;           /* [n] */
@@ -986,6 +986,99 @@ __attribute__((target("avx2"))) static int k_nodes_avx2(const struct plan *pl, c
   }
   return slots;
 }
+
+/* The same with AVX-512 (16 lanes a register): blocks of 64 lanes in four
+ * registers where every conditional edge skips whole blocks of 64, else of
+ * 32 in two (the AVX2 kernel's blocks, so the same entries are skipped in
+ * the same lanes), and the compact layout's 16 lanes in one; fewer or
+ * other lanes go to the AVX2 kernel. The adds and maxima are the same
+ * 32-bit operations lane by lane, so every answer is the AVX2 kernel's. */
+#define Z_LD(p) _mm512_loadu_si512((const void *)(p))
+#define Z_STEP(v, a, l) v = _mm512_max_epi32(v, _mm512_add_epi32(Z_LD(a), l))
+#define Z_ST(p, v) _mm512_storeu_si512((void *)(p), v)
+#define Z_REGS(K, OP) \
+  do { \
+    OP(0); \
+    if ((K) >= 2) OP(1); \
+    if ((K) == 4) { OP(2); OP(3); } \
+  } while (0)
+#define Z_BLOCK(K, s) \
+  do { \
+    __m512i x0, x1 = z0, x2 = z0, x3 = z0; \
+    if (i1) \
+      Z_REGS(K, Z_INITV_R); \
+    else \
+      Z_REGS(K, Z_INITS_R); \
+    for (const struct pe *e = vb; e != ve; e++) { \
+      if (e->skipm >= 16u * (K) && ((s) & e->skipm) == e->skipv) continue; \
+      const int32_t *a = e->src + (s), *b = e->lat + (s); \
+      Z_REGS(K, Z_VSTEP_R); \
+    } \
+    for (const struct pe *e = sb; e != se; e++) { \
+      const int32_t *a = e->src + (s); \
+      const __m512i l = _mm512_set1_epi32(e->l); \
+      Z_REGS(K, Z_SSTEP_R); \
+    } \
+    for (const struct pe *e = se; e != ce; e++) { \
+      if (((s) & e->skipm) == e->skipv) continue; \
+      const int32_t *a = e->src + (s); \
+      const __m512i l = _mm512_set1_epi32(e->l); \
+      Z_REGS(K, Z_SSTEP_R); \
+    } \
+    Z_REGS(K, Z_ST_R); \
+  } while (0)
+#define Z_INITS_R(j) x##j = _mm512_add_epi32(Z_LD(i0 + (s) + 16 * (j)), z0)
+#define Z_INITV_R(j) x##j = _mm512_add_epi32(Z_LD(iv + (s) + 16 * (j)), Z_LD(i1 + (s) + 16 * (j)))
+#define Z_VSTEP_R(j) Z_STEP(x##j, a + 16 * (j), Z_LD(b + 16 * (j)))
+#define Z_SSTEP_R(j) Z_STEP(x##j, a + 16 * (j), l)
+#define Z_ST_R(j) Z_ST(acc + s + 16 * (j), x##j)
+__attribute__((target("avx512f"), always_inline)) static inline int k_node_avx512(int32_t *acc,
+                                                                                  const int32_t *zero,
+                                                                                  const struct plan *pl,
+                                                                                  int node, uint32_t lo,
+                                                                                  uint32_t hi) {
+  const struct pe *v = pl->e + pl->off[node], *c = v + pl->nv[node];
+  const int nv = pl->nv[node], ns = pl->ns[node], nsc = ns + pl->nc[node], s0 = ns > 0;
+  const int v0 = !s0 && pl->vf[node]; /* as k_node_avx2 */
+  const __m512i z0 = _mm512_set1_epi32(s0 ? c[0].l : 0);
+  const int32_t *i0 = s0 ? c[0].src : zero, *i1 = v0 ? v[0].lat : NULL;
+  const int32_t *iv = v0 ? v[0].src : i0;
+  const struct pe *vb = v + v0, *ve = v + nv, *sb = c + s0, *se = c + ns, *ce = c + nsc;
+  if (pl->cskipmin[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
+    for (size_t s = lo; s < hi; s += 8 * LANES) Z_BLOCK(4, s);
+    return 1;
+  }
+  if (!((lo | hi) & (4 * LANES - 1))) {
+    for (size_t s = lo; s < hi; s += 4 * LANES) Z_BLOCK(2, s);
+    return 1;
+  }
+  if (pl->compact && hi - lo == 2 * LANES) {
+    const size_t s = lo;
+    Z_BLOCK(1, s);
+    return 1;
+  }
+  return 0;
+}
+
+/* k_nodes_avx2 with the AVX-512 node kernel where it takes the lanes. */
+__attribute__((target("avx512f,avx2"))) static int k_nodes_avx512(const struct plan *pl, const int32_t *zero,
+                                                                  uint32_t lo, uint32_t hi, struct xenv *x) {
+  int slots = 0;
+  const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
+  for (int node = 0; node < IC_NODE_COUNT; node++) {
+    if (!k_node_avx512(pl->out[node], zero, pl, node, lo, hi)) k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
+    if (node == IC_NODE_D && pl->iq) k_iq(pl->out[node], lo, hi, pl, x);
+    if (node == IC_NODE_E && pl->ni[node]) {
+      const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
+      if (lo < bhi) k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi);
+      if (pl->mk) k_mshr(pl->out[node], lo, hi, pl, x);
+      slots = k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl, x);
+    } else if (node == IC_NODE_E && pl->mk) {
+      k_mshr(pl->out[node], lo, hi, pl, x);
+    }
+  }
+  return slots;
+}
 #endif
 
 /* ---- evaluating plans ------------------------------------------------- */
@@ -1021,7 +1114,9 @@ static void k_fill(int32_t *v, int32_t x, uint32_t np);
 static void exec_range(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
   int slots = 0; /* k_slots kept the slot counts */
 #ifdef HAVE_AVX2_KERNEL
-  if (x->avx2)
+  if (x->kern == IC_KERNEL_AVX512)
+    slots = k_nodes_avx512(pl, x->zero, lo, hi, x);
+  else if (x->kern == IC_KERNEL_AVX2)
     slots = k_nodes_avx2(pl, x->zero, lo, hi, x);
   else
 #endif
@@ -1125,7 +1220,7 @@ static void *pipe_worker(void *arg) {
     /* the solver's fields change only while the queue is empty */
     const uint32_t split = s->split;
     const int il = s->il;
-    p->wx.avx2 = s->avx2;
+    p->wx.kern = s->kern;
     while (t != h) {
       /* plans were just written on the other CPU: fetch the next ones'
        * header and usual entries ahead, so their transfer overlaps work */
@@ -1254,7 +1349,7 @@ static int pipe_start(ic_solver *s) {
   atomic_init(&p->pwant, 0);
   atomic_init(&p->stop, 0);
   p->q = vec_alloc_raw(QCAP, sizeof *p->q);
-  p->wx = (struct xenv){s->zero, s->base, s->avx2, 0, 0, 0, s};
+  p->wx = (struct xenv){s->zero, s->base, s->kern, 0, 0, 0, s};
   int ok = p->q != NULL;
   int mi = ok && pthread_mutex_init(&p->m, NULL) == 0;
   int c1 = mi && pthread_cond_init(&p->cv_work, NULL) == 0;
@@ -1600,6 +1695,22 @@ static void set_layout(ic_solver *s) {
 }
 
 
+/* Whether this CPU runs kernel k (the portable one: everywhere). */
+static int kernel_runs(ic_solver_kernel k) {
+#ifdef HAVE_AVX2_KERNEL
+  __builtin_cpu_init();
+  if (k == IC_KERNEL_AVX2) return __builtin_cpu_supports("avx2");
+  if (k == IC_KERNEL_AVX512) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f");
+#endif
+  return k == IC_KERNEL_PORTABLE;
+}
+
+static ic_solver_kernel best_kernel(void) {
+  return kernel_runs(IC_KERNEL_AVX512) ? IC_KERNEL_AVX512
+         : kernel_runs(IC_KERNEL_AVX2) ? IC_KERNEL_AVX2
+                                       : IC_KERNEL_PORTABLE;
+}
+
 ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_err *err) {
   *out = NULL;
   if (ncat < 0 || ncat > IC_SOLVER_MAX_CATS)
@@ -1626,10 +1737,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   for (int k = 0; k < ncat; k++) s->chosen |= IC_CATBIT(cats[k]);
   s->n = 1u << ncat;
   s->np = (s->n + LANES - 1) / LANES * LANES;
-#ifdef HAVE_AVX2_KERNEL
-  __builtin_cpu_init();
-  s->avx2 = __builtin_cpu_supports("avx2");
-#endif
+  s->kern = best_kernel();
   size_t per_inst = ring_bytes(s);
   s->wmax = 1024;
   while ((s->wmax * 2) * per_inst <= IC_SOLVER_MAX_WINDOW_BYTES) s->wmax *= 2;
@@ -1675,7 +1783,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
     return ic_fail(err, IC_ERUN, "solver: out of memory (%d categories)", ncat);
   }
   set_layout(s); /* nothing has acted yet */
-  s->xs = (struct xenv){s->zero, s->base, s->avx2, 0, 0, 0, s};
+  s->xs = (struct xenv){s->zero, s->base, s->kern, 0, 0, 0, s};
   s->split = s->np;
   ic_solver_reset(s);
   ic_solver_set_threads(s, 0);
@@ -2038,7 +2146,7 @@ __attribute__((target("avx2"))) static int masked_equal_avx2(const void *a, cons
 static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_rec *r) {
   const size_t bytes = ((size_t)m->nedges * sizeof(ic_edge) + 31) / 32 * 32;
 #ifdef HAVE_AVX2_KERNEL
-  if (s->avx2) {
+  if (s->kern != IC_KERNEL_PORTABLE) {
     if (!masked_equal_avx2(m->edge, r->edge, m->emask, bytes)) return 0;
   } else
 #endif
@@ -2519,17 +2627,19 @@ void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions) {
   s->st.window = max_window(s);
 }
 
-void ic_solver_force_generic(ic_solver *s, int on) {
+int ic_solver_set_kernel(ic_solver *s, ic_solver_kernel k) {
+  if (k == IC_KERNEL_AUTO) k = best_kernel();
+  if (!kernel_runs(k)) return 0;
   pipe_drain(s);
-#ifdef HAVE_AVX2_KERNEL
-  if (on)
-    s->avx2 = 0;
-  else
-    s->avx2 = __builtin_cpu_supports("avx2");
-  s->xs.avx2 = s->avx2;
-#else
-  (void)on;
-#endif
+  s->kern = s->xs.kern = k;
+  return 1;
+}
+
+ic_solver_kernel ic_solver_kernel_in_use(const ic_solver *s) { return s->kern; }
+
+const char *ic_solver_kernel_name(ic_solver_kernel k) {
+  static const char *const names[] = {"auto", "portable", "avx2", "avx512"};
+  return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
 ic_catmask ic_solver_subset_catmask(const ic_solver *s, uint32_t subset) {

@@ -149,9 +149,22 @@ void ic_solver_set_split(ic_solver *s, int lanes);
  * lane (one of the adaptive candidates; needs 64 lanes or more). */
 #define IC_SOLVER_SPLIT_BLOCKS (-2)
 
-/* Uses the portable kernel even where the AVX2 one runs (tests compare the
- * two; results are identical by construction). */
-void ic_solver_force_generic(ic_solver *s, int on);
+/* The node kernels: the same arithmetic lane by lane on every one, so the
+ * results are identical bit for bit; the fastest the CPU runs is chosen at
+ * create (AUTO). */
+typedef enum ic_solver_kernel {
+  IC_KERNEL_AUTO,
+  IC_KERNEL_PORTABLE, /* GCC vector extensions, 8 lanes: any CPU */
+  IC_KERNEL_AVX2,     /* x86-64 with AVX2 */
+  IC_KERNEL_AVX512,   /* x86-64 with AVX-512F (and AVX2): 16 lanes a register */
+} ic_solver_kernel;
+
+/* Uses kernel k (AUTO: the fastest this CPU runs). Returns 0, changing
+ * nothing, where the CPU cannot run k; 1 otherwise. For tests and
+ * benchmarks: results never depend on it. */
+int ic_solver_set_kernel(ic_solver *s, ic_solver_kernel k);
+ic_solver_kernel ic_solver_kernel_in_use(const ic_solver *s);
+const char *ic_solver_kernel_name(ic_solver_kernel k); /* "portable", "avx2", ... */
 
 /* Mask over ic_category ids of subset mask `subset` (bit k -> cats[k]). */
 ic_catmask ic_solver_subset_catmask(const ic_solver *s, uint32_t subset);

@@ -66,6 +66,8 @@ static inline void ic_slot_tab_floor(ic_slot_tab *t, uint64_t d) {
   if (end > t->floor) {
     if (end - t->floor >= t->cap) {
       memset(t->e, 0, (size_t)t->cap * sizeof *t->e);
+    } else if (end - t->floor <= 8) { /* the common case: a store or two */
+      for (uint64_t c = t->floor; c < end; c++) memset(t->e[c & (t->cap - 1)], 0, sizeof *t->e);
     } else {
       const uint64_t a = t->floor & (t->cap - 1), n = end - t->floor;
       const uint64_t first = n < t->cap - a ? n : t->cap - a;

@@ -417,7 +417,7 @@ static uint64_t check_random(size_t n, uint64_t seed, uint32_t maxlat, const uin
   tg_stamp(&g);
   uint64_t *t = malloc(sizeof(uint64_t) << ncat);
   ic_solver_stats st;
-  tg_solve_k(&g, cats, ncat, t, &st, (int)(seed & 1)); /* both kernels */
+  tg_solve_k(&g, cats, ncat, t, &st, (int)(seed % T_KERNELS)); /* every kernel */
   cr_assert_eq(st.violations, 0);
   cr_assert_eq(st.out_of_window, 0);
   cr_assert_eq(st.instructions, n);
@@ -475,7 +475,7 @@ Test(solver, rebasing_keeps_results_exact) {
 /* The same with enough categories that the kernels skip whole blocks of
  * subsets (win, bw, bmisp on the 32-subset lane bits) and treat dropped
  * edges and CD halves as scalar there, under huge latencies and rebases,
- * with both kernels (check_random alternates them by seed). */
+ * with every kernel (check_random alternates them by seed). */
 Test(solver, block_skipping_exact_with_rebases) {
   static const uint8_t cats[] = {IC_CAT_SHALU, IC_CAT_BW,    IC_CAT_WIN,  IC_CAT_DL1,
                                  IC_CAT_BMISP, IC_CAT_DMISS, IC_CAT_LGALU};
@@ -530,11 +530,11 @@ static ic_solver *mode_solver(const uint8_t *cats, int ncat, int threads, int la
   ic_solver_set_threads(s, threads);
   cr_assert_eq(ic_solver_threads(s), threads > 1 ? 2 : 1);
   ic_solver_set_split(s, lanes);
-  ic_solver_force_generic(s, generic);
+  t_use_kernel(s, generic);
   ic_solver_set_window_cap(s, 64);
   ic_solver_set_window_cap(s, 1u << 16);
   snprintf(what, wsize, "seed %llu, %d categories, %d threads, split %d, %s kernel",
-           (unsigned long long)seed, ncat, threads, lanes, generic ? "portable" : "AVX2");
+           (unsigned long long)seed, ncat, threads, lanes, ic_solver_kernel_name(ic_solver_kernel_in_use(s)));
   return s;
 }
 
@@ -825,7 +825,7 @@ Test(solver_iw, holds_only_where_its_source_was_ready_first) {
   cr_assert_eq(tg_ref(&g, IC_CATBIT(IC_CAT_SHALU)), 4, "reference with shalu");
   uint8_t cats[] = {SH, IC_CAT_DL1};
   uint64_t t[4];
-  for (int generic = 0; generic < 2; generic++) {
+  for (int generic = 0; generic < T_KERNELS; generic++) {
     ic_solver_stats st;
     tg_solve_k(&g, cats, 2, t, &st, generic);
     cr_assert_eq(st.violations, 0);
@@ -934,7 +934,7 @@ static void iw_graph(tg *g, size_t n, uint64_t seed, uint32_t maxlat, uint32_t m
   tg_stamp(g);
 }
 
-/* The solver (one thread, the generic kernel or not) against the
+/* The solver (one thread, each kernel) against the
  * reference on every subset of cats, with no baseline violation and no
  * edge out of the window; `seed` names the graph in a failure. */
 static void assert_subsets_exact_k(const tg *g, const uint8_t *cats, int ncat, uint64_t seed,
@@ -961,7 +961,7 @@ static void assert_iw_list_exact(const tg *g, size_t l, uint64_t seed, int gener
   assert_subsets_exact_k(g, iw_lists[l].cats, iw_lists[l].ncat, seed, generic);
 }
 
-/* Every subset against the reference, both kernels, one thread. */
+/* Every subset against the reference, every kernel, one thread. */
 Test(solver_iw, equals_reference_on_random_graphs) {
   uint64_t seed = 900;
   for (size_t l = 0; l < sizeof iw_lists / sizeof iw_lists[0]; l++)
@@ -974,7 +974,7 @@ Test(solver_iw, equals_reference_on_random_graphs) {
 }
 
 /* Both thread modes with lane splits (the worker with none, some or all of
- * the block), both kernels, batches, growth of the E ring from 64 while
+ * the block), every kernel, batches, growth of the E ring from 64 while
  * plans are in flight. */
 Test(solver_iw, equal_reference_in_both_modes) {
   uint64_t seed = 950;
@@ -1009,7 +1009,7 @@ static void iw_slot_graph(tg *g, size_t n, uint64_t seed, uint32_t maxlat, uint3
   tg_stamp(g);
 }
 
-/* Every subset against the reference, both kernels, one thread and both
+/* Every subset against the reference, every kernel, one thread and both
  * thread modes with lane splits. */
 Test(solver_iw, slot_form_equals_reference) {
   uint64_t seed = 2100;
@@ -1075,12 +1075,12 @@ Test(solver_iw, slot_counts_never_alias_cycles_65536_apart) {
  * takes dl1 latency from R (so idealizing dl1 makes them ready together):
  * with 2 slots per cycle the third and the fourth issue a cycle later;
  * with the slot form of a pool, only the same pool's issues count. */
-/* The solver, both kernels, equals the reference pass on g on every
+/* The solver, every kernel, equals the reference pass on g on every
  * subset of dl1 and bw. */
 static void expect_dl1_bw_equal_reference(tg *g, int tag) {
   static const uint8_t cats[] = {IC_CAT_DL1, IC_CAT_BW};
   uint64_t ts[4];
-  for (int generic = 0; generic < 2; generic++) {
+  for (int generic = 0; generic < T_KERNELS; generic++) {
     tg_solve_k(g, cats, 2, ts, NULL, generic);
     for (uint32_t sub = 0; sub < 4; sub++) {
       ic_catmask m = (sub & 1 ? IC_CATBIT(IC_CAT_DL1) : 0) | (sub & 2 ? IC_CATBIT(IC_CAT_BW) : 0);
@@ -1286,7 +1286,7 @@ Test(solver_iw, memo_ignores_iw_distances_and_unused_parts) {
  * a node may then have no scalar edge, start from a vector edge (the AVX2
  * kernel starts from the first vector edge with no dropped lane), or have
  * only edges that some subsets drop (there it stays at time 0). Every
- * subset against the reference, both kernels, 256, 128, 64 and 8 lanes. */
+ * subset against the reference, every kernel, 256, 128, 64 and 8 lanes. */
 static void tg_scramble(tg *g, uint64_t seed) {
   uint64_t x = seed * 0x9E3779B97F4A7C15ull + 3;
   for (size_t i = 0; i < g->n; i++) {
@@ -1321,10 +1321,10 @@ static void check_scrambled(const uint8_t *cats, int ncat, uint64_t seed, size_t
   ic_solver *s = NULL;
   ic_err err = {{0}};
   cr_assert_eq(ic_solver_create(&s, cats, ncat, &err), IC_OK, "%s", err.msg);
-  ic_solver_force_generic(s, generic);
+  t_use_kernel(s, generic);
   char what[64];
   snprintf(what, sizeof what, "seed %llu, %d categories, %s kernel", (unsigned long long)seed,
-           ncat, generic ? "portable" : "AVX2");
+           ncat, ic_solver_kernel_name(ic_solver_kernel_in_use(s)));
   for (size_t i = 0; i < n; i++) {
     cr_assert_eq(ic_solver_feed(s, g.r + i, 1, &err), IC_OK, "%s: %s", what, err.msg);
     if (every || i + 1 == n) assert_all_subsets(s, &g, i + 1, ncat, what);
@@ -1339,7 +1339,7 @@ static void check_scrambled(const uint8_t *cats, int ncat, uint64_t seed, size_t
 Test(solver, any_edge_order_and_missing_in_order_edges) {
   uint64_t seed = 1100;
   for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
-    for (int generic = 0; generic < 2; generic++) {
+    for (int generic = 0; generic < T_KERNELS; generic++) {
       check_scrambled(lists[l].cats, lists[l].ncat, seed++, 300, generic, 0);
       for (int k = 0; k < 12; k++) check_scrambled(lists[l].cats, lists[l].ncat, seed++, 10, generic, 1);
     }
@@ -1533,7 +1533,7 @@ static int check_acts(const tg *g, const uint8_t *cats, int ncat, const size_t *
 
 /* One category at a time begins to act in the middle of the run, by each
  * of its rules, the others from the first record (the usual run: one
- * category with no event for a long while); both kernels, both thread
+ * category with no event for a long while); every kernel, both thread
  * modes, with 8 (the lane with it above the seven others'), 5 and 3
  * categories. */
 Test(solver_inert, each_category_by_each_rule) {
@@ -1746,7 +1746,7 @@ Test(solver, memo_keeps_variants_of_a_pc) {
  * high in the lane layout) and random sets, on graphs whose categories
  * begin to act one by one (the lanes laid out again with plans in flight)
  * with huge latencies (rebases), in both thread modes with the worker on
- * all, half, every other block or none of the lanes, and both kernels:
+ * all, half, every other block or none of the lanes, and every kernel:
  * each needed subset equals the reference, each other one reads 0. */
 Test(solver_sparse, needed_subsets_equal_the_reference) {
   static const uint8_t win_first[] = {IC_CAT_WIN,   IC_CAT_DL1,   IC_CAT_BW,    IC_CAT_BMISP,
@@ -1841,7 +1841,7 @@ Test(solver_rules, mshr_and_slot_rules_hold_together) {
   cr_assert_eq(g.r[2].t[IC_NODE_E], 20, "Y issued at %llu",
                (unsigned long long)g.r[2].t[IC_NODE_E]);
   const uint8_t cats[2] = {IC_CAT_DL1, IC_CAT_WIN};
-  for (int generic = 0; generic < 2; generic++) {
+  for (int generic = 0; generic < T_KERNELS; generic++) {
     uint64_t t[4];
     ic_solver_stats st;
     tg_solve_k(&g, cats, 2, t, &st, generic);
