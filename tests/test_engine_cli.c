@@ -59,6 +59,7 @@ Test(icost_cli, usage_errors) {
   expect_usage_error("--categories dl1,nosuch", "unknown category 'nosuch'");
   expect_usage_error("--categories ''", "empty list");
   expect_usage_error("--categories dl1,,win", "empty item");
+  expect_usage_error("--kernel sse9 --max 1000", "--kernel 'sse9': expected auto, portable, avx2 or avx512");
   expect_usage_error("--categories win,dl1,win", "'win' given twice");
   expect_usage_error("--categories dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss,dl1,win,bw,bmisp,dmiss",
                      "given twice");
@@ -308,25 +309,35 @@ Test(icost_cli, shown_subsets_alone_give_the_same_table, .timeout = 300) {
 }
 
 /* The graph run's threads (-j: the model alone; the model and the solver
- * on a record pipe; and the solver's own worker beside them) give the same
- * table, every subset, to the cycle. */
-Test(icost_cli, every_thread_layout_gives_the_same_times, .timeout = 300) {
+ * on a record pipe; and the solver's own worker beside them) and the
+ * solver's kernels (each one this CPU runs) give the same table, every
+ * subset, to the cycle. */
+Test(icost_cli, every_thread_layout_and_kernel_gives_the_same_times, .timeout = 300) {
   need_cross_compiler();
   const char *dir = workload_dir();
   static const char *const cats[] = {"dl1,win,bmisp", "dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss"};
+  __builtin_cpu_init();
+  const struct {
+    int j;
+    const char *kernel;
+    int runs;
+  } modes[] = {{1, "auto", 1}, {2, "auto", 1}, {3, "auto", 1}, {2, "portable", 1},
+               {2, "avx2", __builtin_cpu_supports("avx2")},
+               {2, "avx512", __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f")}};
   for (size_t c = 0; c < 2; c++) {
     char *first = NULL;
-    for (int j = 1; j <= 3; j++) {
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+      if (!modes[m].runs) continue;
       char args[2048];
       int st;
-      snprintf(args, sizeof args, "-j %d --categories %s --show all --format csv --max 60000 -- %s/mix 1", j,
-               cats[c], dir);
+      snprintf(args, sizeof args, "-j %d --kernel %s --categories %s --show all --format csv --max 60000 -- %s/mix 1",
+               modes[m].j, modes[m].kernel, cats[c], dir);
       char *out = icost(args, &st);
       cr_assert_eq(st, 0, "%s: %s", args, out);
       cr_assert(strstr(out, "base,") != NULL, "%s: %s", args, out);
       if (!first) first = out;
       else {
-        cr_expect_str_eq(out, first, "-j %d against -j 1, %s", j, cats[c]);
+        cr_expect_str_eq(out, first, "%s against the first", args);
         free(out);
       }
     }

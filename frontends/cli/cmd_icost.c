@@ -44,6 +44,9 @@ static const char icost_help[] =
     "                        signature matching (icost profile/analyze do it offline)\n"
     "  --format F          text (default), csv or yaml\n"
     "  --cycles            text: add a column with the cycles of each entry\n"
+    "  --kernel K          graph: the solver's vector kernel, auto (default: the\n"
+    "                      fastest this CPU runs), portable, avx2 or avx512; every\n"
+    "                      kernel gives the same numbers (for checks and benchmarks)\n"
     "  --show all          list every interaction (default with more than 4 categories:\n"
     "                      only the pairs with the first category, the rest summed as\n"
     "                      `other`). The table needs t(S) of every subset S with\n"
@@ -116,7 +119,7 @@ static const char icost_help[] =
     "categories:\n";
 
 typedef struct icost_opts {
-  const char *categories, *method, *format, *show;
+  const char *categories, *method, *format, *show, *kernel;
   int in_cycles;
   int jobs;
   uint64_t fragments, fraglen, fragseed;
@@ -152,12 +155,12 @@ static int icost_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
     o->in_cycles = 1;
     return 1;
   }
-  static const char *const strs[] = {"--categories", "--method", "--format", "--show"};
-  const char **sdst[] = {&o->categories, &o->method, &o->format, &o->show};
+  static const char *const strs[] = {"--categories", "--method", "--format", "--show", "--kernel"};
+  const char **sdst[] = {&o->categories, &o->method, &o->format, &o->show, &o->kernel};
   static const char *const nums[] = {"-j", "--fragments", "--frag-length", "--frag-seed",
                                      "--frag-warmup"};
   int used = 0, missing = 0;
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < 5; k++) {
     const char *v = value_of(argc, argv, i, strs[k], &used, &missing);
     if (missing) {
       ic_fail(err, IC_EINPUT, "%s needs a value", strs[k]);
@@ -253,6 +256,17 @@ static ic_status method_graph(const cli_run *run, const uint8_t *cats, int ncat,
   if ((st = ic_solver_set_subsets(s, o->need, err)) != IC_OK) {
     ic_solver_destroy(s);
     return st;
+  }
+  if (o->kernel) {
+    static const ic_solver_kernel ks[] = {IC_KERNEL_AUTO, IC_KERNEL_PORTABLE, IC_KERNEL_AVX2, IC_KERNEL_AVX512};
+    size_t k = 0;
+    while (k < sizeof ks / sizeof ks[0] && strcmp(o->kernel, ic_solver_kernel_name(ks[k])) != 0) k++;
+    if (k == sizeof ks / sizeof ks[0] || !ic_solver_set_kernel(s, ks[k])) {
+      ic_solver_destroy(s);
+      return ic_fail(err, IC_EINPUT, "--kernel '%s': %s", o->kernel,
+                     k == sizeof ks / sizeof ks[0] ? "expected auto, portable, avx2 or avx512"
+                                                   : "this CPU does not run it");
+    }
   }
   const int cpus = o->jobs > 0 ? o->jobs : ic_cpus_allowed();
   const int piped = ic_record_pipe_worth(cpus);
