@@ -65,20 +65,8 @@ static ic_status check_window(const ic_graph_rec *recs, size_t n, ic_err *err) {
     if (r->seq != recs[0].seq + i)
       return ic_fail(err, IC_EINPUT, "graph record seq %llu: expected seq %llu", (unsigned long long)r->seq,
                      (unsigned long long)(recs[0].seq + i));
-    if (r->nedges > IC_MAX_EDGES)
-      return ic_fail(err, IC_EINPUT, "graph record seq %llu: %u edges", (unsigned long long)r->seq, r->nedges);
-    if (r->iq > IC_IQ_RULE_MAX)
-      return ic_fail(err, IC_EINPUT, "graph record seq %llu: IQ rule of %u entries (at most %u)",
-                     (unsigned long long)r->seq, r->iq, IC_IQ_RULE_MAX);
-    for (int j = 0; j < r->nedges; j++) {
-      const ic_edge *e = &r->edge[j];
-      if (e->kind >= IC_EDGE_KIND_COUNT || e->nparts > IC_MAX_PARTS)
-        return ic_fail(err, IC_EINPUT, "graph record seq %llu: malformed edge %d", (unsigned long long)r->seq, j);
-      for (int p = 0; p < e->nparts; p++)
-        if (e->part[p].cat != IC_CAT_NONE && e->part[p].cat >= IC_CAT_COUNT)
-          return ic_fail(err, IC_EINPUT, "graph record seq %llu: part category %u", (unsigned long long)r->seq,
-                         e->part[p].cat);
-    }
+    ic_status st = ic_graph_rec_check(r, err);
+    if (st != IC_OK) return st;
   }
   return IC_OK;
 }

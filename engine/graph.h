@@ -31,33 +31,9 @@
 #include "graph_rec.h"
 #include "ic_err.h"
 
-/* Largest latency of one edge (sum of its parts) the engine accepts, in
- * cycles; larger edges are rejected as bad input. It keeps every sum the
- * solver forms inside its 32-bit relative times (solver.c). */
-#define IC_GRAPH_MAX_EDGE_LAT (1u << 20)
-
-/* The categories whose idealization removes an edge of this kind (0: none
- * does). Every kind has at most one, except IW: its baseline issue order
- * holds under idealizations that shorten few-cycle execution latencies
- * (graph_rec.h), so every other category that can move it drops it, unless
- * the edge's `keep` says the model saw nothing it would move. */
-static inline ic_catmask dg_edge_drop_mask(uint8_t kind) {
-  switch (kind) {
-  case IC_EDGE_FBW:
-  case IC_EDGE_CBW:
-  case IC_EDGE_FU:
-  case IC_EDGE_IBW: return IC_CATBIT(IC_CAT_BW);
-  case IC_EDGE_PD: return IC_CATBIT(IC_CAT_BMISP);
-  case IC_EDGE_PP:
-  case IC_EDGE_MSHR: return IC_CATBIT(IC_CAT_DMISS);
-  case IC_EDGE_IQ:
-  case IC_EDGE_LSQ: return IC_CATBIT(IC_CAT_WIN);
-  case IC_EDGE_IW:
-    return IC_CATBIT(IC_CAT_BW) | IC_CATBIT(IC_CAT_WIN) | IC_CATBIT(IC_CAT_BMISP) |
-           IC_CATBIT(IC_CAT_DMISS) | IC_CATBIT(IC_CAT_IMISS);
-  default: return 0;
-  }
-}
+/* The categories whose idealization removes an edge of this kind
+ * (graph_rec.h, ic_edge_drop_mask). */
+static inline ic_catmask dg_edge_drop_mask(uint8_t kind) { return ic_edge_drop_mask(kind); }
 
 /* Does idealizing `ideal` remove edge e? An IW edge in the slot form
  * stands for the slot rule, which holds wherever the widths do: only bw
@@ -74,14 +50,9 @@ static inline uint64_t dg_edge_dist(const ic_edge *e, ic_catmask ideal) {
   return e->dist;
 }
 
-/* Checks one record against the contract: known edge kinds and categories,
- * at most IC_MAX_EDGES edges and IC_MAX_PARTS parts, an edge with dist 0
- * joins an earlier node of the same instruction to a later one, latencies at
- * most IC_GRAPH_MAX_EDGE_LAT, an R node is never the source of an edge from
- * another instruction and an E node only of IW and IQ, and `keep` names only
- * categories that drop the edge's kind. Returns IC_EINPUT with a message naming the
- * record's seq and the edge on failure. Time complexity: O(edges). */
-ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err);
+/* The record checker every evaluator calls (graph_rec.h,
+ * ic_graph_rec_check). Time complexity: O(edges). */
+static inline ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) { return ic_graph_rec_check(r, err); }
 
 /* Forward pass over n consecutive records (recs[k].seq = recs[0].seq + k)
  * with the categories in `ideal` idealized. Writes the critical-path length

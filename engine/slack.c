@@ -171,20 +171,16 @@ static ic_status pc_get(ic_slack *s, uint64_t pc, ic_slack_pc **out, ic_err *err
   return IC_OK;
 }
 
-/* Checks a record and reduces it to c, edges sorted by destination node
- * (one pass over edges and parts). A malformed record fails with IC_EINPUT
- * and leaves the stream where it was. */
+/* Checks a record (ic_graph_rec_check) and reduces it to c, edges sorted by
+ * destination node. A malformed record fails with IC_EINPUT and leaves the
+ * stream where it was. */
 static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_err *err) {
   unsigned long long seq = (unsigned long long)r->seq;
   if (s->started && r->seq != s->next_seq)
     return ic_fail(err, IC_EINPUT, "graph record seq %llu: expected seq %llu", seq,
                    (unsigned long long)s->next_seq);
-  if (r->nedges > IC_MAX_EDGES)
-    return ic_fail(err, IC_EINPUT, "graph record seq %llu: %u edges (at most %d)", seq, r->nedges,
-                   IC_MAX_EDGES);
-  if (r->iq > IC_IQ_RULE_MAX)
-    return ic_fail(err, IC_EINPUT, "graph record seq %llu: IQ rule of %u entries (at most %u)", seq,
-                   r->iq, IC_IQ_RULE_MAX);
+  ic_status st = ic_graph_rec_check(r, err);
+  if (st != IC_OK) return st;
   uint64_t lat[IC_MAX_EDGES];
   uint8_t keep[IC_MAX_EDGES];
   int cnt[IC_NODE_COUNT + 1] = {0};
@@ -193,20 +189,9 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
   c->has_ep = c->npd = 0;
   for (int j = 0; j < r->nedges; j++) {
     const ic_edge *e = &r->edge[j];
-    if (e->kind >= IC_EDGE_KIND_COUNT)
-      return ic_fail(err, IC_EINPUT, "graph record seq %llu: edge %d has kind %u", seq, j, e->kind);
-    if (e->nparts > IC_MAX_PARTS)
-      return ic_fail(err, IC_EINPUT, "graph record seq %llu: %s edge has %u parts (at most %d)", seq,
-                     ic_edge_names[e->kind], e->nparts, IC_MAX_PARTS);
-    if (e->dist == 0 && ic_edge_src_node[e->kind] >= ic_edge_dst_node[e->kind])
-      return ic_fail(err, IC_EINPUT, "graph record seq %llu: %s edge with distance 0 is a cycle", seq,
-                     ic_edge_names[e->kind]);
     uint64_t l = 0, miss = 0;
     for (int p = 0; p < e->nparts; p++) {
       uint8_t cat = e->part[p].cat;
-      if (cat != IC_CAT_NONE && cat >= IC_CAT_COUNT)
-        return ic_fail(err, IC_EINPUT, "graph record seq %llu: %s edge part has category %u", seq,
-                       ic_edge_names[e->kind], cat);
       if (cat != IC_CAT_NONE && (s->ideal & IC_CATBIT(cat))) continue; /* idealized away */
       l += e->part[p].cycles;
       if (cat == IC_CAT_DMISS) miss += e->part[p].cycles;

@@ -294,6 +294,47 @@ typedef struct ic_graph_sink {
   ic_graph_rec *(*buffer)(void *ctx, size_t *cap);
 } ic_graph_sink;
 
+/* Largest latency of one edge (sum of its parts) a record may carry, in
+ * cycles; larger edges are malformed. It keeps every sum the solver forms
+ * inside its 32-bit relative times. */
+#define IC_GRAPH_MAX_EDGE_LAT (1u << 20)
+
+/* The categories whose idealization removes an edge of this kind (0: none
+ * does). Every kind has at most one, except IW: its baseline issue order
+ * holds under idealizations that shorten few-cycle execution latencies
+ * (graph_rec.h), so every other category that can move it drops it, unless
+ * the edge's `keep` says the model saw nothing it would move. */
+static inline ic_catmask ic_edge_drop_mask(uint8_t kind) {
+  switch (kind) {
+  case IC_EDGE_FBW:
+  case IC_EDGE_CBW:
+  case IC_EDGE_FU:
+  case IC_EDGE_IBW: return IC_CATBIT(IC_CAT_BW);
+  case IC_EDGE_PD: return IC_CATBIT(IC_CAT_BMISP);
+  case IC_EDGE_PP:
+  case IC_EDGE_MSHR: return IC_CATBIT(IC_CAT_DMISS);
+  case IC_EDGE_IQ:
+  case IC_EDGE_LSQ: return IC_CATBIT(IC_CAT_WIN);
+  case IC_EDGE_IW:
+    return IC_CATBIT(IC_CAT_BW) | IC_CATBIT(IC_CAT_WIN) | IC_CATBIT(IC_CAT_BMISP) |
+           IC_CATBIT(IC_CAT_DMISS) | IC_CATBIT(IC_CAT_IMISS);
+  default: return 0;
+  }
+}
+
+/* The one checker of the contract, which every producer's tests and every
+ * evaluator (the reference pass, the solver, slack, the export, the
+ * model's own check) call: known edge kinds and categories, at most
+ * IC_MAX_EDGES edges and IC_MAX_PARTS parts, an edge with dist 0 joins an
+ * earlier node of the same instruction to a later one, latencies at most
+ * IC_GRAPH_MAX_EDGE_LAT, an R node is never the source of an edge from
+ * another instruction and an E node only of IW and IQ, the rule forms'
+ * flags hold a count, `keep` names only categories that drop the edge's
+ * kind, and the IQ rule is at most IC_IQ_RULE_MAX. Returns IC_EINPUT with
+ * a message naming the record's seq and the edge on failure. Time
+ * complexity: O(edges). */
+ic_status ic_graph_rec_check(const ic_graph_rec *r, ic_err *err);
+
 /* Sum of an edge's parts, with the parts of categories in `ideal` zeroed. */
 static inline uint64_t ic_edge_latency(const ic_edge *e, uint32_t ideal) {
   uint64_t s = 0;
