@@ -332,7 +332,7 @@ ic_graph_sink sig_sampler_sink(sig_sampler *s, const ic_graph_sink *inner) {
   } else {
     s->has_inner = 0;
   }
-  ic_graph_sink k = {s, sampler_consume};
+  ic_graph_sink k = {.ctx = s, .consume = sampler_consume};
   return k;
 }
 
