@@ -33,7 +33,7 @@
 
 /* Largest latency of one edge (sum of its parts) the engine accepts, in
  * cycles; larger edges are rejected as bad input. It keeps every sum the
- * solver forms inside its 32-bit relative times (solver.c). */
+ * solver forms inside its 32-bit relative times (solver_internal.h: the range argument). */
 #define IC_GRAPH_MAX_EDGE_LAT (1u << 20)
 
 /* The categories whose idealization removes an edge of this kind (0: none
