@@ -48,7 +48,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   }
   for (int k = 0; k < ncat; k++) s->chosen |= IC_CATBIT(cats[k]);
   s->n = 1u << ncat;
-  s->np = (s->n + LANES - 1) / LANES * LANES;
+  s->lanes_padded = (s->n + LANES - 1) / LANES * LANES;
   s->kern = best_kernel();
   size_t per_inst = slv_ring_bytes(s);
   s->wmax = 1024;
@@ -59,36 +59,36 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   uint64_t w = 1024;
   /* the first window as before E and R had rings: from what D, P and C
    * take (E and R start at E_WINDOW) */
-  const size_t dpc_inst = (size_t)3 * s->np * sizeof(int32_t);
+  const size_t dpc_inst = (size_t)3 * s->lanes_padded * sizeof(int32_t);
   while (w * 2 * dpc_inst <= INIT_WINDOW_BYTES) w *= 2;
   if (w > s->wmax) w = s->wmax;
   s->w[RING_D] = MIN_WINDOW;
   s->w[RING_P] = s->w[RING_C] = w;
   s->w[RING_E] = s->w[RING_R] = E_WINDOW < w ? E_WINDOW : w;
   s->lane_of = malloc(s->n * sizeof *s->lane_of);
-  s->lmap = slv_vec_alloc(s->np, sizeof *s->lmap);
-  s->btmp = slv_vec_alloc(s->np, sizeof *s->btmp);
-  s->bitm = slv_vec_alloc((size_t)(ncat ? ncat : 1) * s->np, sizeof(int32_t));
-  s->base = slv_vec_alloc(s->np, sizeof(int64_t));
-  s->zero = slv_vec_alloc(s->np, sizeof(int32_t));
+  s->lmap = slv_vec_alloc(s->lanes_padded, sizeof *s->lmap);
+  s->btmp = slv_vec_alloc(s->lanes_padded, sizeof *s->btmp);
+  s->bitm = slv_vec_alloc((size_t)(ncat ? ncat : 1) * s->lanes_padded, sizeof(int32_t));
+  s->base = slv_vec_alloc(s->lanes_padded, sizeof(int64_t));
+  s->zero = slv_vec_alloc(s->lanes_padded, sizeof(int32_t));
   s->times = slv_vec_alloc(s->n, sizeof(uint64_t));
   int ok = s->lane_of && s->lmap && s->btmp && s->bitm && s->base && s->zero && s->times;
-  for (int k = 0; k < 3; k++) ok = (s->scratch[k] = slv_vec_alloc(s->np, sizeof(int32_t))) && ok;
-  ok = (s->slotm = slv_vec_alloc(s->np, sizeof *s->slotm)) && ok;
-  ok = (s->slotb = calloc(s->np / LANES, 1)) && ok;
-  ok = (s->stab = calloc(s->np, sizeof *s->stab)) && ok;
-  ok = (s->mtab = calloc(s->np, sizeof *s->mtab)) && ok;
-  ok = (s->qtab = calloc(s->np, sizeof *s->qtab)) && ok;
+  for (int k = 0; k < 3; k++) ok = (s->scratch[k] = slv_vec_alloc(s->lanes_padded, sizeof(int32_t))) && ok;
+  ok = (s->slotm = slv_vec_alloc(s->lanes_padded, sizeof *s->slotm)) && ok;
+  ok = (s->slotb = calloc(s->lanes_padded / LANES, 1)) && ok;
+  ok = (s->stab = calloc(s->lanes_padded, sizeof *s->stab)) && ok;
+  ok = (s->mtab = calloc(s->lanes_padded, sizeof *s->mtab)) && ok;
+  ok = (s->qtab = calloc(s->lanes_padded, sizeof *s->qtab)) && ok;
   s->lcap = MAX_LSTORE;
-  while (s->lcap > MIN_LSTORE && (size_t)s->lcap * s->np * sizeof(int32_t) > LSTORE_BYTES)
+  while (s->lcap > MIN_LSTORE && (size_t)s->lcap * s->lanes_padded * sizeof(int32_t) > LSTORE_BYTES)
     s->lcap /= 2;
   ok = (s->lslot = calloc((size_t)2 * s->lcap, sizeof *s->lslot)) && ok;
-  ok = (s->lvec = slv_vec_alloc_raw((size_t)s->lcap * s->np, sizeof(int32_t))) && ok;
+  ok = (s->lvec = slv_vec_alloc_raw((size_t)s->lcap * s->lanes_padded, sizeof(int32_t))) && ok;
   ok = (s->one = slv_vec_alloc_raw(1, sizeof *s->one)) && ok;
   ok = (s->memo = calloc((size_t)MEMO_SETS * MEMO_WAYS, sizeof *s->memo)) && ok;
   ok = (s->mru = calloc(MEMO_SETS, 1)) && ok;
   s->mgen = 1;
-  s->rs = LANES; /* set_layout below: nothing has acted, anp = LANES */
+  s->rs = LANES; /* set_layout below: nothing has acted, lanes_live = LANES */
   if (!ok || !slv_rings_alloc(s->ring, s->w, s->rs)) {
     for (int k = 0; k < RING_COUNT; k++) s->ring[k] = NULL;
     ic_solver_destroy(s);
@@ -96,7 +96,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   }
   slv_set_layout(s); /* nothing has acted yet */
   s->xs = (struct xenv){s->zero, s->base, s->kern, 0, 0, 0, s};
-  s->split = s->np;
+  s->split = s->lanes_padded;
   ic_solver_reset(s);
   ic_solver_set_threads(s, 0);
   *out = s;
@@ -109,13 +109,13 @@ void ic_solver_destroy(ic_solver *s) {
   for (int k = 0; k < RING_COUNT; k++) free(s->ring[k]);
   for (int k = 0; k < 3; k++) free(s->scratch[k]);
   if (s->stab)
-    for (uint32_t x = 0; x < s->np; x++) ic_slot_tab_free(&s->stab[x]);
+    for (uint32_t x = 0; x < s->lanes_padded; x++) ic_slot_tab_free(&s->stab[x]);
   free(s->stab);
   if (s->mtab)
-    for (uint32_t x = 0; x < s->np; x++) ic_mshr_tab_free(&s->mtab[x]);
+    for (uint32_t x = 0; x < s->lanes_padded; x++) ic_mshr_tab_free(&s->mtab[x]);
   free(s->mtab);
   if (s->qtab)
-    for (uint32_t x = 0; x < s->np; x++) ic_iq_tab_free(&s->qtab[x]);
+    for (uint32_t x = 0; x < s->lanes_padded; x++) ic_iq_tab_free(&s->qtab[x]);
   free(s->qtab);
   free(s->lslot);
   free(s->lvec);
@@ -127,7 +127,7 @@ void ic_solver_destroy(ic_solver *s) {
   free(s->pidx);
   free(s->opidx);
   free(s->lsub);
-  free(s->lfl_buf);
+  free(s->lane_flags_buf);
   free(s->nxt_buf);
   free(s->slotm);
   free(s->slotb);
@@ -148,11 +148,11 @@ void ic_solver_reset(ic_solver *s) {
   s->ubound = 0;
   s->last_c = NULL;
   s->far_c = 0;
-  memset(s->base, 0, s->np * sizeof *s->base);
-  memset(s->zero, 0, s->np * sizeof *s->zero);
-  for (uint32_t x = 0; x < s->np; x++) ic_slot_tab_clear(&s->stab[x]);
-  for (uint32_t x = 0; x < s->np; x++) ic_mshr_tab_clear(&s->mtab[x]);
-  for (uint32_t x = 0; x < s->np; x++) ic_iq_tab_reset(&s->qtab[x], s->qtab[x].k);
+  memset(s->base, 0, s->lanes_padded * sizeof *s->base);
+  memset(s->zero, 0, s->lanes_padded * sizeof *s->zero);
+  for (uint32_t x = 0; x < s->lanes_padded; x++) ic_slot_tab_clear(&s->stab[x]);
+  for (uint32_t x = 0; x < s->lanes_padded; x++) ic_mshr_tab_clear(&s->mtab[x]);
+  for (uint32_t x = 0; x < s->lanes_padded; x++) ic_iq_tab_reset(&s->qtab[x], s->qtab[x].k);
   memset(s->times, 0, s->n * sizeof *s->times);
   memset(&s->st, 0, sizeof s->st);
   s->xs.viol = s->xs.first = s->xs.oom = 0;
@@ -184,16 +184,16 @@ ic_status ic_solver_set_subsets(ic_solver *s, const uint8_t *need, ic_err *err) 
   } else {
     if (!s->need) {
       s->need = malloc(s->n);
-      s->pidx = malloc(s->np * sizeof *s->pidx);
-      s->opidx = malloc(s->np * sizeof *s->opidx);
-      s->lsub = malloc(s->np * sizeof *s->lsub);
-      s->lfl_buf = malloc(s->np);
-      s->nxt_buf = malloc((size_t)LR_COUNT * (s->np + 1) * sizeof *s->nxt_buf);
-      if (!s->need || !s->pidx || !s->opidx || !s->lsub || !s->lfl_buf || !s->nxt_buf) {
-        free(s->need), free(s->pidx), free(s->opidx), free(s->lsub), free(s->lfl_buf);
+      s->pidx = malloc(s->lanes_padded * sizeof *s->pidx);
+      s->opidx = malloc(s->lanes_padded * sizeof *s->opidx);
+      s->lsub = malloc(s->lanes_padded * sizeof *s->lsub);
+      s->lane_flags_buf = malloc(s->lanes_padded);
+      s->nxt_buf = malloc((size_t)LR_COUNT * (s->lanes_padded + 1) * sizeof *s->nxt_buf);
+      if (!s->need || !s->pidx || !s->opidx || !s->lsub || !s->lane_flags_buf || !s->nxt_buf) {
+        free(s->need), free(s->pidx), free(s->opidx), free(s->lsub), free(s->lane_flags_buf);
         free(s->nxt_buf);
         s->nxt_buf = NULL;
-        s->need = s->lfl_buf = NULL;
+        s->need = s->lane_flags_buf = NULL;
         s->pidx = s->opidx = s->lsub = NULL;
         return ic_fail(err, IC_ERUN, "solver: out of memory");
       }
@@ -204,14 +204,14 @@ ic_status ic_solver_set_subsets(ic_solver *s, const uint8_t *need, ic_err *err) 
   /* the lanes anew: rows of the new width (nothing is live before the
      first record), and no plan or latency vector of the old layout */
   slv_set_layout(s);
-  if (s->rs != s->anp) {
+  if (s->rs != s->lanes_live) {
     int32_t *nr[RING_COUNT];
-    if (!slv_rings_alloc(nr, s->w, s->anp)) return ic_fail(err, IC_ERUN, "solver: out of memory");
+    if (!slv_rings_alloc(nr, s->w, s->lanes_live)) return ic_fail(err, IC_ERUN, "solver: out of memory");
     for (int k = 0; k < RING_COUNT; k++) {
       free(s->ring[k]);
       s->ring[k] = nr[k];
     }
-    s->rs = s->anp;
+    s->rs = s->lanes_live;
   }
   memset(s->lslot, 0, (size_t)2 * s->lcap * sizeof *s->lslot);
   s->lused = 0;

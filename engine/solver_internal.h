@@ -42,7 +42,7 @@
  * pipeline, lays the lanes out again and copies every live ring row, base
  * and time 0 into the new layout; the latency store and the memos are of
  * the old layout and are cleared. Ring rows hold only the lanes evaluated
- * (anp int32s, so the rows of a few lanes lie close together). That costs
+ * (lanes_live int32s, so the rows of a few lanes lie close together). That costs
  * a pass over the live rows at most once per category and run. Kept
  * across ic_solver_reset (a category that acted in an earlier graph stays
  * active: exact either way).
@@ -88,12 +88,12 @@
  * categories shows few subsets (8 categories: 17 of 256), and lanes are
  * independent: only the lanes of the needed subsets need evaluating. They
  * are packed (set_compact): lane p holds the powerset layout's lane
- * lsub[p], so rows are anp = 24 lanes instead of 256. Nothing may then read
+ * lsub[p], so rows are lanes_live = 24 lanes instead of 256. Nothing may then read
  * a lane's bits from its index: the kernels skip no block (skipm 0: an edge
  * a category drops is a vector entry, NEG in its lanes), an IW block entry
  * spans every lane, the latency vectors take each lane's bits from bitm
  * (filled from lsub), and the rules' scalar loops and masks read per-lane
- * flags (lfl, slotm) instead of lane_from's bits. Relabel stays exact: the
+ * flags (lane_flags, slotm) instead of lane_from's bits. Relabel stays exact: the
  * new lane of a needed subset continues the old lane of that subset without
  * the categories that were inert, itself the lane of a needed subset
  * (opidx).
@@ -225,7 +225,7 @@ struct pe {
  * then ni block edges (E sources, IW: only the node E has them), evaluated
  * after the others over the lanes [0, hi) where they can be alive (hi in
  * skipm, a multiple of 8; bhi the largest), with a latency vector (NEG in
- * the lanes that drop them) or one latency; cskipmin is the smallest skipm
+ * the lanes that drop them) or one latency; cond_skip_min is the smallest skipm
  * of the conditional ones. A node with a scalar edge starts from it instead
  * of from time 0; the AVX2 kernel starts a node without one from its first
  * vector edge where that one has no NEG lane (vf: those come first). */
@@ -234,11 +234,11 @@ struct plan {
   uint64_t t[IC_NODE_COUNT]; /* the record's stamps, for the baseline check */
   int32_t *out[IC_NODE_COUNT];
   uint32_t bhi;
-  uint32_t anp;              /* lanes evaluated: [0, anp) (the solver's anp) */
+  uint32_t lanes_live;              /* lanes evaluated: [0, lanes_live) (the solver's lanes_live) */
   uint8_t compact;           /* the compact layout: no entry skips a lane */
   const char *pf[3];         /* ring slots to fetch ahead (P, C, far C) or NULL */
   uint32_t pf_from;          /* bytes of pf[2] not needed (lanes without win) */
-  uint32_t cskipmin[IC_NODE_COUNT];
+  uint32_t cond_skip_min[IC_NODE_COUNT];
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
   uint8_t ni[IC_NODE_COUNT];
   uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
@@ -277,7 +277,7 @@ struct memo {
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
   uint8_t ni[IC_NODE_COUNT], vf[IC_NODE_COUNT];
   uint32_t bhi;
-  uint32_t cskipmin[IC_NODE_COUNT];
+  uint32_t cond_skip_min[IC_NODE_COUNT];
   /* the edges whose distance a record may change (kind_info.vdist), and
    * the ring each reads */
   uint8_t nvd, vd[IC_MAX_EDGES];
@@ -326,7 +326,7 @@ struct pipe {
   pthread_cond_t cv_work, cv_done;
 };
 
-/* A compact lane's flags (ic_solver.lfl): a padding lane, and the
+/* A compact lane's flags (ic_solver.lane_flags): a padding lane, and the
  * categories whose rules it does not keep (bw: the slot rule, win: the IQ
  * rule, dmiss: the MSHR rule). */
 enum { LF_PAD = 1, LF_BW = 2, LF_WIN = 4, LF_DMISS = 8 };
@@ -338,13 +338,13 @@ struct ic_solver {
   int ncat;
   uint8_t cats[IC_SOLVER_MAX_CATS];
   uint32_t n;       /* 2^ncat subsets */
-  uint32_t np;      /* n padded to LANES */
+  uint32_t lanes_padded; /* n padded to LANES */
   ic_catmask chosen; /* IC_CATBITs of the chosen categories */
   ic_catmask acted;  /* the chosen categories that have acted (not inert) */
-  uint32_t alanes;  /* 2^(categories that acted): lanes [0, alanes) are evaluated */
-  uint32_t anp;     /* alanes padded to LANES (<= np) */
-  uint32_t *lmap;   /* [np]: relabel's lane map */
-  int64_t *btmp;    /* [np]: relabel's copy of base */
+  uint32_t lanes_acted;  /* 2^(categories that acted): lanes [0, lanes_acted) are evaluated */
+  uint32_t lanes_live;     /* lanes_acted padded to LANES (<= lanes_padded) */
+  uint32_t *lmap;   /* [lanes_padded]: relabel's lane map */
+  int64_t *btmp;    /* [lanes_padded]: relabel's copy of base */
   int8_t pos[256];  /* category id -> its lane bit (see set_layout), or -1 */
   uint8_t catpos[256];
   struct kind_info kinfo[IC_EDGE_KIND_COUNT];
@@ -358,37 +358,37 @@ struct ic_solver {
    * evaluated are only those of the needed subsets, packed: lane p holds
    * the powerset layout's lane lsub[p] ("logical" lane; pidx is the
    * inverse, UINT32_MAX for a logical lane no needed subset reads), and
-   * lfl[p] says which rules it has not (LF_*); set_compact. */
+   * lane_flags[p] says which rules it has not (LF_*); set_compact. */
   uint8_t *need;    /* [n] or NULL */
-  uint32_t *pidx;   /* [np] (with need) */
-  uint32_t *opidx;  /* [np]: relabel's copy of pidx */
-  uint32_t *lsub;   /* [np] (with need) */
-  uint8_t *lfl;     /* lfl_buf in the compact layout, else NULL */
-  uint16_t *nxt[LR_COUNT]; /* compact: [anp + 1] each, the first lane from p on
-                              that keeps the rule (anp: none); else NULL */
-  uint16_t *nxt_buf;       /* [LR_COUNT][np + 1] (with need) */
-  uint8_t *lfl_buf; /* [np] (with need) */
-  uint8_t *slotb;   /* [np / LANES]: bit q of block b: lane 8b + q has no slot
+  uint32_t *pidx;   /* [lanes_padded] (with need) */
+  uint32_t *opidx;  /* [lanes_padded]: relabel's copy of pidx */
+  uint32_t *lsub;   /* [lanes_padded] (with need) */
+  uint8_t *lane_flags;     /* lane_flags_buf in the compact layout, else NULL */
+  uint16_t *nxt[LR_COUNT]; /* compact: [lanes_live + 1] each, the first lane from p on
+                              that keeps the rule (lanes_live: none); else NULL */
+  uint16_t *nxt_buf;       /* [LR_COUNT][lanes_padded + 1] (with need) */
+  uint8_t *lane_flags_buf; /* [lanes_padded] (with need) */
+  uint8_t *slotb;   /* [lanes_padded / LANES]: bit q of block b: lane 8b + q has no slot
                        rule (slotm 0) */
-  int32_t *slotm;   /* [np]: -1 in the lanes where the slot rule lives (no bw;
+  int32_t *slotm;   /* [lanes_padded]: -1 in the lanes where the slot rule lives (no bw;
                        both layouts), else 0 */
-  int32_t *bitm;    /* [ncat][np]: -1 where subset has bit k, else 0 */
+  int32_t *bitm;    /* [ncat][lanes_padded]: -1 where subset has bit k, else 0 */
   uint64_t w[RING_COUNT];    /* window of each ring (power of two) */
   uint64_t wmax;             /* cap of every ring's window */
   int32_t *ring[RING_COUNT]; /* [w][rs] each */
-  uint32_t rs;               /* a ring row's int32s: anp (the lanes evaluated), so
+  uint32_t rs;               /* a ring row's int32s: lanes_live (the lanes evaluated), so
                                 the rows of a few lanes lie close together */
   int32_t *scratch[3];       /* [0]: relabel's row, [1], [2]: rebase's */
-  /* The slot rule's counts (slot_tab.h), one table a lane [np], kept by
+  /* The slot rule's counts (slot_tab.h), one table a lane [lanes_padded], kept by
    * exec_plan for each thread's lanes (not in bw's lanes, where the rule
    * does not hold); absolute cycles (base + offset), so a rebase leaves them. */
   ic_slot_tab *stab;
-  /* The MSHR rule's holders (mshr_tab.h), one list a lane [np], kept by
+  /* The MSHR rule's holders (mshr_tab.h), one list a lane [lanes_padded], kept by
    * exec_plan like stab (not in dmiss's lanes); absolute cycles. */
   ic_mshr_tab *mtab;
   uint32_t mshr_off; /* 1 << lane bit of dmiss (0: not chosen): the lanes
                         without the MSHR rule */
-  /* The IQ rule's E's (iq_tab.h), one table a lane [np], kept by exec_plan
+  /* The IQ rule's E's (iq_tab.h), one table a lane [lanes_padded], kept by exec_plan
    * like stab (not in win's lanes); absolute cycles. */
   ic_iq_tab *qtab;
   uint32_t iq_off;   /* 1 << lane bit of win (0: not chosen): the lanes
@@ -396,11 +396,11 @@ struct ic_solver {
   /* Latency vectors by edge shape (lat_key): a vector, once built, stays
    * unchanged until the store is cleared (plans in flight point to it). */
   struct lslot *lslot;       /* [2 * lcap] */
-  int32_t *lvec;             /* [lcap][np] */
+  int32_t *lvec;             /* [lcap][lanes_padded] */
   uint32_t lcap, lused;
   ic_solver_kernel kern;     /* the node kernel (ic_solver_set_kernel) */
-  int64_t *base;             /* [np] */
-  int32_t *zero;             /* [np]: offset of time 0, clamped at FLOOR */
+  int64_t *base;             /* [lanes_padded] */
+  int32_t *zero;             /* [lanes_padded]: offset of time 0, clamped at FLOOR */
   uint64_t *times;           /* [n] */
   int64_t ubound;            /* upper bound of every stored offset */
   int started;
@@ -445,9 +445,9 @@ typedef int32_t v8si __attribute__((vector_size(4 * LANES), may_alias));
  * latency store */
 void slv_exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi);
 void slv_exec_blocks(struct xenv *x, const struct plan *pl, int half);
-void slv_k_fill(int32_t *v, int32_t x, uint32_t np);
-void slv_k_sub_masked(int32_t *lat, const int32_t *m, int32_t c, uint32_t np);
-void slv_k_neg_masked(int32_t *lat, const int32_t *m, int32_t inv, uint32_t np);
+void slv_k_fill(int32_t *v, int32_t x, uint32_t lanes);
+void slv_k_sub_masked(int32_t *lat, const int32_t *m, int32_t c, uint32_t lanes);
+void slv_k_neg_masked(int32_t *lat, const int32_t *m, int32_t inv, uint32_t lanes);
 
 /* solver_rules.c: the rules' per-lane loops (solver_rules.h) */
 void slv_lanes_take(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi,
@@ -469,7 +469,7 @@ void slv_adapt_split(ic_solver *s);
 /* solver_layout.c: allocation, rings and lane layouts */
 void *slv_vec_alloc_raw(size_t count, size_t size);
 void *slv_vec_alloc(size_t count, size_t size);
-int slv_rings_alloc(int32_t *r[RING_COUNT], const uint64_t *w, uint32_t np);
+int slv_rings_alloc(int32_t *r[RING_COUNT], const uint64_t *w, uint32_t lanes);
 size_t slv_ring_bytes(const ic_solver *s);
 uint64_t slv_max_window(const ic_solver *s);
 void slv_set_layout(ic_solver *s);

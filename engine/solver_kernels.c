@@ -29,7 +29,7 @@
  *   acc[s] = max(zero[s], max over vector edges e of src[e][s] + lat[e][s],
  *                         max over scalar edges e of src[e][s] + l[e])
  * over the edges not skipped at s (struct pe). All vectors are 32-byte
- * aligned and np is a multiple of 8.
+ * aligned and lanes_padded is a multiple of 8.
  *
  * Every source vector is >= zero lane by lane (a node starts at zero or
  * above; rebase lowers and clamps both alike), and a scalar edge's latency
@@ -122,7 +122,7 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
    * else of 32 (every skip bit is >= 32), else of 8; [lo, hi) is cut into
    * whole blocks when both ends are multiples of the block size (always,
    * but for a two-thread split), so each loop has no other test. */
-  if (pl->cskipmin[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
+  if (pl->cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
     for (size_t s = lo; s < hi; s += 8 * LANES) AVX_BLOCK(8, s);
     return;
   }
@@ -247,7 +247,7 @@ __attribute__((target("avx512f"), always_inline)) static inline int k_node_avx51
   const int32_t *i0 = s0 ? c[0].src : zero, *i1 = v0 ? v[0].lat : NULL;
   const int32_t *iv = v0 ? v[0].src : i0;
   const struct pe *vb = v + v0, *ve = v + nv, *sb = c + s0, *se = c + ns, *ce = c + nsc;
-  if (pl->cskipmin[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
+  if (pl->cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
     for (size_t s = lo; s < hi; s += 8 * LANES) Z_BLOCK(4, s);
     return 1;
   }
@@ -308,7 +308,7 @@ static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint3
  * and, with lane 0, compares subset {} with the record's stamps (through
  * exec_plan, below). In
  * two-thread mode the worker runs it for lanes [0, split) and the planning
- * thread for [split, np): each touches only its lanes of every vector
+ * thread for [split, lanes_padded): each touches only its lanes of every vector
  * (rings and scratch) and counts in its own xenv, and what the
  * planner changes only while the pipeline is drained (base, zero, the
  * rings' places) is only read. */
@@ -366,33 +366,33 @@ static void exec_range(struct xenv *x, const struct plan *pl, uint32_t lo, uint3
 
 /* exec_range over lanes [lo, hi) but those of inert categories. */
 void slv_exec_plan(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
-  if (hi > pl->anp) hi = pl->anp; /* the lanes of inert categories are not evaluated */
+  if (hi > pl->lanes_live) hi = pl->lanes_live; /* the lanes of inert categories are not evaluated */
   if (lo > hi) lo = hi;
   exec_range(x, pl, lo, hi);
 }
 
-/* exec_plan over the 32-lane blocks of lanes [0, anp) of even index
+/* exec_plan over the 32-lane blocks of lanes [0, lanes_live) of even index
  * (half 0) or odd (half 1): the interleaved split (ic_solver_set_split).
  * Lanes of a category's subsets lie in runs of a power of two, so each
  * thread gets about half of every kind of lane: a split at one lane count
  * gave one thread most of the lanes whose rule tables are large (win
  * without bw). */
 void slv_exec_blocks(struct xenv *x, const struct plan *pl, int half) {
-  for (uint32_t b = 32u * (uint32_t)half; b < pl->anp; b += 64) slv_exec_plan(x, pl, b, b + 32);
+  for (uint32_t b = 32u * (uint32_t)half; b < pl->lanes_live; b += 64) slv_exec_plan(x, pl, b, b + 32);
 }
 
-void slv_k_fill(int32_t *v, int32_t x, uint32_t np) {
-  for (uint32_t s = 0; s < np; s += LANES) ST(v + s, SPLAT(x));
+void slv_k_fill(int32_t *v, int32_t x, uint32_t lanes) {
+  for (uint32_t s = 0; s < lanes; s += LANES) ST(v + s, SPLAT(x));
 }
 
 /* lat[s] -= c where bit k of s is set (m = bit mask vector of k). */
-void slv_k_sub_masked(int32_t *lat, const int32_t *m, int32_t c, uint32_t np) {
-  for (uint32_t s = 0; s < np; s += LANES) ST(lat + s, LD(lat + s) - (SPLAT(c) & LD(m + s)));
+void slv_k_sub_masked(int32_t *lat, const int32_t *m, int32_t c, uint32_t lanes) {
+  for (uint32_t s = 0; s < lanes; s += LANES) ST(lat + s, LD(lat + s) - (SPLAT(c) & LD(m + s)));
 }
 
 /* lat[s] = NEG where (m[s] ^ inv) is set. */
-void slv_k_neg_masked(int32_t *lat, const int32_t *m, int32_t inv, uint32_t np) {
-  for (uint32_t s = 0; s < np; s += LANES) {
+void slv_k_neg_masked(int32_t *lat, const int32_t *m, int32_t inv, uint32_t lanes) {
+  for (uint32_t s = 0; s < lanes; s += LANES) {
     v8si mm = LD(m + s) ^ SPLAT(inv);
     ST(lat + s, (LD(lat + s) & ~mm) | (SPLAT(NEG) & mm));
   }

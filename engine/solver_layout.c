@@ -29,9 +29,9 @@ void *slv_vec_alloc(size_t count, size_t size) {
 /* Ring memory is not cleared: a slot is read only after it was written
  * (valid_lo and the window bound every source), so untouched pages of a
  * large window cost no resident memory. */
-int slv_rings_alloc(int32_t *r[RING_COUNT], const uint64_t *w, uint32_t np) {
+int slv_rings_alloc(int32_t *r[RING_COUNT], const uint64_t *w, uint32_t lanes) {
   int ok = 1;
-  for (int k = 0; k < RING_COUNT; k++) ok = (r[k] = slv_vec_alloc_raw(w[k] * np, sizeof(int32_t))) && ok;
+  for (int k = 0; k < RING_COUNT; k++) ok = (r[k] = slv_vec_alloc_raw(w[k] * lanes, sizeof(int32_t))) && ok;
   if (ok) return 1;
   for (int k = 0; k < RING_COUNT; k++) free(r[k]);
   return 0;
@@ -40,7 +40,7 @@ int slv_rings_alloc(int32_t *r[RING_COUNT], const uint64_t *w, uint32_t np) {
 /* Bytes of one instruction's slots in all rings. */
 size_t slv_ring_bytes(const ic_solver *s) {
   size_t b = 0;
-  for (int k = 0; k < RING_COUNT; k++) b += (size_t)s->np * sizeof(int32_t);
+  for (int k = 0; k < RING_COUNT; k++) b += (size_t)s->lanes_padded * sizeof(int32_t);
   return b;
 }
 
@@ -51,30 +51,30 @@ uint64_t slv_max_window(const ic_solver *s) {
 }
 
 /* Lays the lanes out from the powerset layout set_layout just made
- * (logical lanes: lane_of, alanes): in the compact one (with need) lane p
+ * (logical lanes: lane_of, lanes_acted): in the compact one (with need) lane p
  * is logical lane lsub[p], the needed ones in order ({} first), padded to
- * LANES (LF_PAD, logical lane 0); lane_of and anp become the compact
+ * LANES (LF_PAD, logical lane 0); lane_of and lanes_live become the compact
  * ones, and nothing may skip lanes by their bits (kinfo skipm, rule_off,
- * iq_off, mshr_off: 0; lfl says which rules a lane keeps). Both: bitm
+ * iq_off, mshr_off: 0; lane_flags says which rules a lane keeps). Both: bitm
  * (the bits of each lane's logical lane) and slotm. */
 static void set_compact(ic_solver *s) {
-  s->lfl = NULL;
+  s->lane_flags = NULL;
   for (int r = 0; r < LR_COUNT; r++) s->nxt[r] = NULL;
   if (s->need) {
     uint32_t *const pidx = s->pidx;
-    for (uint32_t l = 0; l < s->alanes; l++) pidx[l] = UINT32_MAX;
+    for (uint32_t l = 0; l < s->lanes_acted; l++) pidx[l] = UINT32_MAX;
     pidx[0] = 0;
     for (uint32_t x = 0; x < s->n; x++)
       if (s->need[x]) pidx[s->lane_of[x]] = 0;
     uint32_t k = 0;
-    for (uint32_t l = 0; l < s->alanes; l++)
+    for (uint32_t l = 0; l < s->lanes_acted; l++)
       if (pidx[l] != UINT32_MAX) s->lsub[k] = l, pidx[l] = k++;
-    const uint32_t anp = (k + LANES - 1) / LANES * LANES;
+    const uint32_t lanes_live = (k + LANES - 1) / LANES * LANES;
     const int bw = s->pos[IC_CAT_BW], win = s->win_pos, dm = s->pos[IC_CAT_DMISS];
-    for (uint32_t p = 0; p < anp; p++) {
+    for (uint32_t p = 0; p < lanes_live; p++) {
       const uint32_t l = p < k ? s->lsub[p] : 0;
       s->lsub[p] = l;
-      s->lfl_buf[p] = (uint8_t)((p >= k ? LF_PAD : 0) | (bw >= 0 && (l >> bw & 1) ? LF_BW : 0) |
+      s->lane_flags_buf[p] = (uint8_t)((p >= k ? LF_PAD : 0) | (bw >= 0 && (l >> bw & 1) ? LF_BW : 0) |
                             (win >= 0 && (l >> win & 1) ? LF_WIN : 0) |
                             (dm >= 0 && (l >> dm & 1) ? LF_DMISS : 0));
     }
@@ -82,28 +82,28 @@ static void set_compact(ic_solver *s) {
       const uint32_t p = pidx[s->lane_of[x]];
       s->lane_of[x] = p == UINT32_MAX ? 0 : p; /* not needed: read as 0 */
     }
-    s->anp = anp;
-    s->lfl = s->lfl_buf;
+    s->lanes_live = lanes_live;
+    s->lane_flags = s->lane_flags_buf;
     static const uint8_t rf[LR_COUNT] = {LF_BW, LF_WIN, LF_DMISS};
     for (int r = 0; r < LR_COUNT; r++) {
-      uint16_t *nx = s->nxt_buf + (size_t)r * (s->np + 1);
-      nx[anp] = (uint16_t)anp;
-      for (uint32_t p = anp; p-- > 0;)
-        nx[p] = s->lfl_buf[p] & (LF_PAD | rf[r]) ? nx[p + 1] : (uint16_t)p;
+      uint16_t *nx = s->nxt_buf + (size_t)r * (s->lanes_padded + 1);
+      nx[lanes_live] = (uint16_t)lanes_live;
+      for (uint32_t p = lanes_live; p-- > 0;)
+        nx[p] = s->lane_flags_buf[p] & (LF_PAD | rf[r]) ? nx[p + 1] : (uint16_t)p;
       s->nxt[r] = nx;
     }
     s->rule_off = s->iq_off = s->mshr_off = 0;
     for (int k2 = 0; k2 < IC_EDGE_KIND_COUNT; k2++) s->kinfo[k2].skipm = 0;
   }
   for (int b = 0; b < s->ncat; b++)
-    for (uint32_t p = 0; p < s->np; p++) {
-      const uint32_t l = s->lfl ? (p < s->anp ? s->lsub[p] : 0) : p;
-      s->bitm[(size_t)b * s->np + p] = (l >> b) & 1 ? -1 : 0;
+    for (uint32_t p = 0; p < s->lanes_padded; p++) {
+      const uint32_t l = s->lane_flags ? (p < s->lanes_live ? s->lsub[p] : 0) : p;
+      s->bitm[(size_t)b * s->lanes_padded + p] = (l >> b) & 1 ? -1 : 0;
     }
-  for (uint32_t p = 0; p < s->np; p++)
-    s->slotm[p] = s->lfl ? (p < s->anp && !(s->lfl[p] & (LF_PAD | LF_BW)) ? -1 : 0)
+  for (uint32_t p = 0; p < s->lanes_padded; p++)
+    s->slotm[p] = s->lane_flags ? (p < s->lanes_live && !(s->lane_flags[p] & (LF_PAD | LF_BW)) ? -1 : 0)
                          : (p & s->rule_off ? 0 : -1);
-  for (uint32_t b = 0; b < s->np / LANES; b++) {
+  for (uint32_t b = 0; b < s->lanes_padded / LANES; b++) {
     uint8_t m = 0;
     for (uint32_t q = 0; q < LANES; q++) m |= (uint8_t)((s->slotm[b * LANES + q] == 0) << q);
     s->slotb[b] = m;
@@ -131,8 +131,8 @@ static void set_compact(ic_solver *s) {
  * lanes, [0, 2^(categories chosen outside its mask)), or where an edge
  * keeps some (the model's mostly keep bmisp and imiss) in the lowest block
  * below the lowest bit still dropping it: the order puts the ones kept
- * most often lowest. Sets pos, win_pos, catpos, kinfo, lane_of, alanes
- * and anp from s->acted. */
+ * most often lowest. Sets pos, win_pos, catpos, kinfo, lane_of, lanes_acted
+ * and lanes_live from s->acted. */
 void slv_set_layout(ic_solver *s) {
   const int ncat = s->ncat;
   uint8_t top[IC_CAT_COUNT];
@@ -166,8 +166,8 @@ void slv_set_layout(ic_solver *s) {
   s->rule_off = s->pos[IC_CAT_BW] >= 0 && s->pos[IC_CAT_BW] < 31 ? 1u << s->pos[IC_CAT_BW] : 0;
   s->mshr_off = s->pos[IC_CAT_DMISS] >= 0 && s->pos[IC_CAT_DMISS] < 31 ? 1u << s->pos[IC_CAT_DMISS] : 0;
   s->iq_off = s->win_pos >= 0 && s->win_pos < 31 ? 1u << s->win_pos : 0;
-  s->alanes = 1u << nact;
-  s->anp = (s->alanes + LANES - 1) / LANES * LANES;
+  s->lanes_acted = 1u << nact;
+  s->lanes_live = (s->lanes_acted + LANES - 1) / LANES * LANES;
   for (uint32_t x = 0; x < s->n; x++) {
     uint32_t lane = 0;
     for (int k = 0; k < ncat; k++)
@@ -220,7 +220,7 @@ ic_status slv_grow_window(ic_solver *s, int k, uint64_t need, ic_err *err) {
                    (unsigned long long)w);
   uint64_t lo = s->next - s->valid_lo[k] < old ? s->valid_lo[k] : s->next - old;
   for (uint64_t q = lo; q < s->next; q++) /* the evaluated lanes */
-    memcpy(r + (q & (w - 1)) * rw, s->ring[k] + (q & (old - 1)) * rw, s->anp * sizeof(int32_t));
+    memcpy(r + (q & (w - 1)) * rw, s->ring[k] + (q & (old - 1)) * rw, s->lanes_live * sizeof(int32_t));
   free(s->ring[k]);
   s->ring[k] = r;
   s->w[k] = w;
@@ -237,20 +237,20 @@ static uint64_t live_lo(const ic_solver *s, int k) {
 }
 
 void slv_rebase(ic_solver *s) {
-  /* only the evaluated lanes: a lane x < alanes stands for the n / alanes
+  /* only the evaluated lanes: a lane x < lanes_acted stands for the n / lanes_acted
    * subsets that are x with inert categories added (clamps count for each) */
-  const uint32_t anp = s->anp;
-  const uint64_t copies = s->n / s->alanes;
+  const uint32_t lanes_live = s->lanes_live;
+  const uint64_t copies = s->n / s->lanes_acted;
   int32_t *mx = s->scratch[1];
-  slv_k_fill(mx, FLOOR, anp);
+  slv_k_fill(mx, FLOOR, lanes_live);
   for (int k = 0; k < RING_COUNT; k++)
     for (uint64_t q = live_lo(s, k); q < s->next; q++) {
       const int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->rs;
-      for (uint32_t x = 0; x < anp; x++) mx[x] = v[x] > mx[x] ? v[x] : mx[x];
+      for (uint32_t x = 0; x < lanes_live; x++) mx[x] = v[x] > mx[x] ? v[x] : mx[x];
     }
   int32_t *delta = s->scratch[2];
   int64_t newmax = 0;
-  for (uint32_t x = 0; x < anp; x++) {
+  for (uint32_t x = 0; x < lanes_live; x++) {
     delta[x] = mx[x] > REBASE_TO ? mx[x] - REBASE_TO : 0;
     s->base[x] += delta[x];
     int32_t z = s->zero[x] - delta[x];
@@ -261,11 +261,11 @@ void slv_rebase(ic_solver *s) {
   for (int k = 0; k < RING_COUNT; k++)
     for (uint64_t q = live_lo(s, k); q < s->next; q++) {
       int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * s->rs;
-      for (uint32_t x = 0; x < anp; x++) {
+      for (uint32_t x = 0; x < lanes_live; x++) {
         if (!delta[x]) continue;
         int64_t y = (int64_t)v[x] - delta[x];
         if (y < FLOOR) {
-          if (v[x] > FLOOR && (s->lfl ? !(s->lfl[x] & LF_PAD) : x < s->alanes)) s->st.clamped += copies;
+          if (v[x] > FLOOR && (s->lane_flags ? !(s->lane_flags[x] & LF_PAD) : x < s->lanes_acted)) s->st.clamped += copies;
           y = FLOOR;
         }
         v[x] = (int32_t)y;
@@ -275,10 +275,10 @@ void slv_rebase(ic_solver *s) {
   s->st.rebases++;
 }
 
-/* The lanes evaluated (anp) once the categories `acted` have acted: in
+/* The lanes evaluated (lanes_live) once the categories `acted` have acted: in
  * the compact layout one per distinct needed subset without the others
  * (its logical lane), padded. */
-static uint32_t anp_for(const ic_solver *s, ic_catmask acted) {
+static uint32_t lanes_live_for(const ic_solver *s, ic_catmask acted) {
   uint32_t k = 1u << __builtin_popcount(acted);
   if (s->need) {
     uint32_t pm = 0, seen[(1u << IC_SOLVER_MAX_CATS) / 32] = {0};
@@ -304,51 +304,51 @@ static uint32_t anp_for(const ic_solver *s, ic_catmask acted) {
  * the memos are cleared. Rare: once per category that acts, at most. */
 ic_status slv_relabel(ic_solver *s, ic_catmask acted, ic_err *err) {
   slv_pipe_drain(s);
-  /* rings of rows of anp lanes (new ones when anp grows), allocated
+  /* rings of rows of lanes_live lanes (new ones when lanes_live grows), allocated
    * before anything changes */
   int32_t *nr[RING_COUNT];
-  const uint32_t ors = s->rs, nanp = anp_for(s, acted);
-  if (nanp != ors && !slv_rings_alloc(nr, s->w, nanp))
-    return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", nanp);
+  const uint32_t ors = s->rs, new_lanes_live = lanes_live_for(s, acted);
+  if (new_lanes_live != ors && !slv_rings_alloc(nr, s->w, new_lanes_live))
+    return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", new_lanes_live);
   int8_t old[IC_SOLVER_MAX_CATS];
   const ic_catmask was = s->acted;
   for (int k = 0; k < s->ncat; k++) old[k] = s->pos[s->cats[k]];
-  if (s->need) memcpy(s->opidx, s->pidx, s->alanes * sizeof *s->opidx);
+  if (s->need) memcpy(s->opidx, s->pidx, s->lanes_acted * sizeof *s->opidx);
   s->acted = acted;
   slv_set_layout(s);
-  const uint32_t anp = s->anp;
-  for (uint32_t x = 0; x < anp; x++) {
+  const uint32_t lanes_live = s->lanes_live;
+  for (uint32_t x = 0; x < lanes_live; x++) {
     /* lane x continues the lane of its logical lane without the categories
        that were inert (in the compact layout a needed one: the needed
        subsets without some categories are the lanes of the old layout);
        a padding lane takes lane 0's */
-    const uint32_t lx = s->lfl ? s->lsub[x] : x;
+    const uint32_t lx = s->lane_flags ? s->lsub[x] : x;
     uint32_t o = 0;
     for (int k = 0; k < s->ncat; k++)
       if ((lx >> s->pos[s->cats[k]] & 1) && (was & IC_CATBIT(s->cats[k]))) o |= 1u << old[k];
-    s->lmap[x] = !s->lfl ? o : s->lfl[x] & LF_PAD ? 0 : s->opidx[o];
+    s->lmap[x] = !s->lane_flags ? o : s->lane_flags[x] & LF_PAD ? 0 : s->opidx[o];
   }
   int32_t *tmp = s->scratch[0];
   for (int k = 0; k < RING_COUNT; k++) {
     for (uint64_t q = live_lo(s, k); q < s->next; q++) {
       const int32_t *v = s->ring[k] + (q & (s->w[k] - 1)) * ors;
-      for (uint32_t x = 0; x < anp; x++) tmp[x] = v[s->lmap[x]];
-      memcpy((anp != ors ? nr[k] : s->ring[k]) + (q & (s->w[k] - 1)) * anp, tmp,
-             anp * sizeof *tmp);
+      for (uint32_t x = 0; x < lanes_live; x++) tmp[x] = v[s->lmap[x]];
+      memcpy((lanes_live != ors ? nr[k] : s->ring[k]) + (q & (s->w[k] - 1)) * lanes_live, tmp,
+             lanes_live * sizeof *tmp);
     }
-    if (anp != ors) {
+    if (lanes_live != ors) {
       free(s->ring[k]);
       s->ring[k] = nr[k];
     }
   }
-  s->rs = anp;
-  if (s->last_c) s->last_c = s->ring[RING_C] + ((s->next - 1) & (s->w[RING_C] - 1)) * anp;
-  for (uint32_t x = 0; x < anp; x++) {
+  s->rs = lanes_live;
+  if (s->last_c) s->last_c = s->ring[RING_C] + ((s->next - 1) & (s->w[RING_C] - 1)) * lanes_live;
+  for (uint32_t x = 0; x < lanes_live; x++) {
     tmp[x] = s->zero[s->lmap[x]];
     s->btmp[x] = s->base[s->lmap[x]];
   }
-  memcpy(s->zero, tmp, anp * sizeof *tmp);
-  memcpy(s->base, s->btmp, anp * sizeof *s->btmp);
+  memcpy(s->zero, tmp, lanes_live * sizeof *tmp);
+  memcpy(s->base, s->btmp, lanes_live * sizeof *s->btmp);
   /* lstore_clear without counting a flush: the vectors are of the old layout */
   memset(s->lslot, 0, (size_t)2 * s->lcap * sizeof *s->lslot);
   s->lused = 0;
@@ -358,15 +358,15 @@ ic_status slv_relabel(ic_solver *s, ic_catmask acted, ic_err *err) {
      one); one that cannot be copied is a violation */
 #define RELABEL_TABLES(field, type, copy, release)                                       \
   do {                                                                                  \
-    type *nt_ = calloc(s->np, sizeof *nt_);                                             \
-    if (!nt_) return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", anp); \
-    for (uint32_t x = 0; x < anp; x++)                                                  \
+    type *nt_ = calloc(s->lanes_padded, sizeof *nt_);                                             \
+    if (!nt_) return ic_fail(err, IC_ERUN, "solver: out of memory laying out %u lanes", lanes_live); \
+    for (uint32_t x = 0; x < lanes_live; x++)                                                  \
       if (copy(&nt_[x], &s->field[s->lmap[x]]) != 0) {                                  \
         if (!s->xs.viol) s->xs.first = s->next;                                         \
         s->xs.viol++;                                                                   \
         s->xs.oom++;                                                                    \
       }                                                                                 \
-    for (uint32_t x = 0; x < s->np; x++) release(&s->field[x]);                         \
+    for (uint32_t x = 0; x < s->lanes_padded; x++) release(&s->field[x]);                         \
     free(s->field);                                                                     \
     s->field = nt_;                                                                     \
   } while (0)

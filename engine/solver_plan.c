@@ -41,23 +41,23 @@ static const int32_t *lat_vector(ic_solver *s, const struct lat_key *k) {
     slot = &s->lslot[h];
     if (!slot->idx) break;
     if (slot->k.a == k->a && slot->k.b == k->b && slot->k.c == k->c)
-      return s->lvec + (size_t)(slot->idx - 1) * s->np;
+      return s->lvec + (size_t)(slot->idx - 1) * s->lanes_padded;
   }
   if (s->lused == s->lcap) return NULL;
-  int32_t *v = s->lvec + (size_t)s->lused * s->np;
+  int32_t *v = s->lvec + (size_t)s->lused * s->lanes_padded;
   slot->k = *k;
   slot->idx = ++s->lused;
   int total = (int)(k->a & 0xffffff), drop = (int)((k->a >> 24) & 31) - 1,
       half = (int)((k->a >> 29) & 3);
-  slv_k_fill(v, total, s->np);
+  slv_k_fill(v, total, s->lanes_padded);
   for (int p = 0; p < lk_nvp(k); p++) {
     uint32_t w = lk_part(k, p);
-    slv_k_sub_masked(v, s->bitm + (size_t)(w >> 24) * s->np, (int32_t)(w & 0xffffff), s->np);
+    slv_k_sub_masked(v, s->bitm + (size_t)(w >> 24) * s->lanes_padded, (int32_t)(w & 0xffffff), s->lanes_padded);
   }
-  if (drop >= 0) slv_k_neg_masked(v, s->bitm + (size_t)drop * s->np, 0, s->np);
+  if (drop >= 0) slv_k_neg_masked(v, s->bitm + (size_t)drop * s->lanes_padded, 0, s->lanes_padded);
   for (uint32_t dm = (uint32_t)(k->a >> 44) & 0xfff; dm; dm &= dm - 1)
-    slv_k_neg_masked(v, s->bitm + (size_t)__builtin_ctz(dm) * s->np, 0, s->np);
-  if (half) slv_k_neg_masked(v, s->bitm + (size_t)s->win_pos * s->np, half == 1 ? 0 : -1, s->np);
+    slv_k_neg_masked(v, s->bitm + (size_t)__builtin_ctz(dm) * s->lanes_padded, 0, s->lanes_padded);
+  if (half) slv_k_neg_masked(v, s->bitm + (size_t)s->win_pos * s->lanes_padded, half == 1 ? 0 : -1, s->lanes_padded);
   return v;
 }
 
@@ -224,7 +224,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     memcpy(pl->vf, m->vf, sizeof pl->vf);
     pl->bhi = m->bhi;
     pl->mk = m->mk;
-    memcpy(pl->cskipmin, m->cskipmin, sizeof pl->cskipmin);
+    memcpy(pl->cond_skip_min, m->cond_skip_min, sizeof pl->cond_skip_min);
     /* resolve_source with each ring's bounds taken once: a source d back
      * is in the ring if 0 < d <= ok[ring] */
     uint64_t ok[RING_COUNT];
@@ -287,7 +287,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     far_c = 0;
     bhi = 0;
     memset(cnt, 0, sizeof cnt);
-    for (int k = 0; k < IC_NODE_COUNT; k++) pl->cskipmin[k] = UINT32_MAX;
+    for (int k = 0; k < IC_NODE_COUNT; k++) pl->cond_skip_min[k] = UINT32_MAX;
     for (int k = 0; k < nedges; k++) {
       const ic_edge *e = &r->edge[k];
       if (e->kind >= IC_EDGE_KIND_COUNT || e->nparts > IC_MAX_PARTS) return malformed(r, err);
@@ -343,12 +343,12 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
          * when its parts in chosen categories are all of dropping ones
          * (counted wherever it lives) and no lane below hi drops it; else a
          * vector, NEG in the lanes that drop it. */
-        uint32_t hi = s->alanes;
+        uint32_t hi = s->lanes_acted;
         while (hi > 1 && (dmask & (hi >> 1))) hi >>= 1;
         if (hi < LANES) hi = LANES;
-        if (s->lfl) hi = s->anp; /* compact: lanes of any subset, everywhere */
+        if (s->lane_flags) hi = s->lanes_live; /* compact: lanes of any subset, everywhere */
         if (hi > bhi && !e->flags) bhi = hi; /* k_block: the old form only */
-        if (s->lfl ? !pbits && !dmask : !(pbits & ~dmask) && !(dmask & (hi - 1))) {
+        if (s->lane_flags ? !pbits && !dmask : !(pbits & ~dmask) && !(dmask & (hi - 1))) {
           ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, NULL, (int32_t)total, hi, 0}), dist, ki);
         } else {
           struct lat_key kb = {total | (uint64_t)nvp << 32 | 1ull << 40 | (uint64_t)dmask << 44,
@@ -381,7 +381,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
           ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, skipm, 0}), far, ki);
         ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, skipm, skipm}), dist,
                   ki);
-        if (skipm < pl->cskipmin[node]) pl->cskipmin[node] = skipm;
+        if (skipm < pl->cond_skip_min[node]) pl->cond_skip_min[node] = skipm;
         continue;
       }
       /* dropped by several chosen categories: NEG where any is set */
@@ -456,7 +456,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     pl->ns[node] = m->ns[node] = cnt[node][PE_SCALAR];
     pl->nc[node] = m->nc[node] = cnt[node][PE_COND];
     pl->ni[node] = m->ni[node] = cnt[node][PE_BLOCK];
-    m->cskipmin[node] = pl->cskipmin[node];
+    m->cond_skip_min[node] = pl->cond_skip_min[node];
     for (int c = 0; c < PE_CLASSES; c++)
       for (int k = 0; k < cnt[node][c]; k++, off++) {
         m->e[off] = tmp[node][c][k];
@@ -469,18 +469,18 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
 
 planned:
   pl->seq = seq;
-  pl->anp = s->anp;
-  pl->compact = s->lfl != NULL;
+  pl->lanes_live = s->lanes_live;
+  pl->compact = s->lane_flags != NULL;
   memcpy(pl->t, r->t, sizeof pl->t);
-  const uint32_t np = s->rs;
+  const uint32_t rs = s->rs;
   const uint64_t ahead = seq + 4;
-  pl->pf[0] = (const char *)(s->ring[RING_P] + (ahead & (s->w[RING_P] - 1)) * np);
-  pl->pf[1] = (const char *)(s->ring[RING_C] + (ahead & (s->w[RING_C] - 1)) * np);
+  pl->pf[0] = (const char *)(s->ring[RING_P] + (ahead & (s->w[RING_P] - 1)) * rs);
+  pl->pf[1] = (const char *)(s->ring[RING_C] + (ahead & (s->w[RING_C] - 1)) * rs);
   pl->pf[2] = s->far_c && s->far_c < s->w[RING_C]
                   ? (const char *)(s->ring[RING_C] +
-                                   ((ahead - s->far_c) & (s->w[RING_C] - 1)) * np)
+                                   ((ahead - s->far_c) & (s->w[RING_C] - 1)) * rs)
                   : NULL;
-  pl->pf_from = s->kinfo[IC_EDGE_CD].skipm ? s->alanes / 2 * (uint32_t)sizeof(int32_t) : 0;
+  pl->pf_from = s->kinfo[IC_EDGE_CD].skipm ? s->lanes_acted / 2 * (uint32_t)sizeof(int32_t) : 0;
 
   s->st.out_of_window += oow;
   s->st.edges += (uint64_t)nedges;

@@ -86,10 +86,10 @@ static inline uint32_t lane_from(uint32_t lane, uint32_t off) {
   return lane & off ? (lane | (off - 1)) + 1 : lane;
 }
 
-/* The first lane from `lane` (<= anp) on that keeps a rule: in the
+/* The first lane from `lane` (<= lanes_live) on that keeps a rule: in the
  * powerset layout (nx NULL) without the category whose lane bit is off
  * (lane_from), in the compact one the rule's next lane (ic_solver.nxt;
- * anp when none is left). */
+ * lanes_live when none is left). */
 static inline uint32_t lane_next(uint32_t lane, uint32_t off, const uint16_t *nx) {
   return nx ? nx[lane] : lane_from(lane, off);
 }
@@ -112,22 +112,22 @@ static inline uint32_t rule_bits(uint32_t s, const uint8_t *slotb) {
 static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const struct pe *b, int ni,
                                                          uint32_t lo, uint32_t hi,
                                                          const struct plan *pl, struct xenv *x) {
-  int nw = 0, np = 0;
+  int width_slots = 0, pool_slots = 0;
   const struct pe *ew = NULL, *ep = NULL;
   for (int e = 0; e + 1 < ni; e += 2) {
     const int32_t cf = b[e + 1].l;
     if (!cf) continue;
     if (cf & IC_IW_POOL)
-      np = cf & IC_IW_SLOTS, ep = &b[e];
+      pool_slots = cf & IC_IW_SLOTS, ep = &b[e];
     else
-      nw = cf & IC_IW_SLOTS, ew = &b[e];
+      width_slots = cf & IC_IW_SLOTS, ew = &b[e];
   }
   if (!ew && !ep) return 0;
   const uint32_t off = x->sv->rule_off;
   const int32_t *const slotm = x->sv->slotm;
   const uint8_t *const slotb = x->sv->slotb;
   const int32_t *d = pl->out[IC_NODE_D];
-  const unsigned tw = nw ? (unsigned)nw : 256u, tp = np ? (unsigned)np : 256u;
+  const unsigned tw = width_slots ? (unsigned)width_slots : 256u, tp = pool_slots ? (unsigned)pool_slots : 256u;
   uint32_t run = lo; /* blocks [run, s) have the rules in every lane: one lanes_take */
   for (uint32_t s = lo; s < hi; s += LANES) {
     const uint32_t end = s + LANES < hi ? s + LANES : hi;

@@ -1,9 +1,9 @@
 /* solver_threads.c: the solver's two-thread pipeline. Lanes are
  * independent, and a plan holds everything its evaluation needs: in
  * two-thread mode the caller's thread plans into a queue and evaluates the
- * upper lanes [split, np) of each plan at once; a worker evaluates the
+ * upper lanes [split, lanes_padded) of each plan at once; a worker evaluates the
  * lower lanes [0, split) of the queued plans in order, up to QCAP plans
- * behind (by default split = np: the planner only plans, and adapt_split
+ * behind (by default split = lanes_padded: the planner only plans, and adapt_split
  * falls back to one thread while that is faster). Each thread touches only
  * its own lanes of every vector; everything else the worker reads (plans,
  * latency vectors, ring places, base, zero) changes only while the queue
@@ -138,14 +138,14 @@ struct plan *slv_plan_slot(ic_solver *s) {
 void slv_plan_done(ic_solver *s, struct plan *pl) {
   struct pipe *p = s->pipe;
   if (!p || s->solo) {
-    slv_exec_plan(&s->xs, pl, 0, s->np);
+    slv_exec_plan(&s->xs, pl, 0, s->lanes_padded);
     return;
   }
   p->planned++;
   if (p->planned - atomic_load_explicit(&p->head, memory_order_relaxed) >= PUBLISH_EVERY)
     slv_pipe_publish(p, 0);
   if (s->il) slv_exec_blocks(&s->xs, pl, 1);
-  else if (s->split < s->np) slv_exec_plan(&s->xs, pl, s->split, s->np);
+  else if (s->split < s->lanes_padded) slv_exec_plan(&s->xs, pl, s->split, s->lanes_padded);
 }
 
 void slv_pipe_stop(ic_solver *s) {
@@ -229,8 +229,8 @@ int ic_solver_threads(const ic_solver *s) { return s->pipe ? 2 : 1; }
 #define EXPLOIT 24u
 
 static uint32_t split_lanes(const ic_solver *s, int lanes) {
-  if (lanes < 0 || (uint32_t)lanes >= s->np) return s->np;
-  uint32_t g = s->np >= 4 * LANES ? 4 * LANES : LANES;
+  if (lanes < 0 || (uint32_t)lanes >= s->lanes_padded) return s->lanes_padded;
+  uint32_t g = s->lanes_padded >= 4 * LANES ? 4 * LANES : LANES;
   return (uint32_t)lanes / g * g;
 }
 
@@ -239,7 +239,7 @@ void ic_solver_set_split(ic_solver *s, int lanes) {
   s->solo = 0;
   s->split_fixed = lanes >= 0 || lanes == IC_SOLVER_SPLIT_BLOCKS;
   s->il = lanes == IC_SOLVER_SPLIT_BLOCKS;
-  s->split = s->il ? s->np : split_lanes(s, lanes);
+  s->split = s->il ? s->lanes_padded : split_lanes(s, lanes);
   s->epoch_n = 0;
   s->adapt_step = 0;
 }
@@ -260,7 +260,7 @@ static double mono_now(void) {
 void slv_adapt_split(ic_solver *s) {
   if (++s->epoch_n < EPOCH) return;
   const double now = mono_now(), dt = now - s->epoch_t0;
-  const uint32_t ncand = s->np >= 64 ? 5 : 4, nexp = 2 * ncand;
+  const uint32_t ncand = s->lanes_padded >= 64 ? 5 : 4, nexp = 2 * ncand;
   s->epoch_n = 0;
   s->epoch_t0 = now;
   /* steps 1..nexp: the epoch just ended ran the candidate of step - 1 */
@@ -291,7 +291,7 @@ void slv_adapt_split(ic_solver *s) {
      the worker on 3/4 and 1/2 of them (whole blocks), the planner on the
      rest: where k_slots' counts make the lanes the larger part; 4 the
      32-lane blocks shared out in turn (exec_blocks) */
-  const uint32_t split = solo || il ? s->split : split_lanes(s, (int)(s->np - (next - 1) * (s->np / 4)));
+  const uint32_t split = solo || il ? s->split : split_lanes(s, (int)(s->lanes_padded - (next - 1) * (s->lanes_padded / 4)));
   if (solo != s->solo || split != s->split || il != s->il) {
     slv_pipe_drain(s);
     s->solo = solo;
