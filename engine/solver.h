@@ -63,13 +63,13 @@ typedef struct ic_solver_stats {
   uint32_t threads;       /* threads the solver runs on (ic_solver_set_threads) */
   uint64_t split_changes; /* times the adaptive lane split changed (two threads) */
   uint64_t relabels;      /* times categories acted for the first time (the lanes
-                             were laid out again, solver.c) */
+                             were laid out again, solver_layout.c) */
   uint32_t inert;         /* subset mask (bit k: cats[k]) of the categories that have
                              not acted in any record since create: no latency part
                              of theirs with cycles, no edge their idealization drops
                              (and the edge does not keep), for win no CD edge. Their
                              subsets equal the ones without them, and the solver
-                             evaluates only the latter (solver.c) */
+                             evaluates only the latter (solver_layout.c) */
 } ic_solver_stats;
 
 /* Creates a solver for categories cats[0..ncat) (distinct ic_category ids,
@@ -94,7 +94,7 @@ const uint64_t *ic_solver_times(const ic_solver *s);
  * default), e.g. the ones a breakdown shows (ic_breakdown_needed):
  * ic_solver_times is then valid for those alone and reads 0 for the
  * others. Only the needed subsets' lanes are kept and evaluated, packed
- * (the compact layout, solver.c): with 8 categories a breakdown of the
+ * (the compact layout, solver_layout.c): with 8 categories a breakdown of the
  * singletons, the pairs with the first category and the whole set needs
  * 17 of 256 subsets, and runs about 5x faster. Results for the needed
  * subsets are those of the full solver. Call after create or reset,
@@ -140,7 +140,7 @@ int ic_solver_threads(const ic_solver *s);
  * gives the worker all. lanes < 0 (the default, but IC_SOLVER_SPLIT_BLOCKS
  * below): the solver measures now and then which of five is fastest (the
  * worker idle, as one thread; the worker on all lanes; on 3/4 of them; on
- * 1/2; on every other 32-lane block) and runs it while it is (solver.c).
+ * 1/2; on every other 32-lane block) and runs it while it is (solver_threads.c).
  * For benchmarks and tests; results never depend on it. */
 void ic_solver_set_split(ic_solver *s, int lanes);
 /* ic_solver_set_split's lanes for a split by 32-lane blocks: the worker

@@ -296,7 +296,7 @@ typedef struct ic_graph_sink {
 
 /* Largest latency of one edge (sum of its parts) a record may carry, in
  * cycles; larger edges are malformed. It keeps every sum the solver forms
- * inside its 32-bit relative times. */
+ * inside its 32-bit relative times (solver_internal.h: the range argument). */
 #define IC_GRAPH_MAX_EDGE_LAT (1u << 20)
 
 /* The categories whose idealization removes an edge of this kind (0: none

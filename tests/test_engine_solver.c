@@ -1347,7 +1347,7 @@ Test(solver, any_edge_order_and_missing_in_order_edges) {
 
 /* ---- categories that have not acted yet (inert) ----------------------- */
 
-/* The rules by which a category acts (solver.c, set_layout): a latency
+/* The rules by which a category acts (solver_layout.c, set_layout): a latency
  * part of it with cycles, an edge it drops (its kind's rule; IW not kept),
  * for win a CD edge. */
 enum { ACT_PART, ACT_DROP, ACT_CD };
