@@ -153,6 +153,24 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
   }
 }
 
+/* k_node_avx2 over one register of lanes [s, s + 8) (three categories or
+ * fewer, or as many evaluated): the same entries in the same order, without
+ * the setup of the blocks. A vector entry that starts k_node_avx2's node
+ * (vf) is >= time 0 lane by lane, so max(zero, it) is it. */
+__attribute__((target("avx2"), always_inline)) static inline void k_node8_avx2(int32_t *acc, const int32_t *zero,
+                                                                               const struct plan *pl, int node,
+                                                                               uint32_t s) {
+  const struct pe *v = pl->e + pl->off[node], *c = v + pl->nv[node];
+  const int nv = pl->nv[node], ns = pl->ns[node], nsc = ns + pl->nc[node];
+  __m256i x = ns ? _mm256_add_epi32(AVX_LD(c[0].src + s), _mm256_set1_epi32(c[0].l)) : AVX_LD(zero + s);
+  for (int e = 0; e < nv; e++)
+    if ((s & v[e].skipm) != v[e].skipv) AVX_STEP(x, v[e].src + s, AVX_LD(v[e].lat + s));
+  for (int e = ns > 0; e < ns; e++) AVX_STEP(x, c[e].src + s, _mm256_set1_epi32(c[e].l));
+  for (int e = ns; e < nsc; e++)
+    if ((s & c[e].skipm) != c[e].skipv) AVX_STEP(x, c[e].src + s, _mm256_set1_epi32(c[e].l));
+  AVX_ST(acc + s, x);
+}
+
 /* k_block (below) with AVX2. */
 __attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(int32_t *acc, const struct pe *b,
                                                          int ni, uint32_t lo, uint32_t hi) {
@@ -176,7 +194,8 @@ __attribute__((target("avx2"))) static int k_nodes_avx2(const struct plan *pl, c
   int slots = 0;
   const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
-    k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
+    if (hi - lo == LANES) k_node8_avx2(pl->out[node], zero, pl, node, lo);
+    else k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
     if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
     if (node == IC_NODE_E && pl->ni[node]) {
       const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
@@ -269,7 +288,8 @@ __attribute__((target("avx512f,avx2"))) static int k_nodes_avx512(const struct p
   int slots = 0;
   const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
-    if (!k_node_avx512(pl->out[node], zero, pl, node, lo, hi)) k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
+    if (hi - lo == LANES) k_node8_avx2(pl->out[node], zero, pl, node, lo);
+    else if (!k_node_avx512(pl->out[node], zero, pl, node, lo, hi)) k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
     if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
     if (node == IC_NODE_E && pl->ni[node]) {
       const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];

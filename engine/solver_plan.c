@@ -101,11 +101,9 @@ static inline uint32_t memo_set(uint64_t pc) {
  * and the model need not clear them. Those distances change from one
  * dynamic instance to the next (the producer, the earlier miss, the issue
  * order do); the plan's entries do not. */
-_Static_assert(offsetof(ic_edge, dist) == 4 && offsetof(ic_edge, part) == 8 &&
-                   sizeof(ic_lat_part) == 8 && offsetof(ic_lat_part, cat) == 4 &&
-                   offsetof(ic_lat_part, cycles) == 0,
-               "memo_mask: an edge is kind, nparts, flags, keep, dist, then parts of "
-               "cycles, cat and padding");
+_Static_assert(offsetof(ic_edge, dist) == 4 && offsetof(ic_edge, part) == 8 && sizeof(ic_lat_part) == 4,
+               "memo_mask: an edge is kind, nparts, flags, keep, dist, then parts of one "
+               "word (cycles and cat)");
 /* Which bytes of m's edges a record must repeat to reuse its plan: kind,
  * nparts, flags, keep, dist (not of the kinds with kind_info.vdist) and
  * the cycles and category of the parts below nparts. */
@@ -122,8 +120,7 @@ static void memo_mask(const ic_solver *s, struct memo *m) {
     } else
       memset(b + offsetof(ic_edge, dist), 0xff, sizeof e->dist);
     for (int p = 0; p < e->nparts && p < IC_MAX_PARTS; p++)
-      memset(b + offsetof(ic_edge, part) + (size_t)p * sizeof(ic_lat_part), 0xff,
-             offsetof(ic_lat_part, cat) + 1);
+      memset(b + offsetof(ic_edge, part) + (size_t)p * sizeof(ic_lat_part), 0xff, sizeof(ic_lat_part));
   }
 }
 

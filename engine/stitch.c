@@ -111,9 +111,7 @@ static ic_edge *new_edge(ic_graph_rec *r, uint8_t kind, uint32_t dist) {
 
 static void part(ic_edge *e, uint8_t cat, uint64_t cyc) {
   if (!cyc || e->nparts >= IC_MAX_PARTS) return;
-  e->part[e->nparts].cat = cat;
-  e->part[e->nparts].cycles = (uint32_t)cyc;
-  e->nparts++;
+  ic_part_set(&e->part[e->nparts++], cyc, cat);
 }
 
 static const ic_edge *item(const sig_detail *d, uint8_t kind, uint8_t flags) {

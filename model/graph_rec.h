@@ -255,10 +255,16 @@ extern const char ic_node_names[IC_NODE_COUNT]; /* "DREPC" */
 /* The largest IQ the IQ rule is set for (graph_rec.h, IQ RULE): each
  * evaluation keeps that many E's (the solver one table a lane). */
 #define IC_IQ_RULE_MAX 1024u
+/* A latency part in one word: 24 bits of cycles, 8 of category. Cycles
+ * saturate at IC_PART_MAX_CYCLES (ic_part_set, ic_part_add), above what the
+ * checker accepts for a whole edge (IC_GRAPH_MAX_EDGE_LAT), so a part too
+ * long to hold is rejected, never wrapped. */
 typedef struct ic_lat_part {
-  uint32_t cycles;
-  uint8_t cat; /* ic_category or IC_CAT_NONE */
+  uint32_t cycles : 24;
+  uint32_t cat : 8; /* ic_category or IC_CAT_NONE */
 } ic_lat_part;
+#define IC_PART_MAX_CYCLES 0xffffffu
+_Static_assert(sizeof(ic_lat_part) == 4, "a part is one word");
 
 typedef struct ic_edge {
   uint8_t kind;   /* ic_edge_kind: fixes the source and destination node */
@@ -334,6 +340,18 @@ static inline ic_catmask ic_edge_drop_mask(uint8_t kind) {
  * a message naming the record's seq and the edge on failure. Time
  * complexity: O(edges). */
 ic_status ic_graph_rec_check(const ic_graph_rec *r, ic_err *err);
+
+/* Sets part p to `cycles` of `cat`, saturating (ic_lat_part). */
+static inline void ic_part_set(ic_lat_part *p, uint64_t cycles, uint8_t cat) {
+  p->cycles = cycles < IC_PART_MAX_CYCLES ? (uint32_t)cycles : IC_PART_MAX_CYCLES;
+  p->cat = cat;
+}
+
+/* Adds `cycles` to part p, saturating. */
+static inline void ic_part_add(ic_lat_part *p, uint64_t cycles) {
+  const uint64_t s = (uint64_t)p->cycles + cycles;
+  p->cycles = s < IC_PART_MAX_CYCLES ? (uint32_t)s : IC_PART_MAX_CYCLES;
+}
 
 /* Sum of an edge's parts, with the parts of categories in `ideal` zeroed. */
 static inline uint64_t ic_edge_latency(const ic_edge *e, uint32_t ideal) {

@@ -234,16 +234,13 @@ static inline void edge_add(ic_edge *e, uint8_t cat, uint64_t cyc) {
   if (!cyc) return;
   for (int k = 0; k < e->nparts; k++)
     if (e->part[k].cat == cat) {
-      e->part[k].cycles += (uint32_t)cyc;
+      ic_part_add(&e->part[k], cyc);
       return;
     }
-  if (e->nparts < IC_MAX_PARTS) {
-    e->part[e->nparts].cat = cat;
-    e->part[e->nparts].cycles = (uint32_t)cyc;
-    e->nparts++;
-  } else {
-    e->part[IC_MAX_PARTS - 1].cycles += (uint32_t)cyc;
-  }
+  if (e->nparts < IC_MAX_PARTS)
+    ic_part_set(&e->part[e->nparts++], cyc, cat);
+  else
+    ic_part_add(&e->part[IC_MAX_PARTS - 1], cyc);
 }
 
 /* A cause budget for residual attribution. */
@@ -262,17 +259,18 @@ static inline ic_edge *edge1(ic_edge **cur, uint8_t kind, uint32_t dist, uint8_t
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   _Static_assert(offsetof(ic_edge, nparts) == 1 && offsetof(ic_edge, flags) == 2 &&
                      offsetof(ic_edge, dist) == 4 && offsetof(ic_edge, part) == 8 &&
-                     offsetof(ic_lat_part, cat) == 4,
+                     sizeof(ic_lat_part) == 4,
                  "edge header layout");
-  uint64_t w[2] = {kind | (uint64_t)(cyc != 0) << 8 | (uint64_t)dist << 32,
-                   (uint32_t)cyc | (uint64_t)cat << 32};
+  /* the part's word: cycles in the low 24 bits (saturated), cat above */
+  const uint64_t cy = cyc < IC_PART_MAX_CYCLES ? cyc : IC_PART_MAX_CYCLES;
+  uint64_t w[2] = {kind | (uint64_t)(cyc != 0) << 8 | (uint64_t)dist << 32, cy | (uint64_t)cat << 24};
   memcpy(e, w, sizeof w);
 #else
   e->kind = kind;
   e->nparts = cyc != 0;
   e->flags = 0;
   e->dist = dist;
-  e->part[0] = (ic_lat_part){(uint32_t)cyc, cat};
+  ic_part_set(&e->part[0], cyc, cat);
 #endif
   return e;
 }

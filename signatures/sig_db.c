@@ -89,8 +89,9 @@ static size_t pack(const sig_detail *d, uint8_t *b) {
     memcpy(b + n, &e->dist, 4);
     n += 4;
     for (int q = 0; q < e->nparts; q++) {
-      b[n++] = e->part[q].cat;
-      memcpy(b + n, &e->part[q].cycles, 4);
+      const uint32_t cy = e->part[q].cycles;
+      b[n++] = (uint8_t)e->part[q].cat;
+      memcpy(b + n, &cy, 4);
       n += 4;
     }
   }
@@ -118,9 +119,11 @@ static void unpack(const sig_db *db, size_t i, sig_detail *d) {
     memcpy(&e->dist, b + n, 4);
     n += 4;
     for (int q = 0; q < e->nparts; q++) {
-      e->part[q].cat = b[n++];
-      memcpy(&e->part[q].cycles, b + n, 4);
+      uint32_t cy;
+      const uint8_t cat = b[n++];
+      memcpy(&cy, b + n, 4);
       n += 4;
+      ic_part_set(&e->part[q], cy, cat);
     }
   }
 }

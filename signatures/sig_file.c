@@ -496,13 +496,13 @@ static ic_status parse_detail(rd *r, sig_detail *d) {
     CHECK(e->nparts <= IC_MAX_PARTS, "too many latency parts in");
     uint64_t sum = 0;
     for (int q = 0; q < e->nparts; q++) {
-      NEED(rd_u8(r, &e->part[q].cat));
-      CHECK(e->part[q].cat < IC_CAT_COUNT || e->part[q].cat == IC_CAT_NONE,
-            "bad category in");
+      uint8_t cat;
+      NEED(rd_u8(r, &cat));
+      CHECK(cat < IC_CAT_COUNT || cat == IC_CAT_NONE, "bad category in");
       NEED(rd_var(r, &v));
       CHECK(v <= (1u << 20), "latency out of range in");
       sum += v;
-      e->part[q].cycles = (uint32_t)v;
+      ic_part_set(&e->part[q], v, cat);
     }
     CHECK(sum <= (1u << 20), "latency out of range in");
   }

@@ -365,6 +365,19 @@ Test(solver, rejects_gaps_and_bad_records) {
   cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
   cr_assert(strstr(err.msg, "exceeds"), "%s", err.msg);
   ic_solver_reset(s);
+  /* a part too long for its 24 bits saturates, and is rejected, never
+     wrapped to a short one: 2^24 + 5 cycles would read as 5 */
+  ic_part_set(&g.r[1].edge[0].part[0], (UINT64_C(1) << 24) + 5, NONE);
+  cr_assert_eq(g.r[1].edge[0].part[0].cycles, IC_PART_MAX_CYCLES);
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "exceeds"), "%s", err.msg);
+  ic_solver_reset(s);
+  ic_part_set(&g.r[1].edge[0].part[0], 3, NONE);
+  ic_part_add(&g.r[1].edge[0].part[0], UINT64_C(1) << 32);
+  cr_assert_eq(g.r[1].edge[0].part[0].cycles, IC_PART_MAX_CYCLES);
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "exceeds"), "%s", err.msg);
+  ic_solver_reset(s);
   g.r[1].edge[0].part[0] = (ic_lat_part){1, 77};
   cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
   cr_assert(strstr(err.msg, "unknown category"), "%s", err.msg);
