@@ -54,36 +54,34 @@
  *                        dropped, nothing misses). Like CD for the ROB, it
  *                        keeps a larger window from overlapping more misses
  *                        than there are MSHRs
-                        RULE FORM: an MSHR edge whose `flags` hold
-                        IC_MSHR_RULE and a count K (IC_MSHR_SLOTS: the
-                        machine's MSHRs) is not an edge from j but the MSHR
-                        rule: load i took an MSHR at its issue and held it
-                        until its completion, [E(i), P(i)); E(i) is the
-                        first cycle t >= E'(i) at which fewer than K of the
-                        instructions before i with a rule-form edge hold
-                        one (E(j) <= t < P(j)) in the same evaluation,
-                        holders whose P is at most the latest D of i and
-                        the holders before it counting as gone (D never
-                        falls in the model's graphs; model/mshr_tab.h, which
-                        every evaluator uses). E'(i) is the time of i's
-                        other E in-edges; the slot rule (IW) then starts
-                        from the MSHR rule's time. dmiss drops it (nothing
-                        misses). The edge above (flags 0) ties i to the
-                        miss that freed its MSHR in the baseline; the rule
-                        makes an idealization that puts more misses in
-                        flight at once (win, bmisp) wait for the MSHRs, as
-                        the machine does, where the baseline had no such
-                        wait (a pointer chase with 8 MSHRs, ROB 128: win
-                        51.8% of time against 31.1% in multisim without
-                        it). Only earlier holders count: a later load that
-                        issued first took its MSHR first in the machine,
-                        which one pass in program order cannot know; the
-                        rule is exact for the earlier ones. The model emits
-                        it for every load that took an MSHR where the
-                        machine has at most IC_MSHR_SLOTS MSHRs and the
-                        record has room; the source (the previous
-                        instruction) is a place holder, and the rule has
-                        no latency
+ *                        RULE FORM: an MSHR edge whose `flags` hold
+ *                        IC_MSHR_RULE and a count K (IC_MSHR_SLOTS: the
+ *                        machine's MSHRs) is not an edge from j but the MSHR
+ *                        rule: load i took an MSHR at its issue and held it
+ *                        until its completion, [E(i), P(i)); E(i) is the
+ *                        first cycle t >= E'(i) at which fewer than K of the
+ *                        instructions before i with a rule-form edge hold
+ *                        one (E(j) <= t < P(j)) in the same evaluation,
+ *                        holders whose P is at most the latest D of i and
+ *                        the holders before it counting as gone (D never
+ *                        falls in the model's graphs; model/mshr_tab.h, which
+ *                        every evaluator uses). E'(i) is the time of i's
+ *                        other E in-edges; the slot rule (IW) then starts
+ *                        from the MSHR rule's time. dmiss drops it (nothing
+ *                        misses). The edge above (flags 0) ties i to the
+ *                        miss that freed its MSHR in the baseline; the rule
+ *                        makes an idealization that puts more misses in
+ *                        flight at once (win, bmisp) wait for the MSHRs, as
+ *                        the machine does, where the baseline had no such
+ *                        wait. Only earlier holders count: a later load that
+ *                        issued first took its MSHR first in the machine,
+ *                        which one pass in program order cannot know; the
+ *                        rule is exact for the earlier ones. The model emits
+ *                        it for every load that took an MSHR where the
+ *                        machine has at most IC_MSHR_SLOTS MSHRs and the
+ *                        record has room; the source (the previous
+ *                        instruction) is a place holder, and the rule has
+ *                        no latency
  *   IW  E(k) -> E(i)     issue slots: at most n instructions issue per cycle,
  *                        oldest first; k is the n-th most recent instruction
  *                        older than i to issue before i (n: the issue width,
@@ -120,27 +118,10 @@
  *                        evaluator uses). Oldest-first select makes that
  *                        exact: an older ready instruction always takes its
  *                        slot first, a younger never takes i's.
- *                        (k's edge kept only i behind the n-th most recent
- *                        older issue, whose cycle need not have been full:
- *                        an idealization that merged i into a cycle with
- *                        room was held a cycle per instruction, and one
- *                        that made more than n ready at once was not held
- *                        at all where k's issue group had been spread.)
  *                        The rule holds in every evaluation without bw
  *                        (which widens issue and the pools, and drops it),
  *                        whatever else moved the older issues: `keep` is
  *                        not read (the model and the stitcher write 0).
- *                        The rule once counted only the 64 instructions
- *                        before i: a lower bound wherever more are in
- *                        flight (a ROB over 64, and win), which missed most
- *                        of the slot contention an idealization that fills
- *                        the window creates (narrow.yaml, x_interp: bmisp's
- *                        idealized time 68.0k cycles against 100.0k in
- *                        multisim; counting all: 100.0k). Before,
- *                        win, bmisp, dmiss and imiss dropped it like the
- *                        conditional edge, and those subsets had no slots
- *                        at all: lua read 1.8% for each of win, dmiss and
- *                        imiss against 0 in multisim.
  *                        The model emits the slot form; k stays as the
  *                        source (the profiler's samples and the exporter
  *                        name it), and the latency (1, bw) is unused
@@ -151,9 +132,8 @@
  *                        issues); latency 0, no parts (win: dropped, a 20x
  *                        IQ). Like MSHR for the MSHRs: without it the IQ's
  *                        hold on dispatch was a fixed DD part (win) that bw
- *                        could not shrink, though wider issue drains the IQ
- *                        (x_storebw, 3-wide issue, IQ 64, ROB 128: graph bw
- *                        0.1% against 60.3% in multisim). Only where the
+ *                        could not shrink, though wider issue drains the
+ *                        IQ. Only where the
  *                        baseline's IQ held i: where an idealization makes
  *                        the IQ bind elsewhere (bmisp refilling it faster),
  *                        the graph has no edge there. The model no longer
@@ -170,9 +150,7 @@
  *                        (model/iq_tab.h, which every evaluator uses). Win
  *                        drops it (a 20x IQ, as it dropped the IQ edge).
  *                        Exact wherever the IQ size holds, as CD is for the
- *                        ROB: x_strings on narrow.yaml (IQ 48, ROB 128), bw
- *                        idealized: 79767 cycles in the graph and in the
- *                        model, 87175 with the IQ edges. The model sets it
+ *                        ROB. The model sets it
  *                        where core.iq < core.rob and core.iq <=
  *                        IC_IQ_RULE_MAX, and emits IQ edges elsewhere
  *   LSQ C(j) -> D(i)     load/store queue smaller than the ROB (core.lsq <
