@@ -60,12 +60,15 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
 #define AVX_LD(p) _mm256_load_si256((const __m256i *)(const void *)(p))
 #define AVX_STEP(v, a, l) v = _mm256_max_epi32(v, _mm256_add_epi32(AVX_LD(a), l))
 #define AVX_ST(p, v) _mm256_store_si256((__m256i *)(void *)(p), v)
-/* One block of 8 * K lanes at s (K = 8 or 4; x0..x7 the accumulators,
+/* One block of V_W * K lanes at s (V_W lanes a register, K registers: 8,
+ * 4, 3 or 2 with AVX2, 4, 2 or 1 with AVX-512; x0..x7 the accumulators,
  * those past K unused): start, the vector entries (a vector entry whose
  * skip bit is below the block size is computed in every block: NEG where
  * gone), the scalar entries (never skipped: no test), the conditional ones
- * (skip bits of at least the block size), store. */
-#define AVX_REGS(K, OP) \
+ * (skip bits of at least the block size), store. The V_ names are the
+ * instruction set's type and operations, defined before each kernel that
+ * expands the block, so the AVX2 and AVX-512 kernels share this one text. */
+#define V_REGS(K, OP) \
   do { \
     OP(0); \
     if ((K) >= 2) OP(1); \
@@ -73,36 +76,45 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
     if ((K) >= 4) OP(3); \
     if ((K) == 8) { OP(4); OP(5); OP(6); OP(7); } \
   } while (0)
-#define AVX_BLOCK(K, s) \
+#define V_BLOCK(K, s) \
   do { \
-    __m256i x0, x1 = l0, x2 = l0, x3 = l0, x4 = l0, x5 = l0, x6 = l0, x7 = l0; \
+    V_T x0, x1 = l0, x2 = l0, x3 = l0, x4 = l0, x5 = l0, x6 = l0, x7 = l0; \
     if (i1) \
-      AVX_REGS(K, AVX_INITV_R); \
+      V_REGS(K, V_INITV_R); \
     else \
-      AVX_REGS(K, AVX_INITS_R); \
+      V_REGS(K, V_INITS_R); \
     for (const struct pe *e = vb; e != ve; e++) { \
-      if (e->skipm >= 8u * (K) && ((s) & e->skipm) == e->skipv) continue; \
+      if (e->skipm >= V_W * (K) && ((s) & e->skipm) == e->skipv) continue; \
       const int32_t *a = e->src + (s), *b = e->lat + (s); \
-      AVX_REGS(K, AVX_VSTEP_R); \
+      V_REGS(K, V_VSTEP_R); \
     } \
     for (const struct pe *e = sb; e != se; e++) { \
       const int32_t *a = e->src + (s); \
-      const __m256i l = _mm256_set1_epi32(e->l); \
-      AVX_REGS(K, AVX_SSTEP_R); \
+      const V_T l = V_SET1(e->l); \
+      V_REGS(K, V_SSTEP_R); \
     } \
     for (const struct pe *e = se; e != ce; e++) { \
       if (((s) & e->skipm) == e->skipv) continue; \
       const int32_t *a = e->src + (s); \
-      const __m256i l = _mm256_set1_epi32(e->l); \
-      AVX_REGS(K, AVX_SSTEP_R); \
+      const V_T l = V_SET1(e->l); \
+      V_REGS(K, V_SSTEP_R); \
     } \
-    AVX_REGS(K, AVX_ST_R); \
+    V_REGS(K, V_ST_R); \
   } while (0)
-#define AVX_INITS_R(j) x##j = _mm256_add_epi32(AVX_LD(i0 + (s) + 8 * (j)), l0)
-#define AVX_INITV_R(j) x##j = _mm256_add_epi32(AVX_LD(iv + (s) + 8 * (j)), AVX_LD(i1 + (s) + 8 * (j)))
-#define AVX_VSTEP_R(j) AVX_STEP(x##j, a + 8 * (j), AVX_LD(b + 8 * (j)))
-#define AVX_SSTEP_R(j) AVX_STEP(x##j, a + 8 * (j), l)
-#define AVX_ST_R(j) AVX_ST(acc + s + 8 * (j), x##j)
+#define V_STEP(v, a, l) v = V_MAX(v, V_ADD(V_LD(a), l))
+#define V_INITS_R(j) x##j = V_ADD(V_LD(i0 + (s) + V_W * (j)), l0)
+#define V_INITV_R(j) x##j = V_ADD(V_LD(iv + (s) + V_W * (j)), V_LD(i1 + (s) + V_W * (j)))
+#define V_VSTEP_R(j) V_STEP(x##j, a + V_W * (j), V_LD(b + V_W * (j)))
+#define V_SSTEP_R(j) V_STEP(x##j, a + V_W * (j), l)
+#define V_ST_R(j) V_ST(acc + s + V_W * (j), x##j)
+/* the AVX2 kernel's */
+#define V_T __m256i
+#define V_W 8u
+#define V_LD(p) AVX_LD(p)
+#define V_ST(p, v) AVX_ST(p, v)
+#define V_ADD _mm256_add_epi32
+#define V_MAX _mm256_max_epi32
+#define V_SET1 _mm256_set1_epi32
 __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(int32_t *acc, const int32_t *zero,
                                                         const struct plan *pl, int node,
                                                         uint32_t lo, uint32_t hi) {
@@ -123,23 +135,23 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
    * whole blocks when both ends are multiples of the block size (always,
    * but for a two-thread split), so each loop has no other test. */
   if (pl->cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
-    for (size_t s = lo; s < hi; s += 8 * LANES) AVX_BLOCK(8, s);
+    for (size_t s = lo; s < hi; s += 8 * LANES) V_BLOCK(8, s);
     return;
   }
   if (!((lo | hi) & (4 * LANES - 1))) {
-    for (size_t s = lo; s < hi; s += 4 * LANES) AVX_BLOCK(4, s);
+    for (size_t s = lo; s < hi; s += 4 * LANES) V_BLOCK(4, s);
     return;
   }
   /* the compact layout (no entry skips a lane) in 16 or 24 lanes: one
      block of two or three registers */
   if (pl->compact && hi - lo == 2 * LANES) {
     const size_t s = lo; /* the name the step macros read */
-    AVX_BLOCK(2, s);
+    V_BLOCK(2, s);
     return;
   }
   if (pl->compact && hi - lo == 3 * LANES) {
     const size_t s = lo;
-    AVX_BLOCK(3, s);
+    V_BLOCK(3, s);
     return;
   }
   for (size_t s = lo; s < hi; s += LANES) {
@@ -215,45 +227,20 @@ __attribute__((target("avx2"))) static int k_nodes_avx2(const struct plan *pl, c
  * the same lanes), and the compact layout's 16 lanes in one; fewer or
  * other lanes go to the AVX2 kernel. The adds and maxima are the same
  * 32-bit operations lane by lane, so every answer is the AVX2 kernel's. */
-#define Z_LD(p) _mm512_loadu_si512((const void *)(p))
-#define Z_STEP(v, a, l) v = _mm512_max_epi32(v, _mm512_add_epi32(Z_LD(a), l))
-#define Z_ST(p, v) _mm512_storeu_si512((void *)(p), v)
-#define Z_REGS(K, OP) \
-  do { \
-    OP(0); \
-    if ((K) >= 2) OP(1); \
-    if ((K) == 4) { OP(2); OP(3); } \
-  } while (0)
-#define Z_BLOCK(K, s) \
-  do { \
-    __m512i x0, x1 = z0, x2 = z0, x3 = z0; \
-    if (i1) \
-      Z_REGS(K, Z_INITV_R); \
-    else \
-      Z_REGS(K, Z_INITS_R); \
-    for (const struct pe *e = vb; e != ve; e++) { \
-      if (e->skipm >= 16u * (K) && ((s) & e->skipm) == e->skipv) continue; \
-      const int32_t *a = e->src + (s), *b = e->lat + (s); \
-      Z_REGS(K, Z_VSTEP_R); \
-    } \
-    for (const struct pe *e = sb; e != se; e++) { \
-      const int32_t *a = e->src + (s); \
-      const __m512i l = _mm512_set1_epi32(e->l); \
-      Z_REGS(K, Z_SSTEP_R); \
-    } \
-    for (const struct pe *e = se; e != ce; e++) { \
-      if (((s) & e->skipm) == e->skipv) continue; \
-      const int32_t *a = e->src + (s); \
-      const __m512i l = _mm512_set1_epi32(e->l); \
-      Z_REGS(K, Z_SSTEP_R); \
-    } \
-    Z_REGS(K, Z_ST_R); \
-  } while (0)
-#define Z_INITS_R(j) x##j = _mm512_add_epi32(Z_LD(i0 + (s) + 16 * (j)), z0)
-#define Z_INITV_R(j) x##j = _mm512_add_epi32(Z_LD(iv + (s) + 16 * (j)), Z_LD(i1 + (s) + 16 * (j)))
-#define Z_VSTEP_R(j) Z_STEP(x##j, a + 16 * (j), Z_LD(b + 16 * (j)))
-#define Z_SSTEP_R(j) Z_STEP(x##j, a + 16 * (j), l)
-#define Z_ST_R(j) Z_ST(acc + s + 16 * (j), x##j)
+#undef V_T
+#undef V_W
+#undef V_LD
+#undef V_ST
+#undef V_ADD
+#undef V_MAX
+#undef V_SET1
+#define V_T __m512i
+#define V_W 16u
+#define V_LD(p) _mm512_loadu_si512((const void *)(p))
+#define V_ST(p, v) _mm512_storeu_si512((void *)(p), v)
+#define V_ADD _mm512_add_epi32
+#define V_MAX _mm512_max_epi32
+#define V_SET1 _mm512_set1_epi32
 __attribute__((target("avx512f"), always_inline)) static inline int k_node_avx512(int32_t *acc,
                                                                                   const int32_t *zero,
                                                                                   const struct plan *pl,
@@ -262,21 +249,21 @@ __attribute__((target("avx512f"), always_inline)) static inline int k_node_avx51
   const struct pe *v = pl->e + pl->off[node], *c = v + pl->nv[node];
   const int nv = pl->nv[node], ns = pl->ns[node], nsc = ns + pl->nc[node], s0 = ns > 0;
   const int v0 = !s0 && pl->vf[node]; /* as k_node_avx2 */
-  const __m512i z0 = _mm512_set1_epi32(s0 ? c[0].l : 0);
+  const __m512i l0 = _mm512_set1_epi32(s0 ? c[0].l : 0);
   const int32_t *i0 = s0 ? c[0].src : zero, *i1 = v0 ? v[0].lat : NULL;
   const int32_t *iv = v0 ? v[0].src : i0;
   const struct pe *vb = v + v0, *ve = v + nv, *sb = c + s0, *se = c + ns, *ce = c + nsc;
   if (pl->cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
-    for (size_t s = lo; s < hi; s += 8 * LANES) Z_BLOCK(4, s);
+    for (size_t s = lo; s < hi; s += 8 * LANES) V_BLOCK(4, s);
     return 1;
   }
   if (!((lo | hi) & (4 * LANES - 1))) {
-    for (size_t s = lo; s < hi; s += 4 * LANES) Z_BLOCK(2, s);
+    for (size_t s = lo; s < hi; s += 4 * LANES) V_BLOCK(2, s);
     return 1;
   }
   if (pl->compact && hi - lo == 2 * LANES) {
     const size_t s = lo;
-    Z_BLOCK(1, s);
+    V_BLOCK(1, s);
     return 1;
   }
   return 0;
