@@ -79,10 +79,11 @@ for cfg in $CONFIGS; do
         logsum[$c]=$(awk -v s="${logsum[$c]:-0}" -v r="$r" 'BEGIN { print s + log(r) }')
       fi
     done
-    m3g3=$(awk -v a="${sec[m3]:-0}" -v b="${sec[g3]:-1}" 'BEGIN { printf "%.2f", a / b }')
-    m8g8=$(awk -v a="${sec[m8]:-0}" -v b="${sec[g8]:-1}" 'BEGIN { printf "%.2f", a / b }')
-    logsum[m3g3]=$(awk -v s="${logsum[m3g3]:-0}" -v r="$m3g3" 'BEGIN { print s + log(r > 0 ? r : 1) }')
-    logsum[m8g8]=$(awk -v s="${logsum[m8g8]:-0}" -v r="$m8g8" 'BEGIN { print s + log(r > 0 ? r : 1) }')
+    # multisim / graph where both ran ("-" elsewhere)
+    m3g3=$(awk -v a="${sec[m3]:-}" -v b="${sec[g3]:-}" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.2f", a / b }')
+    m8g8=$(awk -v a="${sec[m8]:-}" -v b="${sec[g8]:-}" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.2f", a / b }')
+    [ "$m3g3" != - ] && logsum[m3g3]=$(awk -v s="${logsum[m3g3]:-0}" -v r="$m3g3" 'BEGIN { print s + log(r) }') && nm3=$((${nm3:-0} + 1))
+    [ "$m8g8" != - ] && logsum[m8g8]=$(awk -v s="${logsum[m8g8]:-0}" -v r="$m8g8" 'BEGIN { print s + log(r) }') && nm8=$((${nm8:-0} + 1))
     printf ' %6s %6s %7d %7d\n' "$m3g3" "$m8g8" "$rss3" "$rssa"
     n=$((n + 1))
   done
@@ -93,5 +94,5 @@ for c in $CMDS; do
   [ "$c" = sim ] && { printf ' %8s' ""; continue; }
   printf ' %7s' "$(awk -v s="${logsum[$c]}" -v n="$n" 'BEGIN { printf "%.2fx", exp(s / n) }')"
 done
-printf ' %6s %6s\n' "$(awk -v s="${logsum[m3g3]}" -v n="$n" 'BEGIN { printf "%.2f", exp(s / n) }')" \
-  "$(awk -v s="${logsum[m8g8]}" -v n="$n" 'BEGIN { printf "%.2f", exp(s / n) }')"
+gm() { [ "${2:-0}" -gt 0 ] && awk -v s="$1" -v n="$2" 'BEGIN { printf "%.2f", exp(s / n) }' || echo -; }
+printf ' %6s %6s\n' "$(gm "${logsum[m3g3]:-0}" "${nm3:-0}")" "$(gm "${logsum[m8g8]:-0}" "${nm8:-0}")"
