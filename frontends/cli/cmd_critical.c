@@ -315,7 +315,7 @@ int cmd_critical(int argc, char **argv) {
     if (ic_slack_get_totals(s)->stamp_mismatches)
       fprintf(stderr, "icost: warning: %" PRIu64 " graph nodes disagree with the model's stamps\n",
               ic_slack_get_totals(s)->stamp_mismatches);
-    ic_program_image img = rv_proc_image((rv_proc *)run.checkpoint);
+    ic_program_image img = cli_run_image(&run);
     print_critical(stdout, &co, s, tab, n, img);
     if (fflush(stdout) != 0) st = ic_fail(&err, IC_ERUN, "stdout: write error");
   }

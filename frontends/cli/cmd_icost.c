@@ -358,7 +358,7 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
   res->frag_length = len;
   res->frag_warmup = warm;
   ic_profiler_set_sampling(&po, run->max, o->fragments);
-  ic_program_image img = rv_proc_image((rv_proc *)run->checkpoint);
+  ic_program_image img = cli_run_image(run);
   ic_profiler_stats ps;
   st = ic_profiler_run(&po, run_once, &rc, &img, &res->b, &ps, err);
   res->cycles = rc.base_cycles;

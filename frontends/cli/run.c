@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "rv.h"
+#include "trace_run.h"
 
 int cli_parse_count(const char *s, uint64_t *out) {
   if (!s || *s < '0' || *s > '9') return -1;
@@ -80,6 +81,7 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
         {"--config", 0, &o->config_path, NULL}, {"--workload", 0, &o->workload, NULL},
         {"--skip", 1, NULL, &o->skip},          {"--warm", 1, NULL, &o->warm},
         {"--max", 1, NULL, &o->max},            {"--seed", 1, NULL, &o->seed},
+        {"--trace", 0, &o->trace, NULL},        {"--trace-format", 0, &o->trace_format, NULL},
     };
     int done = 0;
     for (size_t k = 0; k < sizeof opts / sizeof opts[0] && !done; k++) {
@@ -116,6 +118,10 @@ ic_status cli_run_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
   if (st) goto fail;
   for (int k = 0; k < o->nsets; k++)
     if ((st = ooo_config_set(r->config, o->sets[k], err))) goto fail;
+  if (o->trace || o->trace_format) {
+    if ((st = cli_trace_setup(o, r, err))) goto fail;
+    return IC_OK;
+  }
   if ((st = cli_workload_resolve(&r->workload, o->workload, o->prog_argc, o->prog_argv, err)))
     goto fail;
   rv_options opt;
@@ -157,6 +163,7 @@ fail:
 ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sink *sink,
                           cli_run_progress_fn progress, void *pctx, ooo_stats *stats,
                           ic_err *err) {
+  if (r->trace) return cli_trace_execute(r, ideal, sink, progress, pctx, stats, err);
   rv_proc *p = rv_proc_clone((const rv_proc *)r->checkpoint);
   if (!p) return ic_fail(err, IC_ERUN, "%s: out of memory cloning the program", r->workload.name);
   ooo_core *core = NULL;
@@ -207,7 +214,13 @@ ic_status cli_run_graph(const cli_run *r, ic_graph_sink sink, int cpus, cli_run_
   return ic_record_pipe_run(sink, cpus, graph_run_once, &g, err);
 }
 
+ic_program_image cli_run_image(const cli_run *r) {
+  if (r->trace) return cli_trace_image(r);
+  return rv_proc_image((rv_proc *)r->checkpoint);
+}
+
 void cli_run_free(cli_run *r) {
+  cli_trace_free(r);
   ooo_config_destroy(r->config);
   cli_workload_free(&r->workload);
   rv_proc_destroy((rv_proc *)r->checkpoint);
