@@ -10,9 +10,11 @@
 
 #include "cli.h"
 #include "champsim.h"
+#include "host.h"
 #include "run.h"
 #include "rv.h"
 #include "trace.h"
+#include "trace_run.h"
 
 static void record_usage(FILE *f) {
   fputs(
@@ -94,6 +96,23 @@ int cmd_record(int argc, char **argv) {
       return cli_fail(2, "record: --format '%s': expected icost or champsim", ro.format);
   }
   const char *prog = o.prog_argv[0];
+  uint32_t isa = ic_host_elf_isa(prog, NULL);
+  if (isa == IC_ISA_X86_64 || isa == IC_ISA_AARCH64) {
+    if (champsim) return cli_fail(2, "record: --format champsim is for RV64 programs");
+    double h0 = now_s();
+    uint64_t n = 0;
+    st = cli_record_host(ro.out, o.prog_argc, o.prog_argv, isa, o.skip, o.max, o.guest_output, &n,
+                         &err);
+    if (st) return cli_fail_err(st, &err);
+    struct stat hb;
+    double hs = now_s() - h0, bytes = stat(ro.out, &hb) == 0 ? (double)hb.st_size : 0;
+    fprintf(stderr,
+            "icost: record: %llu instructions through %s to %s: %.0f bytes (%.2f bytes per "
+            "instruction), %.2f M instructions/s\n",
+            (unsigned long long)n, isa == IC_ISA_X86_64 ? "qemu-x86_64" : "qemu-aarch64", ro.out,
+            bytes, bytes / (double)n, hs > 0 ? (double)n / hs / 1e6 : 0.0);
+    return 0;
+  }
   rv_options opt;
   rv_options_default(&opt);
   opt.seed = o.seed;

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "rv.h"
+#include "host.h"
+#include "trace.h"
 #include "trace_run.h"
 
 int cli_parse_count(const char *s, uint64_t *out) {
@@ -124,6 +126,11 @@ ic_status cli_run_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
   }
   if ((st = cli_workload_resolve(&r->workload, o->workload, o->prog_argc, o->prog_argv, err)))
     goto fail;
+  uint32_t isa = ic_host_elf_isa(r->workload.argv[0], NULL);
+  if (isa == IC_ISA_X86_64 || isa == IC_ISA_AARCH64) { /* through qemu-user */
+    if ((st = cli_host_setup(o, r, isa, err))) goto fail;
+    return IC_OK;
+  }
   rv_options opt;
   rv_options_default(&opt);
   opt.seed = o->seed;

@@ -1,18 +1,23 @@
 /* trace_run.c: runs on a trace file (see trace_run.h). */
 #include "trace_run.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "champsim.h"
+#include "host.h"
 #include "trace.h"
 
 typedef struct cli_trace {
   ic_trace *t;             /* an icost trace, or */
   ic_champsim_image *csim; /* a ChampSim trace's image */
   const char *path;
+  char *tmp; /* a temporary trace of a host program, deleted at the end */
 } cli_trace;
 
 ic_status cli_trace_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
@@ -101,6 +106,95 @@ void cli_trace_free(cli_run *r) {
   if (!ct) return;
   ic_trace_close(ct->t);
   ic_champsim_image_destroy(ct->csim);
+  if (ct->tmp) unlink(ct->tmp);
+  free(ct->tmp);
   free(ct);
   r->trace = NULL;
+}
+
+static int host_code(void *ctx, uint64_t addr, const uint8_t *bytes, size_t len) {
+  void **c = ctx;
+  return ic_trace_write_code(c[0], addr, bytes, len, c[1]) != IC_OK;
+}
+
+ic_status cli_record_host(const char *out, int argc, char **argv, uint32_t isa, uint64_t skip,
+                          uint64_t max, int guest_output, uint64_t *n, ic_err *err) {
+  *n = 0;
+  ic_host *h = NULL;
+  ic_trace_writer *w = NULL;
+  ic_inst *buf = NULL;
+  ic_host_opts ho = {guest_output};
+  ic_status st = ic_host_start(&h, argv[0], argc, argv, isa, &ho, err);
+  if (st) return st;
+  int exited = 0, code = 0;
+  uint64_t skipped = skip ? ic_host_skip(h, skip) : 0;
+  if (skipped < skip) {
+    if ((st = ic_host_finish(h, &exited, &code, err))) goto out;
+    st = ic_fail(err, IC_EINPUT, "%s: the program ended after %llu instructions, within --skip %llu",
+                 argv[0], (unsigned long long)skipped, (unsigned long long)skip);
+    goto out;
+  }
+  if ((st = ic_trace_writer_open(&w, out, isa, err))) goto out;
+  enum { BATCH = 4096 };
+  if (!(buf = malloc(BATCH * sizeof *buf))) {
+    st = ic_fail(err, IC_ERUN, "out of memory");
+    goto out;
+  }
+  ic_inst_source src = ic_host_source(h);
+  const uint64_t stop = max ? skip + max : UINT64_MAX;
+  size_t got;
+  /* whole instructions: stop at the first record of the one past --max */
+  while (ic_host_instructions(h) < stop && (got = src.fill(src.ctx, buf, BATCH)) > 0)
+    if ((st = ic_trace_write(w, buf, got, err))) goto out;
+  *n = ic_host_instructions(h) - skipped;
+  void *ctx[2] = {w, err};
+  if (ic_host_code(h, host_code, ctx)) {
+    st = IC_ERUN;
+    goto out;
+  }
+  if ((st = ic_host_finish(h, &exited, &code, err))) goto out;
+  if (!*n) {
+    st = ic_fail(err, IC_EINPUT, "%s: no instructions to record after --skip", argv[0]);
+    goto out;
+  }
+  st = ic_trace_writer_close(w, exited ? IC_TRACE_END_EXIT : IC_TRACE_END_MAX, code, argv[0], err);
+  w = NULL;
+out:
+  ic_trace_writer_abort(w);
+  ic_host_destroy(h);
+  free(buf);
+  return st;
+}
+
+ic_status cli_host_setup(const cli_run_opts *o, cli_run *r, uint32_t isa, ic_err *err) {
+  cli_trace *ct = calloc(1, sizeof *ct);
+  if (!ct) return ic_fail(err, IC_ERUN, "out of memory");
+  r->trace = ct;
+  const char *dir = getenv("TMPDIR");
+  size_t l = strlen(dir && *dir ? dir : "/tmp") + 40;
+  if (!(ct->tmp = malloc(l))) return ic_fail(err, IC_ERUN, "out of memory");
+  snprintf(ct->tmp, l, "%s/icost-host-XXXXXX", dir && *dir ? dir : "/tmp");
+  int fd = mkstemp(ct->tmp);
+  if (fd < 0) {
+    free(ct->tmp);
+    ct->tmp = NULL;
+    return ic_fail(err, IC_ERUN, "cannot create a temporary trace: %s", strerror(errno));
+  }
+  close(fd);
+  ct->path = ct->tmp;
+  uint64_t n = 0;
+  ic_status st = cli_record_host(ct->tmp, r->workload.argc, r->workload.argv, isa, 0,
+                                 o->max ? o->skip + o->max : 0, o->guest_output, &n, err);
+  if (st) return st;
+  if ((st = ic_trace_open(&ct->t, ct->tmp, err))) return st;
+  r->warm = o->warm < o->skip ? o->warm : o->skip;
+  r->max = o->max;
+  r->guest_output = o->guest_output;
+  const uint64_t fast = o->skip - r->warm;
+  if (fast > ic_trace_count(ct->t))
+    return ic_fail(err, IC_EINPUT, "%s: the program ended after %llu instructions, within --skip %llu",
+                   r->workload.name, (unsigned long long)ic_trace_count(ct->t),
+                   (unsigned long long)o->skip);
+  r->skipped = fast;
+  return IC_OK;
 }

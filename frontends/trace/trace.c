@@ -8,6 +8,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <pthread.h>
+
+#include "host.h"
 #include "rv.h"
 
 static const char MAGIC[8] = {'I', 'C', 'O', 'S', 'T', 'T', 'R', 'C'};
@@ -155,8 +158,6 @@ ic_status ic_trace_writer_open(ic_trace_writer **out, const char *path, uint32_t
 
 ic_status ic_trace_write_code(ic_trace_writer *w, uint64_t addr, const uint8_t *bytes, size_t len,
                               ic_err *err) {
-  if (w->have_ptrs || w->count || w->nbuf)
-    return ic_fail(err, IC_ERUN, "%s: code after the instructions", w->path);
   while (len) {
     size_t n = len > CODE_BLOCK ? CODE_BLOCK : len;
     ic_status st = w_block(w, K_CODE, (uint32_t)n, addr, bytes, n, err);
@@ -168,8 +169,7 @@ ic_status ic_trace_write_code(ic_trace_writer *w, uint64_t addr, const uint8_t *
 
 ic_status ic_trace_write_code_pointers(ic_trace_writer *w, const uint64_t *ptrs, size_t n,
                                        ic_err *err) {
-  if (w->have_ptrs || w->count || w->nbuf)
-    return ic_fail(err, IC_ERUN, "%s: code pointers written twice or late", w->path);
+  if (w->have_ptrs) return ic_fail(err, IC_ERUN, "%s: code pointers written twice", w->path);
   if (n > UINT32_MAX / 8) return ic_fail(err, IC_ERUN, "%s: too many code pointers", w->path);
   uint8_t *raw = malloc(n * 8 + 1);
   if (!raw) return ic_fail(err, IC_ERUN, "%s: out of memory", w->path);
@@ -212,10 +212,6 @@ static ic_status flush_insts(ic_trace_writer *w, ic_err *err) {
 }
 
 ic_status ic_trace_write(ic_trace_writer *w, const ic_inst *recs, size_t n, ic_err *err) {
-  if (!w->have_ptrs) {
-    ic_status st = ic_trace_write_code_pointers(w, NULL, 0, err);
-    if (st) return st;
-  }
   for (size_t k = 0; k < n; k++) {
     const ic_inst *in = &recs[k];
     /* the writer stores what the reader accepts, nothing else */
@@ -310,6 +306,8 @@ struct ic_trace {
   uint64_t count;
   int end, exit_code;
   char *name;
+  ic_host_decoder *dec; /* x86-64 and AArch64 images */
+  pthread_mutex_t dec_lock;
 };
 
 static ic_status bad(ic_err *err, const char *path, const char *fmt, ...)
@@ -429,9 +427,8 @@ ic_status ic_trace_open(ic_trace **out, const char *path, ic_err *err) {
     }
     const long zoff = off;
     off += zlen;
-    int insts_seen = t->nblocks > 0;
     if (kind == K_CODE) {
-      if (have_ptrs || insts_seen || count != rawlen || count == 0 ||
+      if (count != rawlen || count == 0 ||
           first + count < first || first + count > (1ull << 57)) {
         st = bad(err, path, "code block at byte %ld out of place or of bad extent", zoff - BLOCK_HDR);
         goto fail;
@@ -458,7 +455,7 @@ ic_status ic_trace_open(ic_trace **out, const char *path, ic_err *err) {
         goto fail;
       }
     } else if (kind == K_PTRS) {
-      if (have_ptrs || insts_seen || rawlen != (uint64_t)count * 8 || first != 0) {
+      if (have_ptrs || rawlen != (uint64_t)count * 8 || first != 0) {
         st = bad(err, path, "code pointer block at byte %ld out of place or of bad size",
                  zoff - BLOCK_HDR);
         goto fail;
@@ -485,7 +482,7 @@ ic_status ic_trace_open(ic_trace **out, const char *path, ic_err *err) {
       raw = NULL;
       have_ptrs = 1;
     } else if (kind == K_INSTS) {
-      if (!have_ptrs || count == 0 || count > IC_TRACE_BLOCK || first != t->count ||
+      if (count == 0 || count > IC_TRACE_BLOCK || first != t->count ||
           rawlen < (uint64_t)count * 7) {
         st = bad(err, path, "instruction block at byte %ld out of order or of bad size",
                  zoff - BLOCK_HDR);
@@ -544,6 +541,10 @@ ic_status ic_trace_open(ic_trace **out, const char *path, ic_err *err) {
     st = ic_fail(err, IC_ERUN, "%s: read error", path);
     goto fail;
   }
+  if (t->isa == IC_ISA_X86_64 || t->isa == IC_ISA_AARCH64) {
+    if ((st = ic_host_decoder_create(&t->dec, t->isa, err)) != IC_OK) goto fail;
+    pthread_mutex_init(&t->dec_lock, NULL);
+  }
   qsort(t->segs, t->nsegs, sizeof *t->segs, seg_cmp);
   for (size_t k = 1; k < t->nsegs; k++)
     if (t->segs[k].addr < t->segs[k - 1].addr + t->segs[k - 1].len) {
@@ -565,6 +566,10 @@ fail:
 void ic_trace_close(ic_trace *t) {
   if (!t) return;
   for (size_t k = 0; k < t->nsegs; k++) free(t->segs[k].bytes);
+  if (t->dec) {
+    ic_host_decoder_destroy(t->dec);
+    pthread_mutex_destroy(&t->dec_lock);
+  }
   free(t->segs);
   free(t->ptrs);
   free(t->blocks);
@@ -610,6 +615,16 @@ static int image_lookup(void *ctx, uint64_t pc, ic_static_inst *out) {
     if ((pc & 1) || code_read(t, pc, b, 2)) return 0;
     if ((b[0] & 3) == 3 && code_read(t, pc + 2, b + 2, 2)) return 0;
     return rv_decode_static(get32(b), pc, out);
+  }
+  if (t->dec) {
+    uint8_t b[16];
+    size_t n = 0;
+    while (n < 16 && code_read(t, pc + n, b + n, 1) == 0) n++;
+    if (!n) return 0;
+    pthread_mutex_lock((pthread_mutex_t *)&t->dec_lock);
+    int r = ic_host_decode_static(t->dec, b, n, pc, out);
+    pthread_mutex_unlock((pthread_mutex_t *)&t->dec_lock);
+    return r;
   }
   return 0;
 }

@@ -11,8 +11,10 @@
  *   blocks, each a 32-byte header and a zstd frame of zlen bytes:
  *     u32 kind | u32 count | u64 first | u32 zlen | u32 rawlen
  *     | u32 crc32 of the zstd frame | u32 crc32 of the 28 bytes before
- *   kinds, in this order:
- *     'C' code: count bytes of executable image at address first (0 or more)
+ *   kinds (the 'N' blocks in order; 'C' and 'P' anywhere before 'E': a
+ *   qemu-user recording learns the code as it runs):
+ *     'C' code: count bytes of executable image at address first (0 or more,
+ *         not overlapping)
  *     'P' code pointers: count u64, ascending (exactly one)
  *     'N' instructions: count records (1..IC_TRACE_BLOCK), the first being
  *         instruction number `first` of the trace (numbers run on from the
@@ -60,10 +62,10 @@ typedef struct ic_trace_writer ic_trace_writer;
 
 /* Starts path (as path.tmp) for a program of isa. */
 ic_status ic_trace_writer_open(ic_trace_writer **out, const char *path, uint32_t isa, ic_err *err);
-/* Adds len bytes of executable image at addr (before any instruction). */
+/* Adds len bytes of executable image at addr. */
 ic_status ic_trace_write_code(ic_trace_writer *w, uint64_t addr, const uint8_t *bytes, size_t len,
                               ic_err *err);
-/* Adds the code pointers (once, after the code, before any instruction). */
+/* Adds the code pointers (at most once; none: an empty list). */
 ic_status ic_trace_write_code_pointers(ic_trace_writer *w, const uint64_t *ptrs, size_t n,
                                        ic_err *err);
 /* Appends n records. */
