@@ -520,7 +520,7 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
   }
   int p[2];
   char tmpl_path[] = "/tmp/icost-qemu-XXXXXX";
-  h->err_fd = mkstemp(tmpl_path);
+  h->err_fd = mkostemp(tmpl_path, O_CLOEXEC);
   if (h->err_fd >= 0) unlink(tmpl_path);
   if (pipe2(p, O_CLOEXEC) != 0 || h->err_fd < 0) {
     ic_host_destroy(h);
@@ -528,7 +528,7 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
   }
   char plugarg[PATH_MAX + 32];
   snprintf(plugarg, sizeof plugarg, "%s,fd=%d", plugin, 3);
-  char **av = calloc((size_t)argc + 6, sizeof *av);
+  char **av = calloc((size_t)argc + 8, sizeof *av);
   if (!av) {
     close(p[0]), close(p[1]);
     ic_host_destroy(h);
@@ -536,6 +536,11 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
   }
   int k = 0;
   av[k++] = (char *)qemu;
+  if (isa == IC_ISA_AARCH64) { /* ARMv8.0: no SVE or LSE atomics, which Capstone 4 does not
+                                  decode and glibc would use if the cpu had them */
+    av[k++] = "-cpu";
+    av[k++] = "cortex-a72";
+  }
   av[k++] = "-plugin";
   av[k++] = plugarg;
   av[k++] = (char *)path;
@@ -545,12 +550,14 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
   pid_t pid = fork();
   if (pid == 0) {
     int nul = open("/dev/null", O_RDWR);
-    if (dup2(p[1], 3) < 0) _exit(127);
+    int wfd = dup(p[1]), efd = dup(h->err_fd); /* neither is 3 while the originals are open */
+    if (wfd < 0 || efd < 0) _exit(127);
     if (!o->guest_output) {
       dup2(nul, 0);
       dup2(nul, 1);
-      dup2(h->err_fd, 2);
+      dup2(efd, 2);
     }
+    if (dup2(wfd, 3) < 0) _exit(127);
     signal(SIGPIPE, SIG_DFL);
     execvp(qemu, av);
     _exit(127);
@@ -862,7 +869,7 @@ ic_status ic_host_finish(ic_host *h, int *exited, int *exit_code, ic_err *err) {
     qemu_said(h, said, sizeof said);
     if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127 && !h->insts)
       return ic_fail(err, IC_ERUN, "%s: %s could not be started", h->prog, h->qemu);
-    if (!h->saw_end) {
+    if (!h->saw_end || !h->insts) { /* qemu exits through the plugin's end when it cannot load */
       if (WIFSIGNALED(ws))
         return ic_fail(err, IC_ERUN, "%s: killed by signal %d under %s%s%s", h->prog,
                        WTERMSIG(ws), h->qemu, *said ? ": " : "", said);

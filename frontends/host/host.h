@@ -34,7 +34,9 @@
  *    one-cycle int_alu (documented fallback). Bytes Capstone cannot decode
  *    stop the run with an error naming the pc and the bytes.
  *
- * Only the program's first thread is followed. */
+ * Only the program's first thread is followed. qemu-aarch64 runs as a
+ * Cortex-A72 (ARMv8.0): Capstone 4 knows neither SVE nor the LSE atomics
+ * that glibc would pick on a newer cpu. */
 #ifndef IC_HOST_H
 #define IC_HOST_H
 
