@@ -12,6 +12,8 @@
 #include "export.h"
 #include "run.h"
 #include "rv.h"
+#include "champsim.h"
+#include "trace.h"
 #include "slack.h"
 
 typedef enum { FMT_TEXT, FMT_CSV, FMT_YAML } out_format;
@@ -159,6 +161,8 @@ static void disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap) {
     snprintf(buf, cap, "?");
     return;
   }
+  if (ic_trace_image_disasm(img, pc, buf, cap) || ic_champsim_image_disasm(img, pc, buf, cap))
+    return; /* a trace of another isa */
   rv_disasm(si.raw, pc, buf, cap);
 }
 

@@ -84,6 +84,7 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
         {"--skip", 1, NULL, &o->skip},          {"--warm", 1, NULL, &o->warm},
         {"--max", 1, NULL, &o->max},            {"--seed", 1, NULL, &o->seed},
         {"--trace", 0, &o->trace, NULL},        {"--trace-format", 0, &o->trace_format, NULL},
+        {"--arch", 0, &o->arch, NULL},
     };
     int done = 0;
     for (size_t k = 0; k < sizeof opts / sizeof opts[0] && !done; k++) {
@@ -127,6 +128,22 @@ ic_status cli_run_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
   if ((st = cli_workload_resolve(&r->workload, o->workload, o->prog_argc, o->prog_argv, err)))
     goto fail;
   uint32_t isa = ic_host_elf_isa(r->workload.argv[0], NULL);
+  if (o->arch) {
+    static const struct { const char *name; uint32_t isa; } arches[] = {
+        {"riscv64", IC_ISA_RV64}, {"rv64", IC_ISA_RV64},       {"x86-64", IC_ISA_X86_64},
+        {"x86_64", IC_ISA_X86_64}, {"aarch64", IC_ISA_AARCH64}, {"arm64", IC_ISA_AARCH64}};
+    uint32_t want = 0;
+    for (size_t k = 0; k < sizeof arches / sizeof arches[0]; k++)
+      if (strcmp(o->arch, arches[k].name) == 0) want = arches[k].isa;
+    if (!want) {
+      st = ic_fail(err, IC_EINPUT, "--arch '%s': expected riscv64, x86-64 or aarch64", o->arch);
+      goto fail;
+    }
+    if (isa != want) {
+      st = ic_fail(err, IC_EINPUT, "%s: not an ELF program of %s (--arch)", r->workload.name, o->arch);
+      goto fail;
+    }
+  }
   if (isa == IC_ISA_X86_64 || isa == IC_ISA_AARCH64) { /* through qemu-user */
     if ((st = cli_host_setup(o, r, isa, err))) goto fail;
     return IC_OK;

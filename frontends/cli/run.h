@@ -17,6 +17,8 @@
  *   --trace FILE      a trace file (icost record) instead of a program;
  *                     --skip seeks in it, every run replays it
  *   --trace-format F  icost (default) or champsim (else by the name)
+ *   --arch A          riscv64, x86-64 or aarch64: the program must be of A
+ *                     (the frontend follows the ELF's machine either way)
  *
  * and hands every other option to the command's callback. cli_run_setup then
  * loads the config, resolves the workload, loads the program and
@@ -56,6 +58,7 @@ typedef struct cli_run_opts {
   char **prog_argv;
   const char *trace;                     /* --trace FILE instead of a program */
   const char *trace_format;              /* --trace-format icost|champsim, or NULL */
+  const char *arch;                      /* --arch: the program's isa, checked */
 } cli_run_opts;
 
 /* Callback for a command's own options. argv[i] is an option the common

@@ -415,6 +415,19 @@ int ic_host_decode_static(ic_host_decoder *d, const uint8_t *bytes, size_t n, ui
   return 1;
 }
 
+int ic_host_disasm(ic_host_decoder *d, const uint8_t *bytes, size_t n, uint64_t pc, char *buf,
+                   size_t cap) {
+  const uint8_t *code = bytes;
+  size_t left = n;
+  uint64_t addr = pc;
+  if (!cs_disasm_iter(d->cs, &code, &left, &addr, d->insn)) {
+    snprintf(buf, cap, "?");
+    return 0;
+  }
+  snprintf(buf, cap, "%s%s%s", d->insn->mnemonic, d->insn->op_str[0] ? " " : "", d->insn->op_str);
+  return 1;
+}
+
 /* ================================ running ================================ */
 
 typedef struct access {

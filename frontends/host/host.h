@@ -61,6 +61,11 @@ void ic_host_decoder_destroy(ic_host_decoder *d);
 int ic_host_decode_static(ic_host_decoder *d, const uint8_t *bytes, size_t n, uint64_t pc,
                           ic_static_inst *out);
 
+/* Capstone's disassembly of the instruction at pc ("add rax, rbx"); 0 and
+   "?" if it does not decode. Not thread-safe. */
+int ic_host_disasm(ic_host_decoder *d, const uint8_t *bytes, size_t n, uint64_t pc, char *buf,
+                   size_t cap);
+
 /* ---- running ---- */
 typedef struct ic_host ic_host;
 typedef struct ic_host_opts {

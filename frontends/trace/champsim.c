@@ -652,3 +652,11 @@ ic_program_image ic_champsim_image_get(ic_champsim_image *im) {
   ic_program_image p = {im, cs_lookup, NULL};
   return p;
 }
+
+int ic_champsim_image_disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap) {
+  if (img.lookup != cs_lookup) return 0;
+  ic_static_inst si;
+  if (!cs_lookup(img.ctx, pc, &si) || si.opclass >= IC_OP_COUNT) snprintf(buf, cap, "?");
+  else snprintf(buf, cap, "<%s>", ic_opclass_names[si.opclass]);
+  return 1;
+}

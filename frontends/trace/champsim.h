@@ -87,5 +87,8 @@ ic_status ic_champsim_image_build(ic_champsim_image **out, const char *path, uin
                                   ic_err *err);
 void ic_champsim_image_destroy(ic_champsim_image *im);
 ic_program_image ic_champsim_image_get(ic_champsim_image *im);
+/* For an image of ic_champsim_image_get: writes "<op class>" (a ChampSim
+   trace has no instruction bytes) and returns 1; 0 for any other image. */
+int ic_champsim_image_disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap);
 
 #endif

@@ -608,7 +608,7 @@ static int code_read(const ic_trace *t, uint64_t addr, uint8_t *buf, size_t n) {
 }
 
 static int image_lookup(void *ctx, uint64_t pc, ic_static_inst *out) {
-  const ic_trace *t = ctx;
+  ic_trace *t = ctx;
   memset(out, 0, sizeof *out);
   if (t->isa == IC_ISA_RV64) {
     uint8_t b[4] = {0};
@@ -621,9 +621,9 @@ static int image_lookup(void *ctx, uint64_t pc, ic_static_inst *out) {
     size_t n = 0;
     while (n < 16 && code_read(t, pc + n, b + n, 1) == 0) n++;
     if (!n) return 0;
-    pthread_mutex_lock((pthread_mutex_t *)&t->dec_lock);
+    pthread_mutex_lock(&t->dec_lock);
     int r = ic_host_decode_static(t->dec, b, n, pc, out);
-    pthread_mutex_unlock((pthread_mutex_t *)&t->dec_lock);
+    pthread_mutex_unlock(&t->dec_lock);
     return r;
   }
   return 0;
@@ -633,6 +633,20 @@ static size_t image_code_pointers(void *ctx, const uint64_t **out) {
   const ic_trace *t = ctx;
   *out = t->ptrs;
   return t->nptrs;
+}
+
+int ic_trace_image_disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap) {
+  if (img.lookup != image_lookup) return 0;
+  ic_trace *t = img.ctx;
+  if (!t->dec) return 0;
+  uint8_t b[16];
+  size_t n = 0;
+  while (n < 16 && code_read(t, pc + n, b + n, 1) == 0) n++;
+  pthread_mutex_lock(&t->dec_lock);
+  if (!n) snprintf(buf, cap, "?");
+  else ic_host_disasm(t->dec, b, n, pc, buf, cap);
+  pthread_mutex_unlock(&t->dec_lock);
+  return 1;
 }
 
 ic_program_image ic_trace_image(ic_trace *t) {

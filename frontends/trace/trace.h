@@ -94,6 +94,11 @@ const char *ic_trace_path(const ic_trace *t);
    isa; for an isa icost cannot decode, every pc is invalid). Valid while t. */
 ic_program_image ic_trace_image(ic_trace *t);
 
+/* For an image of ic_trace_image of an x86-64 or AArch64 trace: writes the
+   disassembly of the instruction at pc and returns 1; 0 for any other image
+   (an RV64 trace's: its raw bits are RISC-V's). */
+int ic_trace_image_disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap);
+
 /* A reading position of its own (one per concurrent run). */
 typedef struct ic_trace_cursor ic_trace_cursor;
 /* A cursor at instruction number start (< count, or == count: empty). */
