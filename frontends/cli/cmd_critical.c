@@ -12,6 +12,8 @@
 #include "export.h"
 #include "run.h"
 #include "rv.h"
+#include "champsim.h"
+#include "trace.h"
 #include "slack.h"
 
 typedef enum { FMT_TEXT, FMT_CSV, FMT_YAML } out_format;
@@ -159,6 +161,8 @@ static void disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap) {
     snprintf(buf, cap, "?");
     return;
   }
+  if (ic_trace_image_disasm(img, pc, buf, cap) || ic_champsim_image_disasm(img, pc, buf, cap))
+    return; /* a trace of another isa */
   rv_disasm(si.raw, pc, buf, cap);
 }
 
@@ -315,7 +319,7 @@ int cmd_critical(int argc, char **argv) {
     if (ic_slack_get_totals(s)->stamp_mismatches)
       fprintf(stderr, "icost: warning: %" PRIu64 " graph nodes disagree with the model's stamps\n",
               ic_slack_get_totals(s)->stamp_mismatches);
-    ic_program_image img = rv_proc_image((rv_proc *)run.checkpoint);
+    ic_program_image img = cli_run_image(&run);
     print_critical(stdout, &co, s, tab, n, img);
     if (fflush(stdout) != 0) st = ic_fail(&err, IC_ERUN, "stdout: write error");
   }

@@ -82,6 +82,25 @@ static const char icost_help[] =
     "  --seed S            guest seed (AT_RANDOM, getrandom)\n"
     "  --workload NAME     a workload of the manifest instead of the default one\n"
     "  --guest-output      let the program write to our stdout/stderr\n"
+    "  --trace FILE        run on a trace instead of a program (every command takes\n"
+    "                      it): an icost trace (`icost record -o FILE -- PROGRAM`)\n"
+    "                      replays exactly the recorded stream, so the numbers are\n"
+    "                      the live run's; --skip seeks in it\n"
+    "  --trace-format F    icost or champsim (default: champsim when the name holds\n"
+    "                      .champsimtrace, raw, .xz or .gz, else icost)\n"
+    "  --arch A            riscv64, x86-64 or aarch64: check the program's ELF\n"
+    "                      machine (x86-64 and aarch64 run under qemu-user with\n"
+    "                      icost's plugin; x86 instructions count as micro-ops)\n"
+    "\n"
+    "ChampSim traces carry no op class, access size or instruction bytes. icost\n"
+    "assumes: a record with a source memory operand is an 8-byte load (with a\n"
+    "destination one too, a read-modify-write), one with only a destination memory\n"
+    "operand an 8-byte store, every other non-branch a one-cycle ALU operation;\n"
+    "branch kinds are inferred from the stack pointer, flags and instruction\n"
+    "pointer registers as ChampSim does; one destination register is kept. So\n"
+    "shalu and lgalu (no multiplies, divides or FP are seen) and the access-size\n"
+    "parts of dl1 mean less, and the profiler's stitcher knows only executed pcs\n"
+    "(frontends/trace/champsim.h has the details).\n"
     "\n"
     "numbers (t(S) = execution time with the events of the categories in S idealized;\n"
     "t = t({}); all in cycles of the timed part):\n"
@@ -358,7 +377,7 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
   res->frag_length = len;
   res->frag_warmup = warm;
   ic_profiler_set_sampling(&po, run->max, o->fragments);
-  ic_program_image img = rv_proc_image((rv_proc *)run->checkpoint);
+  ic_program_image img = cli_run_image(run);
   ic_profiler_stats ps;
   st = ic_profiler_run(&po, run_once, &rc, &img, &res->b, &ps, err);
   res->cycles = rc.base_cycles;

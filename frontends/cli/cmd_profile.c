@@ -16,6 +16,7 @@
 #include "profiler.h"
 #include "run.h"
 #include "rv.h"
+#include "trace.h"
 #include "sig.h"
 #include "sig_db.h"
 #include "sig_file.h"
@@ -286,7 +287,7 @@ int cmd_profile(int argc, char **argv) {
   h.config_yaml = yaml;
   if ((st = sig_writer_open(&w, po.out, &h, &err)) != IC_OK) goto fail;
   sig_sampler_opts so = {po.sample_interval, po.signature_interval, (uint32_t)po.length, ro.seed};
-  ic_program_image img = rv_proc_image((rv_proc *)run.checkpoint);
+  ic_program_image img = cli_run_image(&run);
   split_out split = {sig_writer_out(w), sig_writer_out(w)};
   if (keep) { /* the reservoir: a sample database of signature samples alone */
     if ((st = sig_db_create(&kept, &err)) != IC_OK ||
@@ -475,6 +476,7 @@ int cmd_analyze(int argc, char **argv) {
   memset(&h, 0, sizeof h);
   sig_file_totals tot;
   rv_proc *p = NULL;
+  ic_trace *trace = NULL;
   ic_breakdown b;
   memset(&b, 0, sizeof b);
   if ((st = sig_db_create(&db, &err)) != IC_OK) goto done;
@@ -491,16 +493,22 @@ int cmd_analyze(int argc, char **argv) {
                  hash != h.elf_hash ? "yes" : "no");
     goto done;
   }
-  rv_options opt;
-  rv_options_default(&opt);
-  char **pargv = h.argv;
-  char *prog_argv0 = (char *)prog;
-  char *saved = pargv[0];
-  pargv[0] = prog_argv0;
-  st = rv_proc_load(&p, prog, h.argc, pargv, &opt, &err);
-  pargv[0] = saved;
-  if (st != IC_OK) goto done;
-  ic_program_image img = rv_proc_image(p);
+  ic_program_image img;
+  if (ic_trace_is_trace(prog)) { /* samples of `profile --trace FILE`: its image */
+    if ((st = ic_trace_open(&trace, prog, &err)) != IC_OK) goto done;
+    img = ic_trace_image(trace);
+  } else {
+    rv_options opt;
+    rv_options_default(&opt);
+    char **pargv = h.argv;
+    char *prog_argv0 = (char *)prog;
+    char *saved = pargv[0];
+    pargv[0] = prog_argv0;
+    st = rv_proc_load(&p, prog, h.argc, pargv, &opt, &err);
+    pargv[0] = saved;
+    if (st != IC_OK) goto done;
+    img = rv_proc_image(p);
+  }
   ic_profiler_opts o = {0};
   o.cats = cats;
   o.ncat = ncat;
@@ -523,6 +531,7 @@ int cmd_analyze(int argc, char **argv) {
 done:
   ic_breakdown_free(&b);
   rv_proc_destroy(p);
+  ic_trace_close(trace);
   sig_file_header_free(&h);
   sig_db_destroy(db);
   if (st != IC_OK) return cli_fail_err(st, &err);

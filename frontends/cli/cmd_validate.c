@@ -194,7 +194,7 @@ static ic_status validate_one(const cli_run_opts *base, const vopts *v, const ch
   vprogress prog = {wname};
   vo->run = run_once;
   vo->run_ctx = &run;
-  ic_program_image img = rv_proc_image((rv_proc *)run.checkpoint);
+  ic_program_image img = cli_run_image(&run);
   vo->img = &img;
   st = sig_machine_from_config(run.config, &vo->prof.machine, err);
   if (st != IC_OK) {

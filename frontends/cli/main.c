@@ -47,6 +47,8 @@ static void usage(FILE *f) {
         "       icost validate [options] [-- PROGRAM ARGS]  every method against multisim\n"
         "       icost profile -o FILE [options] [-- PROGRAM ARGS]  collect profiler samples\n"
         "       icost analyze FILE [options]                stitch samples, breakdown\n"
+        "       icost record -o FILE [options] -- PROGRAM ARGS  write a trace file\n"
+        "       icost COMMAND [options] --trace FILE        any command on a trace file\n"
         "\n"
         "Run `icost COMMAND --help` for the options and the meaning of every number.\n",
         f);
@@ -61,6 +63,7 @@ static const struct subcommand subcommands[] = {
     {"emu", cmd_emu},           {"sim", cmd_sim},         {"critical", cmd_critical},
     {"graph", cmd_graph},       {"validate", cmd_validate}, {"profile", cmd_profile},
     {"analyze", cmd_analyze},
+    {"record", cmd_record},
 };
 
 int main(int argc, char **argv) {

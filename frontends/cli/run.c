@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include "rv.h"
+#include "host.h"
+#include "trace.h"
+#include "trace_run.h"
 
 int cli_parse_count(const char *s, uint64_t *out) {
   if (!s || *s < '0' || *s > '9') return -1;
@@ -80,6 +83,8 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
         {"--config", 0, &o->config_path, NULL}, {"--workload", 0, &o->workload, NULL},
         {"--skip", 1, NULL, &o->skip},          {"--warm", 1, NULL, &o->warm},
         {"--max", 1, NULL, &o->max},            {"--seed", 1, NULL, &o->seed},
+        {"--trace", 0, &o->trace, NULL},        {"--trace-format", 0, &o->trace_format, NULL},
+        {"--arch", 0, &o->arch, NULL},
     };
     int done = 0;
     for (size_t k = 0; k < sizeof opts / sizeof opts[0] && !done; k++) {
@@ -116,8 +121,33 @@ ic_status cli_run_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
   if (st) goto fail;
   for (int k = 0; k < o->nsets; k++)
     if ((st = ooo_config_set(r->config, o->sets[k], err))) goto fail;
+  if (o->trace || o->trace_format) {
+    if ((st = cli_trace_setup(o, r, err))) goto fail;
+    return IC_OK;
+  }
   if ((st = cli_workload_resolve(&r->workload, o->workload, o->prog_argc, o->prog_argv, err)))
     goto fail;
+  uint32_t isa = ic_host_elf_isa(r->workload.argv[0], NULL);
+  if (o->arch) {
+    static const struct { const char *name; uint32_t isa; } arches[] = {
+        {"riscv64", IC_ISA_RV64}, {"rv64", IC_ISA_RV64},       {"x86-64", IC_ISA_X86_64},
+        {"x86_64", IC_ISA_X86_64}, {"aarch64", IC_ISA_AARCH64}, {"arm64", IC_ISA_AARCH64}};
+    uint32_t want = 0;
+    for (size_t k = 0; k < sizeof arches / sizeof arches[0]; k++)
+      if (strcmp(o->arch, arches[k].name) == 0) want = arches[k].isa;
+    if (!want) {
+      st = ic_fail(err, IC_EINPUT, "--arch '%s': expected riscv64, x86-64 or aarch64", o->arch);
+      goto fail;
+    }
+    if (isa != want) {
+      st = ic_fail(err, IC_EINPUT, "%s: not an ELF program of %s (--arch)", r->workload.name, o->arch);
+      goto fail;
+    }
+  }
+  if (isa == IC_ISA_X86_64 || isa == IC_ISA_AARCH64) { /* through qemu-user */
+    if ((st = cli_host_setup(o, r, isa, err))) goto fail;
+    return IC_OK;
+  }
   rv_options opt;
   rv_options_default(&opt);
   opt.seed = o->seed;
@@ -157,6 +187,7 @@ fail:
 ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sink *sink,
                           cli_run_progress_fn progress, void *pctx, ooo_stats *stats,
                           ic_err *err) {
+  if (r->trace) return cli_trace_execute(r, ideal, sink, progress, pctx, stats, err);
   rv_proc *p = rv_proc_clone((const rv_proc *)r->checkpoint);
   if (!p) return ic_fail(err, IC_ERUN, "%s: out of memory cloning the program", r->workload.name);
   ooo_core *core = NULL;
@@ -207,7 +238,13 @@ ic_status cli_run_graph(const cli_run *r, ic_graph_sink sink, int cpus, cli_run_
   return ic_record_pipe_run(sink, cpus, graph_run_once, &g, err);
 }
 
+ic_program_image cli_run_image(const cli_run *r) {
+  if (r->trace) return cli_trace_image(r);
+  return rv_proc_image((rv_proc *)r->checkpoint);
+}
+
 void cli_run_free(cli_run *r) {
+  cli_trace_free(r);
   ooo_config_destroy(r->config);
   cli_workload_free(&r->workload);
   rv_proc_destroy((rv_proc *)r->checkpoint);

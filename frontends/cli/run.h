@@ -14,6 +14,11 @@
  *   --workload NAME   manifest workload instead of the default one
  *   --guest-output    let the guest write to our stdout/stderr
  *   -- PROGRAM ARGS   the program to run (else the default workload)
+ *   --trace FILE      a trace file (icost record) instead of a program;
+ *                     --skip seeks in it, every run replays it
+ *   --trace-format F  icost (default) or champsim (else by the name)
+ *   --arch A          riscv64, x86-64 or aarch64: the program must be of A
+ *                     (the frontend follows the ELF's machine either way)
  *
  * and hands every other option to the command's callback. cli_run_setup then
  * loads the config, resolves the workload, loads the program and
@@ -51,6 +56,9 @@ typedef struct cli_run_opts {
   int help;                              /* --help or -h was given */
   int prog_argc;                         /* after `--` */
   char **prog_argv;
+  const char *trace;                     /* --trace FILE instead of a program */
+  const char *trace_format;              /* --trace-format icost|champsim, or NULL */
+  const char *arch;                      /* --arch: the program's isa, checked */
 } cli_run_opts;
 
 /* Callback for a command's own options. argv[i] is an option the common
@@ -79,6 +87,7 @@ typedef struct cli_run {
   uint64_t skipped;        /* instructions actually fast-forwarded */
   int guest_output;        /* --guest-output was given */
   _Atomic int exit_noted;  /* the guest's nonzero exit status was reported */
+  void *trace;             /* the --trace reader (trace_run.h); checkpoint is then NULL */
 } cli_run;
 
 /* Loads the config (applying every --set), resolves the workload, loads the
@@ -100,6 +109,9 @@ ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sin
  * sink's work on another. Returns once the sink has every record. */
 ic_status cli_run_graph(const cli_run *r, ic_graph_sink sink, int cpus, cli_run_progress_fn progress,
                         void *pctx, ooo_stats *stats, ic_err *err);
+
+/* The program image of the run (the program's or the trace's). */
+ic_program_image cli_run_image(const cli_run *r);
 
 /* Releases what cli_run_setup built (safe on a zeroed struct). */
 void cli_run_free(cli_run *r);

@@ -81,6 +81,20 @@ uint64_t rv_proc_icount(const rv_proc *p);
    Valid as long as p. */
 ic_program_image rv_proc_image(rv_proc *p);
 
+/* The static instruction of raw bits at pc, as rv_proc_image's lookup
+   decodes it (raw holds a 16-bit compressed instruction in its low half);
+   0 with out->valid = 0 for an illegal instruction. */
+int rv_decode_static(uint32_t raw, uint64_t pc, ic_static_inst *out);
+
+/* The code pointers of the loaded image (ic_program_image.code_pointers). */
+size_t rv_proc_code_pointers(const rv_proc *p, const uint64_t **out);
+
+/* Calls fn for each mapped executable 4 KiB page of the guest, ascending,
+   with its 4096 bytes (zeros for a page never touched); stops at and
+   returns fn's first nonzero return, else 0. For a trace file's image. */
+int rv_proc_code_pages(const rv_proc *p,
+                       int (*fn)(void *ctx, uint64_t addr, const uint8_t *page), void *ctx);
+
 /* Deep copy (checkpoint for multisim). Guest files on regular files and
    directories are reopened with offsets of their own; pipes and ttys are
    duplicated (shared). NULL on out of memory or if a file cannot be reopened. Time complexity: O(guest memory). */

@@ -630,14 +630,10 @@ rv_state rv_proc_state(const rv_proc *p, int *exit_code, const char **why) {
 
 uint64_t rv_proc_icount(const rv_proc *p) { return p->icount; }
 
-static int image_lookup(void *ctx, uint64_t pc, ic_static_inst *out) {
-  const rv_proc *p = ctx;
-  uint16_t lo, hi = 0;
+int rv_decode_static(uint32_t raw, uint64_t pc, ic_static_inst *out) {
   rv_dinst d;
   memset(out, 0, sizeof *out);
-  if ((pc & 1) || rv_mem_peek(p, pc, &lo, 2, RV_PROT_X)) return 0;
-  if ((lo & 3) == 3 && rv_mem_peek(p, pc + 2, &hi, 2, RV_PROT_X)) return 0;
-  rv_decode((uint32_t)lo | (uint32_t)hi << 16, pc, &d);
+  rv_decode(raw, pc, &d);
   if (d.op == RV_OP_ILLEGAL) return 0;
   out->valid = 1;
   out->size = d.size;
@@ -648,6 +644,40 @@ static int image_lookup(void *ctx, uint64_t pc, ic_static_inst *out) {
   out->is_mem_rmw = d.is_rmw;
   if (d.opclass == IC_OP_BRANCH || d.op == RV_OP_JAL) out->target = pc + (uint64_t)d.imm;
   return 1;
+}
+
+static int image_lookup(void *ctx, uint64_t pc, ic_static_inst *out) {
+  const rv_proc *p = ctx;
+  uint16_t lo, hi = 0;
+  memset(out, 0, sizeof *out);
+  if ((pc & 1) || rv_mem_peek(p, pc, &lo, 2, RV_PROT_X)) return 0;
+  if ((lo & 3) == 3 && rv_mem_peek(p, pc + 2, &hi, 2, RV_PROT_X)) return 0;
+  return rv_decode_static((uint32_t)lo | (uint32_t)hi << 16, pc, out);
+}
+
+size_t rv_proc_code_pointers(const rv_proc *p, const uint64_t **out) {
+  *out = p->codeptr;
+  return p->ncodeptr;
+}
+
+int rv_proc_code_pages(const rv_proc *p,
+                       int (*fn)(void *ctx, uint64_t addr, const uint8_t *page), void *ctx) {
+  static const uint8_t zero[RV_PAGE_SIZE];
+  for (uint64_t hi = 0; hi < RV_RADIX_SIZE; hi++) {
+    rv_pte **mid = p->radix[hi];
+    if (!mid) continue;
+    for (uint64_t m = 0; m < RV_RADIX_SIZE; m++) {
+      const rv_pte *leaf = mid[m];
+      if (!leaf) continue;
+      for (uint64_t k = 0; k < RV_RADIX_SIZE; k++) {
+        if ((leaf[k].prot & (RV_PROT_X | RV_MAPPED)) != (RV_PROT_X | RV_MAPPED)) continue;
+        uint64_t vpn = hi << (2 * RV_RADIX_BITS) | m << RV_RADIX_BITS | k;
+        int r = fn(ctx, vpn << RV_PAGE_BITS, leaf[k].data ? leaf[k].data : zero);
+        if (r) return r;
+      }
+    }
+  }
+  return 0;
 }
 
 static size_t image_code_pointers(void *ctx, const uint64_t **out) {

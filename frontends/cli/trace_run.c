@@ -1,0 +1,200 @@
+/* trace_run.c: runs on a trace file (see trace_run.h). */
+#include "trace_run.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include "champsim.h"
+#include "host.h"
+#include "trace.h"
+
+typedef struct cli_trace {
+  ic_trace *t;             /* an icost trace, or */
+  ic_champsim_image *csim; /* a ChampSim trace's image */
+  const char *path;
+  char *tmp; /* a temporary trace of a host program, deleted at the end */
+} cli_trace;
+
+ic_status cli_trace_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
+  if (!o->trace) return ic_fail(err, IC_EINPUT, "--trace-format needs --trace FILE");
+  if (o->prog_argc || o->workload)
+    return ic_fail(err, IC_EINPUT, "--trace %s: give a trace or a program (-- PROGRAM, --workload), not both",
+                   o->trace);
+  int champsim = ic_champsim_is_name(o->trace);
+  if (o->trace_format) {
+    if (strcmp(o->trace_format, "champsim") == 0) champsim = 1;
+    else if (strcmp(o->trace_format, "icost") == 0) champsim = 0;
+    else return ic_fail(err, IC_EINPUT, "--trace-format '%s': expected icost or champsim", o->trace_format);
+  }
+  cli_trace *ct = calloc(1, sizeof *ct);
+  if (!ct) return ic_fail(err, IC_ERUN, "out of memory");
+  r->trace = ct;
+  ct->path = o->trace;
+  uint64_t n = 0;
+  ic_status st = champsim ? ic_champsim_image_build(&ct->csim, o->trace, &n, err)
+                          : ic_trace_open(&ct->t, o->trace, err);
+  if (st) return st;
+  char *argv[2] = {(char *)o->trace, NULL};
+  if ((st = cli_workload_resolve(&r->workload, NULL, 1, argv, err))) return st;
+  if (ct->t) n = ic_trace_count(ct->t);
+  r->warm = o->warm < o->skip ? o->warm : o->skip;
+  r->max = o->max;
+  r->guest_output = o->guest_output;
+  const uint64_t fast = o->skip - r->warm;
+  if (fast > n)
+    return ic_fail(err, IC_EINPUT, "%s: the trace ends after %llu instructions, within --skip %llu",
+                   r->workload.name, (unsigned long long)n, (unsigned long long)o->skip);
+  r->skipped = fast;
+  return IC_OK;
+}
+
+ic_status cli_trace_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sink *sink,
+                            cli_run_progress_fn progress, void *pctx, ooo_stats *stats,
+                            ic_err *err) {
+  const cli_trace *ct = r->trace;
+  ic_trace_cursor *c = NULL;
+  ic_champsim_reader *cs = NULL;
+  ooo_core *core = NULL;
+  ic_status st;
+  ic_inst_source src;
+  if (ct->t) {
+    if ((st = ic_trace_cursor_open(&c, ct->t, r->skipped, err))) return st;
+    src = ic_trace_cursor_source(c);
+  } else {
+    if ((st = ic_champsim_open(&cs, ct->path, err))) return st;
+    if (ic_champsim_skip(cs, r->skipped) < r->skipped && !ic_champsim_error(cs, err))
+      st = ic_fail(err, IC_EINPUT, "%s: shorter than when it was opened (file changed?)", ct->path);
+    if (st || (st = ic_champsim_error(cs, err))) goto out;
+    src = ic_champsim_source(cs);
+  }
+  if ((st = ooo_create(&core, r->config, ideal, err))) goto out;
+  if (sink) ooo_set_graph_sink(core, *sink);
+  if (progress) ooo_set_progress(core, progress, pctx, 1000000);
+  uint64_t warmed = 0;
+  if (r->warm && (st = ooo_warm(core, src, r->warm, &warmed, err))) goto out;
+  if ((st = ooo_run(core, src, r->max, err))) goto out;
+  if ((st = c ? ic_trace_cursor_error(c, err) : ic_champsim_error(cs, err))) goto out;
+  int code = 0;
+  if (ct->t && ic_trace_end(ct->t, &code) == IC_TRACE_END_EXIT && code != 0 &&
+      !atomic_exchange((_Atomic int *)&r->exit_noted, 1))
+    fprintf(stderr, "icost: warning: %s: the recorded program exited with status %d (the numbers "
+                    "are of that run)\n", r->workload.name, code);
+  if (ooo_get_stats(core)->instructions == 0) {
+    st = ic_fail(err, IC_EINPUT, "%s: no instructions left to time after --skip", r->workload.name);
+    goto out;
+  }
+  *stats = *ooo_get_stats(core);
+out:
+  ooo_destroy(core);
+  ic_trace_cursor_close(c);
+  ic_champsim_close(cs);
+  return st;
+}
+
+ic_program_image cli_trace_image(const cli_run *r) {
+  const cli_trace *ct = r->trace;
+  return ct->t ? ic_trace_image(ct->t) : ic_champsim_image_get(ct->csim);
+}
+
+void cli_trace_free(cli_run *r) {
+  cli_trace *ct = r->trace;
+  if (!ct) return;
+  ic_trace_close(ct->t);
+  ic_champsim_image_destroy(ct->csim);
+  if (ct->tmp) unlink(ct->tmp);
+  free(ct->tmp);
+  free(ct);
+  r->trace = NULL;
+}
+
+static int host_code(void *ctx, uint64_t addr, const uint8_t *bytes, size_t len) {
+  void **c = ctx;
+  return ic_trace_write_code(c[0], addr, bytes, len, c[1]) != IC_OK;
+}
+
+ic_status cli_record_host(const char *out, int argc, char **argv, uint32_t isa, uint64_t skip,
+                          uint64_t max, int guest_output, uint64_t *n, ic_err *err) {
+  *n = 0;
+  ic_host *h = NULL;
+  ic_trace_writer *w = NULL;
+  ic_inst *buf = NULL;
+  ic_host_opts ho = {guest_output};
+  ic_status st = ic_host_start(&h, argv[0], argc, argv, isa, &ho, err);
+  if (st) return st;
+  int exited = 0, code = 0;
+  uint64_t skipped = skip ? ic_host_skip(h, skip) : 0;
+  if (skipped < skip) {
+    if ((st = ic_host_finish(h, &exited, &code, err))) goto out;
+    st = ic_fail(err, IC_EINPUT, "%s: the program ended after %llu instructions, within --skip %llu",
+                 argv[0], (unsigned long long)skipped, (unsigned long long)skip);
+    goto out;
+  }
+  if ((st = ic_trace_writer_open(&w, out, isa, err))) goto out;
+  enum { BATCH = 4096 };
+  if (!(buf = malloc(BATCH * sizeof *buf))) {
+    st = ic_fail(err, IC_ERUN, "out of memory");
+    goto out;
+  }
+  ic_inst_source src = ic_host_source(h);
+  const uint64_t stop = max ? skip + max : UINT64_MAX;
+  size_t got;
+  /* whole instructions: stop at the first record of the one past --max */
+  while (ic_host_instructions(h) < stop && (got = src.fill(src.ctx, buf, BATCH)) > 0)
+    if ((st = ic_trace_write(w, buf, got, err))) goto out;
+  *n = ic_host_instructions(h) - skipped;
+  void *ctx[2] = {w, err};
+  if (ic_host_code(h, host_code, ctx)) {
+    st = IC_ERUN;
+    goto out;
+  }
+  if ((st = ic_host_finish(h, &exited, &code, err))) goto out;
+  if (!*n) {
+    st = ic_fail(err, IC_EINPUT, "%s: no instructions to record after --skip", argv[0]);
+    goto out;
+  }
+  st = ic_trace_writer_close(w, exited ? IC_TRACE_END_EXIT : IC_TRACE_END_MAX, code, argv[0], err);
+  w = NULL;
+out:
+  ic_trace_writer_abort(w);
+  ic_host_destroy(h);
+  free(buf);
+  return st;
+}
+
+ic_status cli_host_setup(const cli_run_opts *o, cli_run *r, uint32_t isa, ic_err *err) {
+  cli_trace *ct = calloc(1, sizeof *ct);
+  if (!ct) return ic_fail(err, IC_ERUN, "out of memory");
+  r->trace = ct;
+  const char *dir = getenv("TMPDIR");
+  size_t l = strlen(dir && *dir ? dir : "/tmp") + 40;
+  if (!(ct->tmp = malloc(l))) return ic_fail(err, IC_ERUN, "out of memory");
+  snprintf(ct->tmp, l, "%s/icost-host-XXXXXX", dir && *dir ? dir : "/tmp");
+  int fd = mkstemp(ct->tmp);
+  if (fd < 0) {
+    free(ct->tmp);
+    ct->tmp = NULL;
+    return ic_fail(err, IC_ERUN, "cannot create a temporary trace: %s", strerror(errno));
+  }
+  close(fd);
+  ct->path = ct->tmp;
+  uint64_t n = 0;
+  ic_status st = cli_record_host(ct->tmp, r->workload.argc, r->workload.argv, isa, 0,
+                                 o->max ? o->skip + o->max : 0, o->guest_output, &n, err);
+  if (st) return st;
+  if ((st = ic_trace_open(&ct->t, ct->tmp, err))) return st;
+  r->warm = o->warm < o->skip ? o->warm : o->skip;
+  r->max = o->max;
+  r->guest_output = o->guest_output;
+  const uint64_t fast = o->skip - r->warm;
+  if (fast > ic_trace_count(ct->t))
+    return ic_fail(err, IC_EINPUT, "%s: the program ended after %llu instructions, within --skip %llu",
+                   r->workload.name, (unsigned long long)ic_trace_count(ct->t),
+                   (unsigned long long)o->skip);
+  r->skipped = fast;
+  return IC_OK;
+}

@@ -1,0 +1,33 @@
+/* trace_run.h: the commands' runs on a trace file (--trace FILE) instead of
+ * a program: cli_run_setup and cli_run_execute hand over to these when
+ * --trace is given (run.h). The trace is opened and checked once; each run
+ * reads it again from the instruction --skip names (minus the warming), so
+ * multisim's runs replay the same stream whatever the recorded program did. */
+#ifndef IC_CLI_TRACE_RUN_H
+#define IC_CLI_TRACE_RUN_H
+
+#include "run.h"
+
+/* Opens o->trace (format by --trace-format, else by the file name) into
+ * r->trace and fills r's workload (named after the file), warm, max and
+ * skipped. IC_EINPUT for a bad trace or a --skip past its end. */
+ic_status cli_trace_setup(const cli_run_opts *o, cli_run *r, ic_err *err);
+ic_status cli_trace_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sink *sink,
+                            cli_run_progress_fn progress, void *pctx, ooo_stats *stats,
+                            ic_err *err);
+ic_program_image cli_trace_image(const cli_run *r);
+
+/* An x86-64 or AArch64 program (r->workload, already resolved): records
+ * instructions [0, --skip + --max) through qemu-user into a temporary
+ * trace, which the runs then replay (multisim's subsets see one execution)
+ * and cli_trace_free deletes. */
+ic_status cli_host_setup(const cli_run_opts *o, cli_run *r, uint32_t isa, ic_err *err);
+
+/* Records argv[0..argc-1] (an x86-64 or AArch64 program of isa) through
+ * qemu-user into the icost trace out: --skip instructions not recorded,
+ * at most max (0: all); *n gets the instructions recorded. */
+ic_status cli_record_host(const char *out, int argc, char **argv, uint32_t isa, uint64_t skip,
+                          uint64_t max, int guest_output, uint64_t *n, ic_err *err);
+void cli_trace_free(cli_run *r);
+
+#endif

@@ -1,0 +1,319 @@
+/* test_host.c: x86-64 and AArch64 programs through qemu-user and icost's
+ * TCG plugin (frontends/host). Textbook timings of small programs built at
+ * test time (a dependent add chain, a pointer chase beyond the L2, a
+ * random branch), graph against multisim on Debian's own gzip, a recorded
+ * trace replaying the live numbers, and bad input: a program qemu cannot
+ * run, a plugin that does not load, bytes Capstone does not know. Skipped
+ * with a message where qemu-x86_64 (qemu-user) or a compiler is missing;
+ * the AArch64 tests need aarch64-linux-gnu-gcc. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "test_guests.h"
+#include "test_util.h"
+#include "trace.h"
+
+typedef struct result {
+  int status;
+  char *out, *err;
+} result;
+
+static char *tmp_path(const char *name) {
+  static char b[32][600];
+  static int slot;
+  char *p = b[slot++ % 32];
+  snprintf(p, 600, "%s/h27h_%d_%s", ICOST_BUILD_DIR, (int)getpid(), name);
+  return p;
+}
+
+static result icost(const char *env, const char *args) {
+  char cmd[4096];
+  char *o = tmp_path("out"), *e = tmp_path("err");
+  snprintf(cmd, sizeof cmd, "%s %s %s >%s 2>%s", env ? env : "", ICOST_BINARY, args, o, e);
+  int st = system(cmd);
+  char *ob = t_slurp(o, NULL), *eb = t_slurp(e, NULL);
+  result r = {WIFEXITED(st) ? WEXITSTATUS(st) : -1, ob ? ob : strdup(""), eb ? eb : strdup("")};
+  unlink(o);
+  unlink(e);
+  return r;
+}
+
+static void result_free(result *r) {
+  free(r->out);
+  free(r->err);
+}
+
+static double stat_of(const char *out, const char *key) {
+  char k[64];
+  snprintf(k, sizeof k, "\n%s ", key);
+  const char *p = strstr(out, k);
+  return p ? atof(p + strlen(k)) : NAN;
+}
+
+/* Builds src with cc into a program; NULL (test skipped) without qemu for
+   the target or the compiler. */
+static char *build(const char *cc, const char *qemu, const char *name, const char *src) {
+  char cmd[1600];
+  snprintf(cmd, sizeof cmd, "command -v %s >/dev/null && command -v %s >/dev/null", cc, qemu);
+  if (system(cmd) != 0) {
+    cr_skip_test("%s or %s not found: host frontend tests skipped", cc, qemu);
+    return NULL;
+  }
+  char *out = tmp_path(name), *c = tmp_path("src.c");
+  FILE *f = fopen(c, "w");
+  cr_assert_not_null(f);
+  fputs(src, f);
+  fclose(f);
+  /* static for a cross compiler: qemu then needs no sysroot */
+  snprintf(cmd, sizeof cmd, "%s -O2 %s -o %s %s 2>&1", cc, strcmp(cc, "gcc") ? "-static" : "", out, c);
+  cr_assert_eq(system(cmd), 0, "%s of %s failed", cc, name);
+  unlink(c);
+  return out;
+}
+
+static const char add_x86[] =
+    "#include <stdlib.h>\n"
+    "#define A \"add %0, %0\\n\\t\"\n"
+    "int main(int argc, char **argv) {\n"
+    "  long n = argc > 1 ? atol(argv[1]) : 1000, x = 1;\n"
+    "  for (long i = 0; i < n; i++)\n"
+    "    __asm__ volatile(A A A A A A A A A A A A A A A A : \"+r\"(x));\n"
+    "  return (int)(x & 1);\n"
+    "}\n";
+
+static const char add_a64[] =
+    "#include <stdlib.h>\n"
+    "#define A \"add %0, %0, %0\\n\\t\"\n"
+    "int main(int argc, char **argv) {\n"
+    "  long n = argc > 1 ? atol(argv[1]) : 1000, x = 1;\n"
+    "  for (long i = 0; i < n; i++)\n"
+    "    __asm__ volatile(A A A A A A A A A A A A A A A A : \"+r\"(x));\n"
+    "  return (int)(x & 1);\n"
+    "}\n";
+
+/* One pointer per 64-byte line of a random cycle: each hop a miss. */
+static const char chase_src[] =
+    "#include <stdint.h>\n"
+    "#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "  long lines = atol(argv[1]), hops = atol(argv[2]);\n"
+    "  uint64_t (*a)[8] = aligned_alloc(64, (size_t)lines * 64);\n"
+    "  long *perm = malloc((size_t)lines * sizeof *perm);\n"
+    "  uint64_t x = 88172645463325252ull;\n"
+    "  for (long i = 0; i < lines; i++) perm[i] = i;\n"
+    "  for (long i = lines - 1; i > 0; i--) {\n"
+    "    x ^= x << 13; x ^= x >> 7; x ^= x << 17;\n"
+    "    long j = (long)(x % (uint64_t)(i + 1)), t = perm[i]; perm[i] = perm[j]; perm[j] = t;\n"
+    "  }\n"
+    "  for (long i = 0; i < lines; i++)\n"
+    "    a[perm[i]][0] = (uint64_t)(uintptr_t)a[perm[(i + 1) % lines]];\n"
+    "  uint64_t *p = a[perm[0]];\n"
+    "  for (long i = 0; i < hops; i++) p = (uint64_t *)(uintptr_t)*p;\n"
+    "  return (int)((uintptr_t)p & 1);\n"
+    "}\n";
+
+/* Timed in the loop (after the dynamic loader, about 150k instructions
+   under qemu): cycles per add of a chain of 16 dependent adds. */
+static void check_add_chain(const char *prog) {
+  char args[1024];
+  snprintf(args, sizeof args, "sim --skip 500k --warm 100k --max 200k -- %s 100000", prog);
+  result r = icost(NULL, args);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  /* the loop's branch is the only one: one an iteration */
+  double per = stat_of(r.out, "cycles") / (stat_of(r.out, "branches") * 16);
+  cr_expect(per > 0.95 && per < 1.2, "%s: %.3f cycles per dependent add\n%s", prog, per, r.out);
+  result_free(&r);
+}
+
+static void check_random_branch(const char *prog) {
+  char args[1024];
+  snprintf(args, sizeof args, "sim --skip 500k --warm 100k --max 300k -- %s 200000", prog);
+  result r = icost(NULL, args);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  /* two branches an iteration: the random one and the loop's */
+  double rate = stat_of(r.out, "branch_mispredictions") / (stat_of(r.out, "branches") / 2);
+  cr_expect(rate > 0.4 && rate < 0.6, "%s: %.3f of the random branches mispredicted\n%s", prog,
+            rate, r.out);
+  result_free(&r);
+}
+
+static void check_chase(const char *prog) {
+  char args[1024];
+  /* 4 MB of lines (beyond the 1 MB L2 and the DTLB's reach); the set-up
+     takes about 30 micro-ops a line, the chase the rest */
+  snprintf(args, sizeof args, "sim --skip 3M --warm 100k --max 150k -- %s 65536 600000", prog);
+  result r = icost(NULL, args);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  double per = stat_of(r.out, "cycles") / stat_of(r.out, "loads");
+  /* memory + L2 + L1 latency, plus a DTLB miss at most (baseline.yaml) */
+  cr_expect(per > 114 * 0.98 && per < 144 * 1.02, "%s: %.1f cycles per hop\n%s", prog, per, r.out);
+  result_free(&r);
+}
+
+Test(host_x86, textbook_timings, .timeout = 300) {
+#if !defined(__x86_64__)
+  cr_skip_test("not an x86-64 host");
+#endif
+  char *add = build("gcc", "qemu-x86_64", "add", add_x86);
+  check_add_chain(add);
+  char *rb = build("gcc", "qemu-x86_64", "rb", t_guest_random_branch);
+  check_random_branch(rb);
+  char *ch = build("gcc", "qemu-x86_64", "chase", chase_src);
+  check_chase(ch);
+  unlink(add), unlink(rb), unlink(ch);
+}
+
+Test(host_x86, gzip_graph_near_multisim_and_trace_replays_live, .timeout = 300) {
+  if (access("/usr/bin/gzip", X_OK) != 0) cr_skip_test("no /usr/bin/gzip");
+  char *prog = build("gcc", "qemu-x86_64", "rb2", t_guest_random_branch); /* skips without qemu */
+  unlink(prog);
+  char *in = tmp_path("in.txt"), args[2048];
+  FILE *f = fopen(in, "w");
+  uint64_t x = 1;
+  for (int k = 0; k < 200000; k++) { /* words of a small skewed vocabulary */
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    fprintf(f, "%s%c", (const char *[]){"the", "cost", "of", "a", "miss", "icost", "graph"}[x % 7],
+            x % 11 ? ' ' : '\n');
+  }
+  fclose(f);
+  snprintf(args, sizeof args,
+           "validate --methods graph --categories dl1,win,bmisp --skip 200k --warm 100k "
+           "--max 300k -j 2 --format yaml -- /usr/bin/gzip -c %s", in);
+  result r = icost(NULL, args);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  const char *p = strstr(r.out, "\n  graph:\n    mean_error_percent: ");
+  cr_assert_not_null(p, "%s", r.out);
+  double e = atof(p + strlen("\n  graph:\n    mean_error_percent: "));
+  cr_expect(e < 5.0, "gzip: graph's mean error against multisim %.2f%%\n%s", e, r.out);
+  cr_expect(strstr(r.err, "warning") == NULL, "%s", r.err);
+  result_free(&r);
+  /* a recorded trace gives the live numbers */
+  char *trc = tmp_path("gz.trc");
+  snprintf(args, sizeof args, "record -o %s --max 400k -- /usr/bin/gzip -c %s", trc, in);
+  r = icost(NULL, args);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  result_free(&r);
+  const char *common = "--format csv --categories dl1,win,bmisp --skip 100k --warm 50k --max 200k";
+  snprintf(args, sizeof args, "%s -- /usr/bin/gzip -c %s", common, in);
+  result live = icost(NULL, args);
+  snprintf(args, sizeof args, "%s --trace %s", common, trc);
+  result tr = icost(NULL, args);
+  cr_assert_eq(live.status, 0, "%s", live.err);
+  cr_assert_eq(tr.status, 0, "%s", tr.err);
+  cr_assert_str_eq(tr.out, live.out);
+  /* the recorded image decodes the executed code */
+  ic_trace *t;
+  ic_err err;
+  cr_assert_eq(ic_trace_open(&t, trc, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_trace_isa(t), IC_ISA_X86_64);
+  ic_trace_cursor *c;
+  cr_assert_eq(ic_trace_cursor_open(&c, t, 1000, &err), IC_OK);
+  ic_inst_source src = ic_trace_cursor_source(c);
+  ic_inst in1;
+  cr_assert_eq(src.fill(src.ctx, &in1, 1), 1);
+  ic_program_image im = ic_trace_image(t);
+  ic_static_inst si;
+  cr_assert_eq(im.lookup(im.ctx, in1.pc, &si), 1, "pc 0x%llx", (unsigned long long)in1.pc);
+  cr_assert_eq(si.size, in1.size);
+  ic_trace_cursor_close(c);
+  ic_trace_close(t);
+  result_free(&live);
+  result_free(&tr);
+  unlink(trc);
+  unlink(in);
+}
+
+Test(host_x86, bad_input_gets_one_line) {
+  char *prog = build("gcc", "qemu-x86_64", "rb3", t_guest_random_branch);
+  char args[1024];
+  /* a plugin that does not load */
+  snprintf(args, sizeof args, "sim --max 10k -- %s 1000", prog);
+  result r = icost("ICOST_QEMU_PLUGIN=/nonexistent/plugin.so", args);
+  cr_assert_eq(r.status, 1, "%s", r.err);
+  cr_assert(strstr(r.err, "qemu-x86_64") && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+            "%s", r.err);
+  result_free(&r);
+  /* an x86-64 ELF header on garbage: qemu cannot run it */
+  char *bad = tmp_path("bad_elf");
+  FILE *f = fopen(bad, "wb");
+  const unsigned char hdr[20] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 62, 0};
+  fwrite(hdr, 1, sizeof hdr, f);
+  for (int k = 0; k < 200; k++) fputc(0xee, f);
+  fclose(f);
+  chmod(bad, 0755);
+  snprintf(args, sizeof args, "sim -- %s", bad);
+  r = icost(NULL, args);
+  cr_assert_eq(r.status, 1, "%s", r.err);
+  cr_assert(strstr(r.err, "could not run it") && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+            "%s", r.err);
+  result_free(&r);
+  /* the record of a run that fails leaves no file */
+  char *trc = tmp_path("none.trc");
+  snprintf(args, sizeof args, "record -o %s -- %s", trc, bad);
+  r = icost(NULL, args);
+  cr_assert_neq(r.status, 0);
+  cr_assert_neq(access(trc, F_OK), 0, "a failed record left %s", trc);
+  result_free(&r);
+  unlink(bad);
+  unlink(prog);
+}
+
+Test(host_decode, unknown_bytes_and_classes) {
+  ic_host_decoder *d;
+  ic_err err;
+  cr_assert_eq(ic_host_decoder_create(&d, IC_ISA_X86_64, &err), IC_OK, "%s", err.msg);
+  ic_static_inst si;
+  const uint8_t invalid[] = {0x0f, 0x04, 0x90, 0x90}; /* no such opcode */
+  cr_assert_eq(ic_host_decode_static(d, invalid, sizeof invalid, 0x1000, &si), 0);
+  cr_assert_eq(si.valid, 0);
+  struct {
+    uint8_t b[8];
+    size_t n;
+    uint8_t op;
+  } cases[] = {
+      {{0x48, 0x01, 0xc0}, 3, IC_OP_INT_ALU},              /* add rax, rax */
+      {{0x48, 0x0f, 0xaf, 0xc1}, 4, IC_OP_INT_MUL},        /* imul rax, rcx */
+      {{0x48, 0xf7, 0xf1}, 3, IC_OP_INT_DIV},              /* div rcx */
+      {{0xf2, 0x0f, 0x58, 0xc1}, 4, IC_OP_FP_ADD},         /* addsd xmm0, xmm1 */
+      {{0xf2, 0x0f, 0x59, 0xc1}, 4, IC_OP_FP_MUL},         /* mulsd */
+      {{0xf2, 0x0f, 0x5e, 0xc1}, 4, IC_OP_FP_DIV},         /* divsd */
+      {{0x48, 0x8b, 0x07}, 3, IC_OP_LOAD},                 /* mov rax, [rdi] */
+      {{0x48, 0x89, 0x07}, 3, IC_OP_STORE},                /* mov [rdi], rax */
+      {{0x75, 0x10}, 2, IC_OP_BRANCH},                     /* jne */
+      {{0xeb, 0x10}, 2, IC_OP_JUMP},                       /* jmp rel8 */
+      {{0xff, 0xe0}, 2, IC_OP_IJUMP},                      /* jmp rax */
+      {{0xe8, 0, 0, 0, 0}, 5, IC_OP_CALL},                 /* call */
+      {{0xc3}, 1, IC_OP_RETURN},                           /* ret */
+      {{0x0f, 0x05}, 2, IC_OP_OTHER},                      /* syscall */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    cr_assert_eq(ic_host_decode_static(d, cases[k].b, cases[k].n, 0x1000, &si), 1, "case %zu", k);
+    cr_expect_eq(si.opclass, cases[k].op, "case %zu: class %u, expected %u", k, si.opclass,
+                 cases[k].op);
+    cr_expect_eq(si.size, cases[k].n, "case %zu", k);
+  }
+  /* jne +0x10 at 0x1000 goes to 0x1012; add rax, rax reads and writes rax (1) */
+  ic_host_decode_static(d, cases[8].b, 2, 0x1000, &si);
+  cr_expect_eq(si.target, 0x1012);
+  ic_host_decode_static(d, cases[0].b, 3, 0x1000, &si);
+  cr_expect_eq(si.dst[0], 1);
+  cr_expect_eq(si.src[0], 1);
+  ic_host_decoder_destroy(d);
+}
+
+Test(host_a64, textbook_timings, .timeout = 300) {
+  char *add = build("aarch64-linux-gnu-gcc", "qemu-aarch64", "add_a64", add_a64);
+  check_add_chain(add);
+  char *rb = build("aarch64-linux-gnu-gcc", "qemu-aarch64", "rb_a64", t_guest_random_branch);
+  check_random_branch(rb);
+  char *ch = build("aarch64-linux-gnu-gcc", "qemu-aarch64", "chase_a64", chase_src);
+  check_chase(ch);
+  unlink(add), unlink(rb), unlink(ch);
+}
