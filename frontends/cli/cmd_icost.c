@@ -18,6 +18,7 @@
 #include "record_pipe.h"
 #include "run.h"
 #include "rv.h"
+#include "shapley.h"
 #include "solver.h"
 
 static const char icost_help[] =
@@ -47,6 +48,11 @@ static const char icost_help[] =
     "  --kernel K          graph: the solver's vector kernel, auto (default: the\n"
     "                      fastest this CPU runs), portable, avx2 or avx512; every\n"
     "                      kernel gives the same numbers (for checks and benchmarks)\n"
+    "  --show shapley      also the exact Shapley share of each category: its cost\n"
+    "                      averaged over every order in which the categories can be\n"
+    "                      idealized one after another; the shares sum to t - t(all\n"
+    "                      categories). Needs t(S) of every subset (2^n). --show\n"
+    "                      all,shapley: both\n"
     "  --show all          list every interaction (default with more than 4 categories:\n"
     "                      only the pairs with the first category, the rest summed as\n"
     "                      `other`). The table needs t(S) of every subset S with\n"
@@ -107,6 +113,10 @@ static const char icost_help[] =
     "  cycles (column) the same entries in cycles (--cycles; always in csv/yaml)\n"
     "  95% CI          graphfrag/profiler: bootstrap interval of the percent over\n"
     "                  windows or fragments\n"
+    "  shapley         (--show shapley) a category's Shapley share in cycles and\n"
+    "                  percent of t: the mean over all orders of the categories of\n"
+    "                  t(before) - t(before + it), i.e. the sum over the subsets U\n"
+    "                  holding it of icost(U) / |U|; the shares sum to t - base\n"
     "  solver window   graph: instructions of dependence graph kept live; edges out of\n"
     "                  window: edges whose source was older and was taken as time 0\n"
     "\n"
@@ -114,7 +124,8 @@ static const char icost_help[] =
     "instructions, solver {window, out_of_window, baseline_mismatches} (graph),\n"
     "categories, total (= t), and breakdown: a list of {name, kind (single,\n"
     "interaction, other, base), set (the categories; [] for other and base), cycles,\n"
-    "percent, and lo/hi (graphfrag)}.\n"
+    "percent, and lo/hi (graphfrag)}; with --show shapley, shapley: a list of {name,\n"
+    "cycles, percent} (csv: rows named shapley:CATEGORY).\n"
     "\n"
     "categories:\n";
 
@@ -436,6 +447,54 @@ static void write_header(FILE *f, ic_format fmt, const cli_run *run, const char 
   }
 }
 
+/* --show: "all", "shapley" or both, comma separated; 0 if it parses. */
+static int parse_show(const char *v, int *all, int *shapley) {
+  char buf[64];
+  if (snprintf(buf, sizeof buf, "%s", v) >= (int)sizeof buf) return -1;
+  char *save = NULL;
+  int any = 0;
+  for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save), any = 1) {
+    if (!strcmp(w, "all")) *all = 1;
+    else if (!strcmp(w, "shapley")) *shapley = 1;
+    else return -1;
+  }
+  return any ? 0 : -1;
+}
+
+/* The Shapley shares (engine/shapley.h) after the breakdown: text, a second
+ * table; csv, rows named shapley:CATEGORY with the breakdown's columns;
+ * yaml, a `shapley` list of {name, cycles, percent}. Percent is of t. */
+static ic_status write_shapley(FILE *f, ic_format fmt, const ic_breakdown *b, ic_err *err) {
+  const int n = b->ncat;
+  double *t = malloc(((size_t)1 << n) * sizeof *t), phi[IC_SHAPLEY_MAX_CATS];
+  if (!t) return ic_fail(err, IC_ERUN, "out of memory");
+  for (size_t s = 0; s < ((size_t)1 << n); s++) t[s] = b->total - b->cost[s];
+  ic_status st = ic_shapley(t, n, phi, err);
+  free(t);
+  if (st != IC_OK) return st;
+  int w = 8;
+  for (int k = 0; k < n; k++)
+    if ((int)strlen(ic_category_names[b->cats[k]]) > w) w = (int)strlen(ic_category_names[b->cats[k]]);
+  if (fmt == IC_FMT_TEXT) fprintf(f, "\n%-*s %9s %16s\n", w, "shapley", "percent", "cycles");
+  if (fmt == IC_FMT_YAML) fputs("shapley:\n", f);
+  double sum = 0;
+  for (int k = 0; k < n; k++) {
+    const char *name = ic_category_names[b->cats[k]];
+    double pct = b->total != 0 ? 100.0 * phi[k] / b->total : 0.0;
+    sum += phi[k];
+    if (fmt == IC_FMT_TEXT)
+      fprintf(f, "%-*s %9.1f %16.2f\n", w, name, pct, phi[k]);
+    else if (fmt == IC_FMT_CSV)
+      fprintf(f, "shapley:%s,%.17g,%.17g%s\n", name, phi[k], pct, b->lo ? ",," : "");
+    else
+      fprintf(f, "  - name: %s\n    cycles: %.17g\n    percent: %.17g\n", name, phi[k], pct);
+  }
+  if (fmt == IC_FMT_TEXT)
+    fprintf(f, "%-*s %9.1f %16.2f\n", w, "sum", b->total != 0 ? 100.0 * sum / b->total : 0.0, sum);
+  if (ferror(f)) return ic_fail(err, IC_ERUN, "shapley: write error");
+  return IC_OK;
+}
+
 int cmd_icost(int argc, char **argv) {
   static char name[] = "icost";
   argv[0] = name;
@@ -461,16 +520,14 @@ int cmd_icost(int argc, char **argv) {
   ic_format fmt;
   if ((st = ic_format_parse(io.format, &fmt, &err)) != IC_OK)
     return cli_fail(2, "--format: %s", err.msg);
-  int show_all = 0;
-  if (io.show) {
-    if (strcmp(io.show, "all") != 0) return cli_fail(2, "--show '%s': only 'all' is known", io.show);
-    show_all = 1;
-  }
+  int show_all = 0, show_shapley = 0;
+  if (io.show && parse_show(io.show, &show_all, &show_shapley) != 0)
+    return cli_fail(2, "--show '%s': expected all, shapley or all,shapley", io.show);
   if (!known_method(io.method))
     return cli_fail(2, "--method '%s': expected graph, multisim, graphfrag or profiler", io.method);
 
   uint8_t need[1u << IC_SOLVER_MAX_CATS];
-  ic_breakdown_needed(ncat, show_all, need);
+  ic_breakdown_needed(ncat, show_all || show_shapley, need);
   io.need = need;
   cli_run run;
   memset(&run, 0, sizeof run);
@@ -494,6 +551,7 @@ int cmd_icost(int argc, char **argv) {
             (unsigned long long)res.solver.first_violation_seq);
   write_header(stdout, fmt, &run, io.method, &res);
   st = ic_breakdown_write(&res.b, stdout, fmt, show_all, io.in_cycles, &err);
+  if (st == IC_OK && show_shapley) st = write_shapley(stdout, fmt, &res.b, &err);
   ic_breakdown_free(&res.b);
   cli_run_free(&run);
   if (st != IC_OK) return cli_fail_err(st, &err);
