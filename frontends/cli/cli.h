@@ -19,6 +19,7 @@ int cmd_graph(int argc, char **argv);    /* icost graph: export a graph window *
 int cmd_validate(int argc, char **argv); /* icost validate: methods against multisim */
 int cmd_profile(int argc, char **argv);  /* icost profile: write a sample file */
 int cmd_analyze(int argc, char **argv);  /* icost analyze: stitch a sample file */
+int cmd_sweep(int argc, char **argv);    /* icost sweep: design-space sweep */
 
 /* Prints "icost: <msg>" on stderr and returns `code`. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

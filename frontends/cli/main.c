@@ -47,6 +47,7 @@ static void usage(FILE *f) {
         "       icost validate [options] [-- PROGRAM ARGS]  every method against multisim\n"
         "       icost profile -o FILE [options] [-- PROGRAM ARGS]  collect profiler samples\n"
         "       icost analyze FILE [options]                stitch samples, breakdown\n"
+        "       icost sweep --vary KEY=V1,V2 ... --out DIR  design-space sweep\n"
         "\n"
         "Run `icost COMMAND --help` for the options and the meaning of every number.\n",
         f);
@@ -61,6 +62,7 @@ static const struct subcommand subcommands[] = {
     {"emu", cmd_emu},           {"sim", cmd_sim},         {"critical", cmd_critical},
     {"graph", cmd_graph},       {"validate", cmd_validate}, {"profile", cmd_profile},
     {"analyze", cmd_analyze},
+    {"sweep", cmd_sweep},
 };
 
 int main(int argc, char **argv) {

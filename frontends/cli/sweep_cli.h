@@ -1,0 +1,23 @@
+/* sweep_cli.h: the parts of `icost sweep` beside running it (cmd_sweep.c):
+ * reading the results store back (the table, the charts) and the Slurm
+ * job-array script. */
+#ifndef IC_SWEEP_CLI_H
+#define IC_SWEEP_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads the store dir: with fmt 0 writes its csv table to stdout, with 1
+ * its json, with -1 none; with plotdir non-NULL draws its charts there.
+ * Returns the exit code (messages printed). */
+int sweep_read_out(const char *dir, int fmt, const char *plotdir);
+
+/* Writes an sbatch job-array script to path whose task I of N runs this
+ * sweep's shard I/N (argv: the sweep command's arguments, argv[0] the
+ * subcommand's name; the options that select a shard, the parallelism, the
+ * script itself, export and plot are left out). tasks 0: one per run, at
+ * most 64. With submit, runs `sbatch path`. Returns the exit code. */
+int sweep_slurm_script(const char *path, int argc, char **argv, uint64_t tasks, size_t runs,
+                       int submit);
+
+#endif
