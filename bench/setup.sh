@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(cmake gcc make pkg-config libigraph-dev libgsl-dev libyaml-dev libcriterion-dev
-      gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user dpkg-dev clang xz-utils)
+      gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user dpkg-dev clang xz-utils
+      libcairo2-dev fonts-dejavu-core librsvg2-bin libxml2-utils slurm-wlm munge)
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

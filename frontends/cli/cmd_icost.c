@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "breakdown.h"
@@ -19,6 +20,7 @@
 #include "run.h"
 #include "rv.h"
 #include "shapley.h"
+#include "sweep_cli.h"
 #include "solver.h"
 
 static const char icost_help[] =
@@ -44,6 +46,10 @@ static const char icost_help[] =
     "                        samples are stitched into fragments of L instructions by\n"
     "                        signature matching (icost profile/analyze do it offline)\n"
     "  --format F          text (default), csv or yaml\n"
+    "  --plot FILE         also draw the breakdown as a chart (the paper's Fig. 1b: a\n"
+    "                      bar per category, interaction and base in percent of t,\n"
+    "                      interactions above zero parallel, below serial) into\n"
+    "                      FILE.svg or FILE.png\n"
     "  --cycles            text: add a column with the cycles of each entry\n"
     "  --kernel K          graph: the solver's vector kernel, auto (default: the\n"
     "                      fastest this CPU runs), portable, avx2 or avx512; every\n"
@@ -130,7 +136,7 @@ static const char icost_help[] =
     "categories:\n";
 
 typedef struct icost_opts {
-  const char *categories, *method, *format, *show, *kernel;
+  const char *categories, *method, *format, *show, *kernel, *plot;
   int in_cycles;
   int jobs;
   uint64_t fragments, fraglen, fragseed;
@@ -166,12 +172,13 @@ static int icost_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
     o->in_cycles = 1;
     return 1;
   }
-  static const char *const strs[] = {"--categories", "--method", "--format", "--show", "--kernel"};
-  const char **sdst[] = {&o->categories, &o->method, &o->format, &o->show, &o->kernel};
+  static const char *const strs[] = {"--categories", "--method", "--format",
+                                     "--show",       "--kernel", "--plot"};
+  const char **sdst[] = {&o->categories, &o->method, &o->format, &o->show, &o->kernel, &o->plot};
   static const char *const nums[] = {"-j", "--fragments", "--frag-length", "--frag-seed",
                                      "--frag-warmup"};
   int used = 0, missing = 0;
-  for (int k = 0; k < 5; k++) {
+  for (int k = 0; k < (int)(sizeof strs / sizeof strs[0]); k++) {
     const char *v = value_of(argc, argv, i, strs[k], &used, &missing);
     if (missing) {
       ic_fail(err, IC_EINPUT, "%s needs a value", strs[k]);
@@ -447,6 +454,25 @@ static void write_header(FILE *f, ic_format fmt, const cli_run *run, const char 
   }
 }
 
+static int plot_suffix_ok(const char *p) {
+  size_t l = strlen(p);
+  return l > 4 && (!strcasecmp(p + l - 4, ".svg") || !strcasecmp(p + l - 4, ".png"));
+}
+
+/* --plot FILE: the breakdown as the paper's Fig. 1b (plot.c). */
+static int plot_run(const char *path, const cli_run *run, const cli_run_opts *ro,
+                    const char *method, const result *r, int show_all) {
+  char title[256], sub[1024];
+  snprintf(title, sizeof title, "%s: cost and interaction-cost breakdown", run->workload.name);
+  int n = snprintf(sub, sizeof sub, "method %s, machine %s", method, ooo_config_name(run->config));
+  for (int k = 0; k < ro->nsets && n < (int)sizeof sub; k++)
+    n += snprintf(sub + n, sizeof sub - (size_t)n, "%s%s", k ? ", " : " with ", ro->sets[k]);
+  if (n < (int)sizeof sub)
+    snprintf(sub + n, sizeof sub - (size_t)n, "; t = %llu cycles, %llu instructions",
+             (unsigned long long)r->cycles, (unsigned long long)r->instructions);
+  return cli_plot_breakdown(&r->b, show_all, title, sub, path);
+}
+
 /* --show: "all", "shapley" or both, comma separated; 0 if it parses. */
 static int parse_show(const char *v, int *all, int *shapley) {
   char buf[64];
@@ -523,6 +549,8 @@ int cmd_icost(int argc, char **argv) {
   int show_all = 0, show_shapley = 0;
   if (io.show && parse_show(io.show, &show_all, &show_shapley) != 0)
     return cli_fail(2, "--show '%s': expected all, shapley or all,shapley", io.show);
+  if (io.plot && !plot_suffix_ok(io.plot))
+    return cli_fail(2, "--plot '%s': the chart's file name ends in .svg or .png", io.plot);
   if (!known_method(io.method))
     return cli_fail(2, "--method '%s': expected graph, multisim, graphfrag or profiler", io.method);
 
@@ -552,9 +580,10 @@ int cmd_icost(int argc, char **argv) {
   write_header(stdout, fmt, &run, io.method, &res);
   st = ic_breakdown_write(&res.b, stdout, fmt, show_all, io.in_cycles, &err);
   if (st == IC_OK && show_shapley) st = write_shapley(stdout, fmt, &res.b, &err);
+  int plot_rc = st == IC_OK && io.plot ? plot_run(io.plot, &run, &ro, io.method, &res, show_all) : 0;
   ic_breakdown_free(&res.b);
   cli_run_free(&run);
   if (st != IC_OK) return cli_fail_err(st, &err);
   if (fflush(stdout) != 0) return cli_fail(1, "cannot write the breakdown");
-  return 0;
+  return plot_rc;
 }

@@ -20,4 +20,16 @@ int sweep_read_out(const char *dir, int fmt, const char *plotdir);
 int sweep_slurm_script(const char *path, int argc, char **argv, uint64_t tasks, size_t runs,
                        int submit);
 
+/* The sweep's charts into plotdir (created if missing): per workload and
+ * category a sensitivity chart, per workload the breakdowns side by side;
+ * each as SVG and PNG (plot.c). Returns the exit code. */
+struct ic_sweep_table;
+int sweep_plot(const struct ic_sweep_table *t, const char *plotdir);
+
+/* One run's breakdown chart (the paper's Fig. 1b) to path (.svg/.png).
+ * Returns the exit code (0, or a printed failure). */
+struct ic_breakdown;
+int cli_plot_breakdown(const struct ic_breakdown *b, int show_all, const char *title,
+                       const char *subtitle, const char *path);
+
 #endif

@@ -9,8 +9,6 @@
 #include "sweep.h"
 #include "sweep_cli.h"
 
-int sweep_plot(const ic_sweep_table *t, const char *plotdir);
-
 int sweep_read_out(const char *dir, int fmt, const char *plotdir) {
   ic_sweep_table t;
   ic_err err;
@@ -26,7 +24,3 @@ int sweep_read_out(const char *dir, int fmt, const char *plotdir) {
   return rc;
 }
 
-int sweep_plot(const ic_sweep_table *t, const char *plotdir) {
-  (void)t;
-  return cli_fail(1, "sweep: --plot %s: charts are not built yet", plotdir);
-}
