@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,11 +491,39 @@ static ic_status mkdirs(const char *dir, ic_err *err) {
   return IC_OK;
 }
 
+/* Removes the temporaries of runs that died with their sweep on this host
+ * (.tmp-KEY-HOST-PID-N whose PID is gone); other hosts' are left alone,
+ * as their writers may still be running. */
+static void remove_dead_temporaries(const char *dir) {
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  host[sizeof host - 1] = 0;
+  DIR *dp = opendir(dir);
+  if (!dp) return;
+  struct dirent *de;
+  while ((de = readdir(dp))) {
+    const char *n = de->d_name;
+    if (strncmp(n, ".tmp-", 5) != 0 || strlen(n) < 5 + 17) continue;
+    const char *h = n + 5 + 17; /* after the 16-digit key and its '-' */
+    size_t hl = strlen(host);
+    if (strncmp(h, host, hl) != 0 || h[hl] != '-') continue;
+    char *end;
+    long pid = strtol(h + hl + 1, &end, 10);
+    if (*end != '-' || pid <= 0) continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, n);
+    unlink(path);
+  }
+  closedir(dp);
+}
+
 ic_status ic_sweep_run(const ic_sweep_spec *s, const ic_sweep_run_opts *o, ic_sweep_summary *sum,
                        ic_err *err) {
   memset(sum, 0, sizeof *sum);
   ic_status st = mkdirs(o->dir, err);
   if (st != IC_OK) return st;
+  remove_dead_temporaries(o->dir);
   const size_t jobs = ic_sweep_jobs(s);
   const int nsh = o->nshards > 0 ? o->nshards : 1;
   sweep_state ss;

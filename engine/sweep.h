@@ -14,7 +14,9 @@
  * so it is there whole or not at all; a run whose record exists is done, so
  * a rerun after a kill or a crash does only what is missing, and many
  * writers (cluster tasks on a shared file system) can share the directory:
- * two writers of one job leave one record. A record holds
+ * two writers of one job leave one record (a run killed with its sweep
+ * leaves a temporary .tmp-KEY-HOST-PID-N, removed by the next sweep on that
+ * host once PID is gone). A record holds
  *
  *   sweep_record: 1, key, point: {KEY: VALUE ...} (the swept keys),
  *   provenance: {icost_version, config, overrides, machine (the resolved

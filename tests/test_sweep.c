@@ -347,6 +347,7 @@ Test(sweep, kill_half_way_and_rerun, .timeout = 300) {
   cr_assert(strstr(out, want), "'%s' not in %s", want, out);
   free(out);
   cr_assert_eq(count_files(dir, 0), 8);
+  cr_assert_eq(count_files(dir, 1), 0, "the killed run's temporary is left");
   snprintf(args, sizeof args, "sweep %s --out %s", sweep_args, ref);
   out = icost(args, &st);
   cr_assert_eq(st, 0, "%s", out);
@@ -497,5 +498,61 @@ Test(sweep, slurm_script_shards) {
   cr_assert_eq(stat(path, &sb), 0);
   cr_assert(sb.st_mode & S_IXUSR);
   free(s);
+  rmtree(dir);
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  cr_assert_eq(fclose(f), 0);
+}
+
+/* A sweep file gives the same table as the same sweep on the command line;
+ * a file that does not parse, or with an unknown key or a bad value, is one
+ * line naming the file, line and column, before anything runs. */
+Test(sweep, sweep_file_equals_command_line, .timeout = 120) {
+  if (!workloads_built()) cr_skip("workloads not built");
+  char dir[256], path[300], args[1024];
+  tmpdir(dir, sizeof dir, "file");
+  snprintf(path, sizeof path, "%s/s.yaml", dir);
+  write_file(path, "# a sweep\naxes:\n  core.rob: [32, 64]\n  l1d.latency: \"1..2\"\n"
+                   "workloads: [mix.short]\ncategories: [dl1, win]\nmax: 10k\n");
+  snprintf(args, sizeof args, "sweep --file %s --out %s/a", path, dir);
+  int st;
+  char *out = icost(args, &st);
+  cr_assert_eq(st, 0, "%s", out);
+  free(out);
+  snprintf(args, sizeof args,
+           "sweep --vary core.rob=32,64 --vary l1d.latency=1,2 --workload mix.short "
+           "--categories dl1,win --max 10k --out %s/b",
+           dir);
+  out = icost(args, &st);
+  cr_assert_eq(st, 0, "%s", out);
+  cr_assert(strstr(out, "4 runs in this shard"), "%s", out);
+  free(out);
+  char a[300], b[300];
+  snprintf(a, sizeof a, "%s/a", dir);
+  snprintf(b, sizeof b, "%s/b", dir);
+  char *ta = export_csv(a), *tb = export_csv(b);
+  cr_assert_str_eq(ta, tb);
+  free(ta);
+  free(tb);
+  const char *bad[][2] = {
+      {"axes:\n  core.rob: [32\n", "s.yaml:3:1:"},
+      {"axes: {core.rob: [32]}\nbogus: 1\n", "s.yaml:2:1: unknown key 'bogus'"},
+      {"axes: {core.rob: [32]}\nmax: lots\n", "s.yaml:2:6: max: a count"},
+      {"axes: {core.rob: [32, 0]}\n", "out of range"},
+      {"axes: {core.rob: []}\n", "empty axis"},
+      {"workloads: [mix.short]\n", "no axes"},
+      {"- 1\n- 2\n", "a mapping"},
+  };
+  char never[300];
+  snprintf(never, sizeof never, "%s/never", dir);
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    write_file(path, bad[k][0]);
+    snprintf(args, sizeof args, "sweep --file %s --out %s", path, never);
+    expect_bad(args, bad[k][1], never);
+  }
   rmtree(dir);
 }

@@ -45,6 +45,11 @@ static const char sweep_help[] =
     "                      them) and a comma list of values; an item may be a range\n"
     "                      LO..HI (step 1), LO..HI:STEP or LO..HI*FACTOR (32..256*2:\n"
     "                      32,64,128,256). Repeatable: one axis each, at most 8\n"
+    "  --file SWEEP.yaml   the sweep from a file: axes: {KEY: [values] or \"LO..HI\"},\n"
+    "                      workloads: [NAMES], programs: [[PROGRAM, ARGS...]], suite,\n"
+    "                      categories, method, config, set: [KEY=VALUE], skip, max,\n"
+    "                      warm, seed; options given on the command line win, axes,\n"
+    "                      workloads and sets of both are taken together\n"
     "  --workload NAME     a manifest workload (repeatable; default: the default one)\n"
     "  --suite TAG         every manifest workload with the tag (short, full, extra)\n"
     "  --categories LIST   as icost (default: all eight)\n"
@@ -98,7 +103,7 @@ static const char sweep_help[] =
 typedef struct sweep_opts {
   ic_sweep_axis axes[IC_SWEEP_MAX_AXES];
   int naxes;
-  const char *categories, *method, *out, *export_fmt, *plot, *slurm, *suite, *shard;
+  const char *categories, *method, *out, *export_fmt, *plot, *slurm, *suite, *shard, *file;
   int no_shapley, submit;
   uint64_t jobs, tasks;
   ic_err axis_err;
@@ -144,10 +149,10 @@ static int sweep_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
     o->naxes++;
     return used;
   }
-  static const char *const strs[] = {"--categories", "--method", "--out",    "--export",
-                                     "--plot",       "--slurm-script", "--suite", "--shard"};
-  const char **dst[] = {&o->categories, &o->method, &o->out,   &o->export_fmt,
-                        &o->plot,       &o->slurm,  &o->suite, &o->shard};
+  static const char *const strs[] = {"--categories", "--method", "--out",   "--export", "--plot",
+                                     "--slurm-script", "--suite", "--shard", "--file"};
+  const char **dst[] = {&o->categories, &o->method, &o->out,   &o->export_fmt, &o->plot,
+                        &o->slurm,      &o->suite,  &o->shard, &o->file};
   for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
     v = opt_val(argc, argv, i, strs[k], &used, &missing);
     if (missing) {
@@ -223,9 +228,8 @@ static int affinity_cpus(void) {
 
 typedef struct sweep_run_ctx {
   char exe[4096];
-  const cli_run_opts *ro;
-  int from_manifest;        /* workloads by --workload NAME, else -- PROGRAM */
-  int child_jobs;           /* multisim -j of each child */
+  const unsigned char *is_program; /* per workload: by -- PROGRAM, else --workload NAME */
+  int child_jobs;                  /* multisim -j of each child */
 } sweep_run_ctx;
 
 /* argv of the child run (strings owned by *store, freed by the caller). */
@@ -273,7 +277,7 @@ static char **child_argv(const sweep_run_ctx *c, const ic_sweep_spec *s, size_t 
     av[n++] = "-j";
     av[n++] = OWN(v);
   }
-  if (c->from_manifest) {
+  if (!c->is_program[wl]) {
     av[n++] = "--workload";
     av[n++] = (char *)s->workloads[wl].name;
   } else {
@@ -421,13 +425,17 @@ int cmd_sweep(int argc, char **argv) {
   }
   sweep_opts so;
   memset(&so, 0, sizeof so);
-  so.method = "graph";
   cli_run_opts ro;
   ic_err err;
   int rc = 0;
   cli_workload *wls = NULL;
   size_t nwls = 0;
   ic_sweep_workload *sw = NULL;
+  unsigned char *is_program = NULL;
+  sweep_file sf;
+  memset(&sf, 0, sizeof sf);
+  const char *sets[2 * CLI_RUN_MAX_SETS];
+  int nsets = 0;
   ic_status st = cli_run_parse(nargs, args, &ro, sweep_option, &so, &err);
   if (st != IC_OK) {
     rc = cli_fail_err(st, &err);
@@ -449,7 +457,7 @@ int cmd_sweep(int argc, char **argv) {
       goto done;
     }
   }
-  if (so.naxes == 0) {
+  if (so.naxes == 0 && !so.file) {
     if (!so.export_fmt && !so.plot) {
       rc = cli_fail(2, "sweep: no --vary axis (or --export/--plot to read %s)", so.out);
       goto done;
@@ -458,11 +466,37 @@ int cmd_sweep(int argc, char **argv) {
     goto done;
   }
 
-  /* the spec: workloads, then checks of every input before anything runs */
-  if (ro.prog_argc > 0 && (nwnames || so.suite)) {
-    rc = cli_fail(2, "sweep: give workloads by --workload/--suite or by -- PROGRAM, not both");
-    goto done;
+  /* the spec: a sweep file's and the command line's, then checks of every
+     input before anything runs */
+  if (so.file) {
+    if ((st = sweep_file_load(so.file, &sf, &err)) != IC_OK) {
+      rc = cli_fail(2, "sweep: --file %s", err.msg);
+      goto done;
+    }
+    for (int a = 0; a < sf.naxes; a++) {
+      if (so.naxes == IC_SWEEP_MAX_AXES) {
+        rc = cli_fail(2, "sweep: more than %d axes", IC_SWEEP_MAX_AXES);
+        goto done;
+      }
+      if ((st = ic_sweep_axis_parse(sf.axes[a], &so.axes[so.naxes], &err)) != IC_OK) {
+        rc = cli_fail(2, "sweep: %s: %s", so.file, err.msg);
+        goto done;
+      }
+      so.naxes++;
+    }
+    for (int j = 0; j < sf.nworkloads && nwnames < 256; j++) wnames[nwnames++] = sf.workloads[j];
+    if (!so.categories) so.categories = sf.categories;
+    if (!so.method) so.method = sf.method;
+    if (!so.suite) so.suite = sf.suite;
+    if (!ro.config_path) ro.config_path = sf.config;
+    if (!ro.skip && sf.have[0]) ro.skip = sf.count[0];
+    if (!ro.max && sf.have[1]) ro.max = sf.count[1];
+    if (ro.warm == 1000000 && sf.have[2]) ro.warm = sf.count[2];
+    if (!ro.seed && sf.have[3]) ro.seed = sf.count[3];
+    for (int j = 0; j < sf.nsets && nsets < CLI_RUN_MAX_SETS; j++) sets[nsets++] = sf.sets[j];
   }
+  for (int j = 0; j < ro.nsets; j++) sets[nsets++] = ro.sets[j];
+  if (!so.method) so.method = "graph";
   if (so.suite) {
     if ((st = cli_workload_list(NULL, so.suite, &wls, &nwls, &err)) != IC_OK) {
       rc = cli_fail(2, "sweep: --suite: %s", err.msg);
@@ -473,10 +507,14 @@ int cmd_sweep(int argc, char **argv) {
       goto done;
     }
   }
-  size_t nw = nwls + (size_t)nwnames + (ro.prog_argc > 0 || (!nwls && !nwnames) ? 1 : 0);
+  const size_t nprog = (size_t)sf.nprograms + (ro.prog_argc > 0);
+  size_t nw = nwls + (size_t)nwnames + nprog;
+  const int use_default = nw == 0;
+  if (use_default) nw = 1;
   cli_workload *all = calloc(nw, sizeof *all);
   sw = calloc(nw, sizeof *sw);
-  if (!all || !sw) {
+  is_program = calloc(nw, 1);
+  if (!all || !sw || !is_program) {
     free(all);
     rc = cli_fail(1, "out of memory");
     goto done;
@@ -491,9 +529,13 @@ int cmd_sweep(int argc, char **argv) {
     st = cli_workload_resolve(&all[k], wnames[j], 0, NULL, &err);
     if (st == IC_OK) k++;
   }
-  if (st == IC_OK && k < nw) {
+  for (int j = 0; j < sf.nprograms && st == IC_OK; j++) {
+    st = cli_workload_resolve(&all[k], NULL, sf.prog_argc[j], sf.programs[j], &err);
+    if (st == IC_OK) is_program[k++] = 1;
+  }
+  if (st == IC_OK && (ro.prog_argc > 0 || use_default)) {
     st = cli_workload_resolve(&all[k], NULL, ro.prog_argc, ro.prog_argv, &err);
-    if (st == IC_OK) k++;
+    if (st == IC_OK) is_program[k++] = ro.prog_argc > 0;
   }
   for (size_t j = 0; j < k && st == IC_OK; j++) {
     for (size_t i = 0; i < j; i++)
@@ -524,7 +566,7 @@ int cmd_sweep(int argc, char **argv) {
                   so.method);
     goto free_all;
   }
-  ic_sweep_spec spec = {.config_path = ro.config_path, .sets = ro.sets, .nsets = ro.nsets,
+  ic_sweep_spec spec = {.config_path = ro.config_path, .sets = sets, .nsets = nsets,
                         .axes = so.axes, .naxes = so.naxes, .workloads = sw, .nworkloads = (int)k,
                         .categories = so.categories, .method = so.method, .skip = ro.skip,
                         .warm = ro.warm, .max = ro.max, .seed = ro.seed,
@@ -552,7 +594,7 @@ int cmd_sweep(int argc, char **argv) {
     goto free_all;
   }
 
-  sweep_run_ctx rcx = {.ro = &ro, .from_manifest = ro.prog_argc == 0,
+  sweep_run_ctx rcx = {.is_program = is_program,
                        .child_jobs = cpus / jobs > 0 ? cpus / jobs : 1};
   ssize_t el = readlink("/proc/self/exe", rcx.exe, sizeof rcx.exe - 1);
   if (el <= 0) {
@@ -594,6 +636,8 @@ done:
   for (int a = 0; a < so.naxes; a++) ic_sweep_axis_free(&so.axes[a]);
   cli_workload_list_free(wls, nwls);
   free(sw);
+  free(is_program);
+  sweep_file_free(&sf);
   free(args);
   return rc;
 }

@@ -7,6 +7,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A sweep file (YAML), `icost sweep --file F`:
+ *   axes: {KEY: [V1, V2, ...] or KEY: "LO..HI[:STEP|*F]", ...}
+ *   workloads: [NAME, ...]      programs: [[PROGRAM, ARGS...], ...]
+ *   suite: TAG    categories: LIST    method: M    config: F
+ *   set: [KEY=VALUE, ...]    skip: N    max: N    warm: N    seed: S
+ * Options given on the command line win; axes, workloads, programs and
+ * sets of both are taken together. */
+typedef struct sweep_file {
+  char **axes; /* "KEY=V1,V2,..." */
+  int naxes;
+  char **workloads;
+  int nworkloads;
+  char ***programs; /* NULL-terminated argv each */
+  int *prog_argc;
+  int nprograms;
+  char **sets;
+  int nsets;
+  char *categories, *method, *config, *suite;
+  uint64_t count[4]; /* skip, max, warm, seed */
+  int have[4];
+} sweep_file;
+
+/* IC_EINPUT with "FILE:LINE:COL: why" when it cannot be read, does not
+ * parse, or holds an unknown key or a value of the wrong kind. */
+#include "ic_err.h"
+ic_status sweep_file_load(const char *path, sweep_file *f, ic_err *err);
+void sweep_file_free(sweep_file *f);
+
 /* Reads the store dir: with fmt 0 writes its csv table to stdout, with 1
  * its json, with -1 none; with plotdir non-NULL draws its charts there.
  * Returns the exit code (messages printed). */
