@@ -7,6 +7,7 @@
 #include <cairo-svg.h>
 #include <cairo.h>
 #include <errno.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,11 @@ uint32_t ic_chart_color(int k) {
     c = r << 16 | g << 8 | b;
   }
   return c;
+}
+
+void ic_chart_release(void) {
+  cairo_debug_reset_static_data();
+  FcFini();
 }
 
 static void set_rgb(cairo_t *cr, uint32_t c, double a) {

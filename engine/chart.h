@@ -43,4 +43,9 @@ uint32_t ic_chart_color(int k);
 ic_status ic_chart_bars_write(const ic_chart_bars *c, const char *path, ic_err *err);
 ic_status ic_chart_lines_write(const ic_chart_lines *c, const char *path, ic_err *err);
 
+/* Frees cairo's and fontconfig's process-wide font caches. Call at most
+ * once, at the end of a process that drew charts, when no chart is being
+ * drawn (so leak checkers see no cache left). */
+void ic_chart_release(void);
+
 #endif

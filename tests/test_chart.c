@@ -83,6 +83,9 @@ static void svg_renders(const char *svg, unsigned *w, unsigned *h) {
   unlink(png);
 }
 
+/* each test runs in its own process: free the font caches at its end */
+TestSuite(chart, .fini = ic_chart_release);
+
 Test(chart, bars_svg_png_counts) {
   char dir[64], svg[128], png[128];
   tmpdir(dir, sizeof dir);

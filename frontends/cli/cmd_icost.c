@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "breakdown.h"
+#include "chart.h"
 #include "cli.h"
 #include "cpus.h"
 #include "multisim.h"
@@ -580,7 +581,11 @@ int cmd_icost(int argc, char **argv) {
   write_header(stdout, fmt, &run, io.method, &res);
   st = ic_breakdown_write(&res.b, stdout, fmt, show_all, io.in_cycles, &err);
   if (st == IC_OK && show_shapley) st = write_shapley(stdout, fmt, &res.b, &err);
-  int plot_rc = st == IC_OK && io.plot ? plot_run(io.plot, &run, &ro, io.method, &res, show_all) : 0;
+  int plot_rc = 0;
+  if (st == IC_OK && io.plot) {
+    plot_rc = plot_run(io.plot, &run, &ro, io.method, &res, show_all);
+    ic_chart_release();
+  }
   ic_breakdown_free(&res.b);
   cli_run_free(&run);
   if (st != IC_OK) return cli_fail_err(st, &err);

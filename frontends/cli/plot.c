@@ -336,6 +336,7 @@ int sweep_plot(const ic_sweep_table *t, const char *plotdir) {
   int rc = 0, written = 0;
   for (int w = 0; w < wls.n && rc == 0; w++) rc = plot_workload(t, wls.s[w], plotdir, &written);
   free(wls.s);
+  ic_chart_release();
   if (rc == 0) printf("sweep: wrote %d charts into %s\n", written, plotdir);
   return rc;
 }
