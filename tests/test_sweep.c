@@ -9,7 +9,7 @@
  *     one record per run, the table of the whole;
  *   - bad input: one line, exit 2, before anything runs (no store made);
  *   - the Slurm script: one task per shard, each task's command a shard.
- * Runs use the short workloads and --max 20k..30k. */
+ * Runs use the short workloads and --max 10k..20k. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
@@ -205,7 +205,7 @@ Test(sweep, numbers_equal_runs_by_hand, .timeout = 240) {
   tmpdir(dir, sizeof dir, "hand");
   snprintf(args, sizeof args,
            "sweep --vary core.rob=16,128 --vary l1d.latency=1,4 --workload mix.short "
-           "--workload chase.short --categories dl1,win,dmiss --max 20k -j 2 --out %s",
+           "--workload chase.short --categories dl1,win,dmiss --max 10k -j 2 --out %s",
            dir);
   int st;
   char *out = icost(args, &st);
@@ -223,7 +223,7 @@ Test(sweep, numbers_equal_runs_by_hand, .timeout = 240) {
       for (int w = 0; w < 2; w++) {
         snprintf(args, sizeof args,
                  "--set core.rob=%s --set l1d.latency=%s --workload %s --categories "
-                 "dl1,win,dmiss --max 20k --show shapley --format csv",
+                 "dl1,win,dmiss --max 10k --show shapley --format csv",
                  rob[r], lat[l], wl[w]);
         char *hand = icost_out(args, &st);
         cr_assert_eq(st, 0, "%s", hand);
@@ -275,7 +275,7 @@ Test(sweep, numbers_equal_runs_by_hand, .timeout = 240) {
   /* cycles of one by hand against the csv export */
   snprintf(args, sizeof args,
            "--set core.rob=16 --set l1d.latency=4 --workload chase.short --categories "
-           "dl1,win,dmiss --max 20k --format yaml");
+           "dl1,win,dmiss --max 10k --format yaml");
   char *y = icost_out(args, &st);
   double cycles = yaml_num(y, "\ncycles: ");
   free(y);
@@ -287,7 +287,7 @@ Test(sweep, numbers_equal_runs_by_hand, .timeout = 240) {
   char *p = strstr(csv, row);
   cr_assert_not_null(p, "%s", csv);
   char c[64];
-  snprintf(c, sizeof c, ",20000,%.0f,", cycles);
+  snprintf(c, sizeof c, ",10000,%.0f,", cycles);
   char *eol = strchr(p, '\n');
   *eol = 0;
   cr_assert(strstr(p, c) != NULL, "'%s' not in %s", c, p);
@@ -312,7 +312,7 @@ Test(sweep, kill_half_way_and_rerun, .timeout = 300) {
   tmpdir(dir, sizeof dir, "kill");
   tmpdir(ref, sizeof ref, "ref");
   const char *sweep_args = "--vary core.rob=16..128*2 --vary l1d.latency=1,3 "
-                           "--workload mix.short --categories dl1,win --max 30k -j 1";
+                           "--workload mix.short --categories dl1,win --max 20k -j 1";
   pid_t pid = fork();
   cr_assert(pid >= 0);
   if (pid == 0) {
@@ -372,7 +372,7 @@ Test(sweep, shards_and_many_writers, .timeout = 300) {
   tmpdir(dir, sizeof dir, "shared");
   tmpdir(ref, sizeof ref, "whole");
   const char *sweep_args = "--vary core.rob=32,64,96 --workload stream.short "
-                           "--workload mix.short --categories dl1,dmiss --max 20k -j 1";
+                           "--workload mix.short --categories dl1,dmiss --max 10k -j 1";
   char cmd[4096];
   snprintf(cmd, sizeof cmd,
            "%1$s sweep %2$s --shard 0/2 --out %3$s >/dev/null 2>&1 & "
