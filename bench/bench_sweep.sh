@@ -43,12 +43,12 @@ t4=$(now)
 "$icost" sweep --out "$tmp/j1" --export csv >/dev/null
 t5=$(now)
 awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" -v f="$t5" -v cpus="$(nproc)" 'BEGIN {
-  one = b - a; j1 = c - b; j2 = d - c; scan = e - d; exp = f - e
+  one = b - a; j1 = c - b; j2 = d - c; scan = e - d; export_s = f - e
   printf "48 runs (16 points x 3 workloads), %d CPUs\n", cpus
   printf "one by one          %8.2f s\n", one
   printf "sweep -j 1          %8.2f s  (%.2fx one by one)\n", j1, j1 / one
   printf "sweep -j 2          %8.2f s  (%.2fx one by one)\n", j2, j2 / one
   printf "store overhead      %8.1f ms per run ((sweep -j 1 - one by one) / 48)\n", (j1 - one) / 48 * 1000
   printf "rerun, all present  %8.3f s\n", scan
-  printf "export csv          %8.3f s\n", exp
+  printf "export csv          %8.3f s\n", export_s
 }'

@@ -796,6 +796,13 @@ static ic_status read_record(const char *path, const char *name, ic_sweep_rec *r
   r->nshapley = read_entries(&d, map_get(&d, root, "shapley"), &r->shapley);
   sbuf js = {0};
   node_json(&d, root, &js, "run");
+  /* the record's object, with ipc = instructions / cycles added */
+  if (js.n && js.p[js.n - 1] == '}' && r->cycles > 0 && !isnan(r->instructions)) {
+    char ipc[64];
+    snprintf(ipc, sizeof ipc, ", \"ipc\": %.17g}", r->instructions / r->cycles);
+    js.n--;
+    sb_str(&js, ipc);
+  }
   r->json = js.p;
 out:
   yaml_document_delete(&d);

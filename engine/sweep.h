@@ -154,7 +154,8 @@ typedef struct ic_sweep_rec {
   double cycles, instructions;
   int nbreakdown, nshapley;
   ic_sweep_entry *breakdown, *shapley;
-  char *json;                   /* the record as one JSON object, without `run` */
+  char *json;                   /* the record as one JSON object, without `run`,
+                                   with ipc = instructions / cycles */
 } ic_sweep_rec;
 
 typedef struct ic_sweep_table {
