@@ -8,8 +8,9 @@
 # shares on) timed in wall seconds four ways: the same 48 runs one by one
 # (`icost --set ... --show shapley --format yaml`), the sweep at -j 1, at -j 2,
 # and a rerun of the whole sweep with every record present (the store's scan
-# alone). The store's overhead per run is (sweep -j 1 - one by one) / 48.
-# Wall time on a shared machine is noisy: compare within one run of this.
+# alone), in wall and in CPU seconds (user + system of all processes). The
+# store's overhead per run is (CPU of sweep -j 1 - CPU one by one) / 48: CPU
+# time, because wall time on a shared machine is noisy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -23,32 +24,35 @@ cats=dl1,win,dmiss
 args=(--vary core.rob=32..256*2 --vary l1d.latency=1..4 --categories "$cats" --max "$max")
 for w in "${wls[@]}"; do args+=(--workload "$w"); done
 
-now() { date +%s.%N; }
-t0=$(now)
-for rob in 32 64 128 256; do
-  for lat in 1 2 3 4; do
-    for w in "${wls[@]}"; do
-      "$icost" --set core.rob=$rob --set l1d.latency=$lat --workload "$w" --categories "$cats" \
-        --max "$max" --show shapley --format yaml >/dev/null
+# wall and CPU (user + system of every process) seconds of a command
+TIMEFORMAT='%R %U %S'
+timed() { # timed VAR CMD...: VAR="wall cpu"
+  local var=$1 t; shift
+  t=$( { time "$@" >/dev/null 2>&1; } 2>&1 )
+  printf -v "$var" '%s' "$(awk '{ printf "%.3f %.3f", $1, $2 + $3 }' <<<"$t")"
+}
+one_by_one() {
+  for rob in 32 64 128 256; do
+    for lat in 1 2 3 4; do
+      for w in "${wls[@]}"; do
+        "$icost" --set core.rob=$rob --set l1d.latency=$lat --workload "$w" --categories "$cats" \
+          --max "$max" --show shapley --format yaml >/dev/null
+      done
     done
   done
-done
-t1=$(now)
-"$icost" sweep "${args[@]}" -j 1 --out "$tmp/j1" >/dev/null 2>&1
-t2=$(now)
-"$icost" sweep "${args[@]}" -j 2 --out "$tmp/j2" >/dev/null 2>&1
-t3=$(now)
-"$icost" sweep "${args[@]}" -j 1 --out "$tmp/j1" >/dev/null 2>&1
-t4=$(now)
-"$icost" sweep --out "$tmp/j1" --export csv >/dev/null
-t5=$(now)
-awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" -v f="$t5" -v cpus="$(nproc)" 'BEGIN {
-  one = b - a; j1 = c - b; j2 = d - c; scan = e - d; export_s = f - e
-  printf "48 runs (16 points x 3 workloads), %d CPUs\n", cpus
-  printf "one by one          %8.2f s\n", one
-  printf "sweep -j 1          %8.2f s  (%.2fx one by one)\n", j1, j1 / one
-  printf "sweep -j 2          %8.2f s  (%.2fx one by one)\n", j2, j2 / one
-  printf "store overhead      %8.1f ms per run ((sweep -j 1 - one by one) / 48)\n", (j1 - one) / 48 * 1000
-  printf "rerun, all present  %8.3f s\n", scan
-  printf "export csv          %8.3f s\n", export_s
+}
+timed one one_by_one
+timed j1 "$icost" sweep "${args[@]}" -j 1 --out "$tmp/j1"
+timed j2 "$icost" sweep "${args[@]}" -j 2 --out "$tmp/j2"
+timed scan "$icost" sweep "${args[@]}" -j 1 --out "$tmp/j1"
+timed exp_t "$icost" sweep --out "$tmp/j1" --export csv
+awk -v one="$one" -v j1="$j1" -v j2="$j2" -v scan="$scan" -v ex="$exp_t" -v cpus="$(nproc)" 'BEGIN {
+  split(one, o); split(j1, a); split(j2, b); split(scan, c); split(ex, e)
+  printf "48 runs (16 points x 3 workloads), %d CPUs     wall s     CPU s\n", cpus
+  printf "one by one                               %8.2f  %8.2f\n", o[1], o[2]
+  printf "sweep -j 1                               %8.2f  %8.2f  (wall %.2fx one by one)\n", a[1], a[2], a[1] / o[1]
+  printf "sweep -j 2                               %8.2f  %8.2f  (wall %.2fx one by one)\n", b[1], b[2], b[1] / o[1]
+  printf "store overhead per run (CPU, -j 1)       %8.1f ms\n", (a[2] - o[2]) / 48 * 1000
+  printf "rerun with all 48 present                %8.3f  %8.3f\n", c[1], c[2]
+  printf "export csv of 48 records                 %8.3f  %8.3f\n", e[1], e[2]
 }'
