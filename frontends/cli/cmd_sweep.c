@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cpus.h"
 #include "run.h"
 #include "solver.h"
 #include "sweep.h"
@@ -59,7 +59,8 @@ static const char sweep_help[] =
     "  --config F, --set KEY=VALUE, --skip N, --warm N, --max N, --seed S\n"
     "                      as icost, the same for every point\n"
     "  -j N                runs at once (default: the CPUs this process may use,\n"
-    "                      sched_getaffinity; never more)\n"
+    "                      sched_getaffinity; never more); each run gets -j of the\n"
+    "                      CPUs divided by N (at least 1)\n"
     "  --shard I/N         run only shard I (0 <= I < N) of N: the runs whose index\n"
     "                      modulo N is I (default under a Slurm job array:\n"
     "                      SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of\n"
@@ -217,19 +218,12 @@ static int slurm_shard(int *i, int *n, ic_err *err) {
   return 1;
 }
 
-static int affinity_cpus(void) {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  int n = CPU_COUNT(&set);
-  return n > 0 ? n : 1;
-}
-
 /* ---- running one point: a child `icost` ------------------------------- */
 
 typedef struct sweep_run_ctx {
   char exe[4096];
   const unsigned char *is_program; /* per workload: by -- PROGRAM, else --workload NAME */
-  int child_jobs;                  /* multisim -j of each child */
+  int child_jobs;                  /* -j of each run: the CPUs / the runs at once */
 } sweep_run_ctx;
 
 /* argv of the child run (strings owned by *store, freed by the caller). */
@@ -271,7 +265,8 @@ static char **child_argv(const sweep_run_ctx *c, const ic_sweep_spec *s, size_t 
     av[n++] = (char *)nn[k];
     av[n++] = OWN(v);
   }
-  if (!strcmp(s->method, "multisim")) {
+  {
+    /* each run gets its part of the CPUs: -j N runs at once share them */
     char *v = NULL;
     if (asprintf(&v, "%d", c->child_jobs) < 0) v = NULL;
     av[n++] = "-j";
@@ -585,7 +580,7 @@ int cmd_sweep(int argc, char **argv) {
     rc = cli_fail(2, "%s", err.msg);
     goto free_all;
   }
-  const int cpus = affinity_cpus();
+  const int cpus = ic_cpus_allowed();
   int jobs = so.jobs ? (int)so.jobs : cpus;
   if (jobs > cpus) jobs = cpus;
 
