@@ -188,8 +188,9 @@ static void y_range(plot_area *a, double lo, double hi) {
   if (hi < 0) hi = 0;
   if (hi - lo < 1e-9) hi = lo + 1;
   a->step = nice_step(lo, hi, 6);
-  a->lo = floor(lo / a->step - 1e-9) * a->step;
-  a->hi = ceil(hi / a->step + 1e-9) * a->step;
+  /* the tolerance keeps a bound that is a multiple of the step (0) as is */
+  a->lo = floor(lo / a->step + 1e-9) * a->step;
+  a->hi = ceil(hi / a->step - 1e-9) * a->step;
 }
 
 /* the legend at the right: a swatch (or a line) and a label per entry */
