@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "breakdown.h"
+#include "chart.h"
 #include "cli.h"
 #include "cpus.h"
 #include "multisim.h"
@@ -18,6 +20,8 @@
 #include "record_pipe.h"
 #include "run.h"
 #include "rv.h"
+#include "shapley.h"
+#include "sweep_cli.h"
 #include "solver.h"
 
 static const char icost_help[] =
@@ -43,10 +47,19 @@ static const char icost_help[] =
     "                        samples are stitched into fragments of L instructions by\n"
     "                        signature matching (icost profile/analyze do it offline)\n"
     "  --format F          text (default), csv or yaml\n"
+    "  --plot FILE         also draw the breakdown as a chart (the paper's Fig. 1b: a\n"
+    "                      bar per category, interaction and base in percent of t,\n"
+    "                      interactions above zero parallel, below serial) into\n"
+    "                      FILE.svg or FILE.png\n"
     "  --cycles            text: add a column with the cycles of each entry\n"
     "  --kernel K          graph: the solver's vector kernel, auto (default: the\n"
     "                      fastest this CPU runs), portable, avx2 or avx512; every\n"
     "                      kernel gives the same numbers (for checks and benchmarks)\n"
+    "  --show shapley      also the exact Shapley share of each category: its cost\n"
+    "                      averaged over every order in which the categories can be\n"
+    "                      idealized one after another; the shares sum to t - t(all\n"
+    "                      categories). Needs t(S) of every subset (2^n). --show\n"
+    "                      all,shapley: both\n"
     "  --show all          list every interaction (default with more than 4 categories:\n"
     "                      only the pairs with the first category, the rest summed as\n"
     "                      `other`). The table needs t(S) of every subset S with\n"
@@ -126,6 +139,10 @@ static const char icost_help[] =
     "  cycles (column) the same entries in cycles (--cycles; always in csv/yaml)\n"
     "  95% CI          graphfrag/profiler: bootstrap interval of the percent over\n"
     "                  windows or fragments\n"
+    "  shapley         (--show shapley) a category's Shapley share in cycles and\n"
+    "                  percent of t: the mean over all orders of the categories of\n"
+    "                  t(before) - t(before + it), i.e. the sum over the subsets U\n"
+    "                  holding it of icost(U) / |U|; the shares sum to t - base\n"
     "  solver window   graph: instructions of dependence graph kept live; edges out of\n"
     "                  window: edges whose source was older and was taken as time 0\n"
     "\n"
@@ -133,12 +150,13 @@ static const char icost_help[] =
     "instructions, solver {window, out_of_window, baseline_mismatches} (graph),\n"
     "categories, total (= t), and breakdown: a list of {name, kind (single,\n"
     "interaction, other, base), set (the categories; [] for other and base), cycles,\n"
-    "percent, and lo/hi (graphfrag)}.\n"
+    "percent, and lo/hi (graphfrag)}; with --show shapley, shapley: a list of {name,\n"
+    "cycles, percent} (csv: rows named shapley:CATEGORY).\n"
     "\n"
     "categories:\n";
 
 typedef struct icost_opts {
-  const char *categories, *method, *format, *show, *kernel;
+  const char *categories, *method, *format, *show, *kernel, *plot;
   int in_cycles;
   int jobs;
   uint64_t fragments, fraglen, fragseed;
@@ -174,12 +192,13 @@ static int icost_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
     o->in_cycles = 1;
     return 1;
   }
-  static const char *const strs[] = {"--categories", "--method", "--format", "--show", "--kernel"};
-  const char **sdst[] = {&o->categories, &o->method, &o->format, &o->show, &o->kernel};
+  static const char *const strs[] = {"--categories", "--method", "--format",
+                                     "--show",       "--kernel", "--plot"};
+  const char **sdst[] = {&o->categories, &o->method, &o->format, &o->show, &o->kernel, &o->plot};
   static const char *const nums[] = {"-j", "--fragments", "--frag-length", "--frag-seed",
                                      "--frag-warmup"};
   int used = 0, missing = 0;
-  for (int k = 0; k < 5; k++) {
+  for (int k = 0; k < (int)(sizeof strs / sizeof strs[0]); k++) {
     const char *v = value_of(argc, argv, i, strs[k], &used, &missing);
     if (missing) {
       ic_fail(err, IC_EINPUT, "%s needs a value", strs[k]);
@@ -455,6 +474,73 @@ static void write_header(FILE *f, ic_format fmt, const cli_run *run, const char 
   }
 }
 
+static int plot_suffix_ok(const char *p) {
+  size_t l = strlen(p);
+  return l > 4 && (!strcasecmp(p + l - 4, ".svg") || !strcasecmp(p + l - 4, ".png"));
+}
+
+/* --plot FILE: the breakdown as the paper's Fig. 1b (plot.c). */
+static int plot_run(const char *path, const cli_run *run, const cli_run_opts *ro,
+                    const char *method, const result *r, int show_all) {
+  char title[256], sub[1024];
+  snprintf(title, sizeof title, "%s: cost and interaction-cost breakdown", run->workload.name);
+  int n = snprintf(sub, sizeof sub, "method %s, machine %s", method, ooo_config_name(run->config));
+  for (int k = 0; k < ro->nsets && n < (int)sizeof sub; k++)
+    n += snprintf(sub + n, sizeof sub - (size_t)n, "%s%s", k ? ", " : " with ", ro->sets[k]);
+  if (n < (int)sizeof sub)
+    snprintf(sub + n, sizeof sub - (size_t)n, "; t = %llu cycles, %llu instructions",
+             (unsigned long long)r->cycles, (unsigned long long)r->instructions);
+  return cli_plot_breakdown(&r->b, show_all, title, sub, path);
+}
+
+/* --show: "all", "shapley" or both, comma separated; 0 if it parses. */
+static int parse_show(const char *v, int *all, int *shapley) {
+  char buf[64];
+  if (snprintf(buf, sizeof buf, "%s", v) >= (int)sizeof buf) return -1;
+  char *save = NULL;
+  int any = 0;
+  for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save), any = 1) {
+    if (!strcmp(w, "all")) *all = 1;
+    else if (!strcmp(w, "shapley")) *shapley = 1;
+    else return -1;
+  }
+  return any ? 0 : -1;
+}
+
+/* The Shapley shares (engine/shapley.h) after the breakdown: text, a second
+ * table; csv, rows named shapley:CATEGORY with the breakdown's columns;
+ * yaml, a `shapley` list of {name, cycles, percent}. Percent is of t. */
+static ic_status write_shapley(FILE *f, ic_format fmt, const ic_breakdown *b, ic_err *err) {
+  const int n = b->ncat;
+  double *t = malloc(((size_t)1 << n) * sizeof *t), phi[IC_SHAPLEY_MAX_CATS];
+  if (!t) return ic_fail(err, IC_ERUN, "out of memory");
+  for (size_t s = 0; s < ((size_t)1 << n); s++) t[s] = b->total - b->cost[s];
+  ic_status st = ic_shapley(t, n, phi, err);
+  free(t);
+  if (st != IC_OK) return st;
+  int w = 8;
+  for (int k = 0; k < n; k++)
+    if ((int)strlen(ic_category_names[b->cats[k]]) > w) w = (int)strlen(ic_category_names[b->cats[k]]);
+  if (fmt == IC_FMT_TEXT) fprintf(f, "\n%-*s %9s %16s\n", w, "shapley", "percent", "cycles");
+  if (fmt == IC_FMT_YAML) fputs("shapley:\n", f);
+  double sum = 0;
+  for (int k = 0; k < n; k++) {
+    const char *name = ic_category_names[b->cats[k]];
+    double pct = b->total != 0 ? 100.0 * phi[k] / b->total : 0.0;
+    sum += phi[k];
+    if (fmt == IC_FMT_TEXT)
+      fprintf(f, "%-*s %9.1f %16.2f\n", w, name, pct, phi[k]);
+    else if (fmt == IC_FMT_CSV)
+      fprintf(f, "shapley:%s,%.17g,%.17g%s\n", name, phi[k], pct, b->lo ? ",," : "");
+    else
+      fprintf(f, "  - name: %s\n    cycles: %.17g\n    percent: %.17g\n", name, phi[k], pct);
+  }
+  if (fmt == IC_FMT_TEXT)
+    fprintf(f, "%-*s %9.1f %16.2f\n", w, "sum", b->total != 0 ? 100.0 * sum / b->total : 0.0, sum);
+  if (ferror(f)) return ic_fail(err, IC_ERUN, "shapley: write error");
+  return IC_OK;
+}
+
 int cmd_icost(int argc, char **argv) {
   static char name[] = "icost";
   argv[0] = name;
@@ -480,16 +566,16 @@ int cmd_icost(int argc, char **argv) {
   ic_format fmt;
   if ((st = ic_format_parse(io.format, &fmt, &err)) != IC_OK)
     return cli_fail(2, "--format: %s", err.msg);
-  int show_all = 0;
-  if (io.show) {
-    if (strcmp(io.show, "all") != 0) return cli_fail(2, "--show '%s': only 'all' is known", io.show);
-    show_all = 1;
-  }
+  int show_all = 0, show_shapley = 0;
+  if (io.show && parse_show(io.show, &show_all, &show_shapley) != 0)
+    return cli_fail(2, "--show '%s': expected all, shapley or all,shapley", io.show);
+  if (io.plot && !plot_suffix_ok(io.plot))
+    return cli_fail(2, "--plot '%s': the chart's file name ends in .svg or .png", io.plot);
   if (!known_method(io.method))
     return cli_fail(2, "--method '%s': expected graph, multisim, graphfrag or profiler", io.method);
 
   uint8_t need[1u << IC_SOLVER_MAX_CATS];
-  ic_breakdown_needed(ncat, show_all, need);
+  ic_breakdown_needed(ncat, show_all || show_shapley, need);
   io.need = need;
   cli_run run;
   memset(&run, 0, sizeof run);
@@ -513,9 +599,15 @@ int cmd_icost(int argc, char **argv) {
             (unsigned long long)res.solver.first_violation_seq);
   write_header(stdout, fmt, &run, io.method, &res);
   st = ic_breakdown_write(&res.b, stdout, fmt, show_all, io.in_cycles, &err);
+  if (st == IC_OK && show_shapley) st = write_shapley(stdout, fmt, &res.b, &err);
+  int plot_rc = 0;
+  if (st == IC_OK && io.plot) {
+    plot_rc = plot_run(io.plot, &run, &ro, io.method, &res, show_all);
+    ic_chart_release();
+  }
   ic_breakdown_free(&res.b);
   cli_run_free(&run);
   if (st != IC_OK) return cli_fail_err(st, &err);
   if (fflush(stdout) != 0) return cli_fail(1, "cannot write the breakdown");
-  return 0;
+  return plot_rc;
 }

@@ -49,6 +49,7 @@ static void usage(FILE *f) {
         "       icost analyze FILE [options]                stitch samples, breakdown\n"
         "       icost record -o FILE [options] -- PROGRAM ARGS  write a trace file\n"
         "       icost COMMAND [options] --trace FILE        any command on a trace file\n"
+        "       icost sweep --vary KEY=V1,V2 ... --out DIR  design-space sweep\n"
         "\n"
         "Run `icost COMMAND --help` for the options and the meaning of every number.\n",
         f);
@@ -64,6 +65,7 @@ static const struct subcommand subcommands[] = {
     {"graph", cmd_graph},       {"validate", cmd_validate}, {"profile", cmd_profile},
     {"analyze", cmd_analyze},
     {"record", cmd_record},
+    {"sweep", cmd_sweep},
 };
 
 int main(int argc, char **argv) {
