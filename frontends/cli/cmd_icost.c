@@ -419,7 +419,9 @@ static void write_header(FILE *f, ic_format fmt, const cli_run *run, const char 
     if (r->frag_length)
       fprintf(f, "fragments:\n  length: %llu\n  warmup: %llu\n", (unsigned long long)r->frag_length,
               (unsigned long long)r->frag_warmup);
+    if (cli_run_partial(run)) fprintf(f, "partial: \"%s\"\n", cli_run_partial(run));
   } else if (fmt == IC_FMT_TEXT) {
+    if (cli_run_partial(run)) fprintf(f, "PARTIAL         %s\n", cli_run_partial(run));
     fprintf(f, "workload        %s\nconfig          %s\nmethod          %s\n", run->workload.name,
             cfg, method);
     fprintf(f, "instructions    %llu\ncycles          %llu\n", (unsigned long long)r->instructions,
@@ -495,8 +497,9 @@ int cmd_icost(int argc, char **argv) {
   write_header(stdout, fmt, &run, io.method, &res);
   st = ic_breakdown_write(&res.b, stdout, fmt, show_all, io.in_cycles, &err);
   ic_breakdown_free(&res.b);
+  int rc = st != IC_OK ? cli_fail_err(st, &err)
+           : fflush(stdout) != 0 ? cli_fail(1, "cannot write the breakdown") : 0;
+  rc = cli_run_finish(&run, rc);
   cli_run_free(&run);
-  if (st != IC_OK) return cli_fail_err(st, &err);
-  if (fflush(stdout) != 0) return cli_fail(1, "cannot write the breakdown");
-  return 0;
+  return rc;
 }

@@ -337,8 +337,9 @@ int cmd_profile(int argc, char **argv) {
   sig_sampler_destroy(smp);
   sig_db_destroy(kept);
   free(yaml);
+  int rc = cli_run_finish(&run, 0);
   cli_run_free(&run);
-  return 0;
+  return rc;
 fail:
   sig_writer_abort(w);
   sig_sampler_destroy(smp);

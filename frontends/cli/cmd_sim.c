@@ -120,6 +120,7 @@ static void print_stats(const char *format, const cli_run *r, ic_catmask ideal, 
                ideal_s[0] ? "," : "", ic_category_names[c]);
   if (strcmp(format, "yaml") == 0) {
     printf("workload: %s\nconfig: %s\nideal: [%s]\n", r->workload.name, ooo_config_name(r->config), ideal_s);
+    if (cli_run_partial(r)) printf("partial: \"%s\"\n", cli_run_partial(r));
     printf("cycles: %llu\ninstructions: %llu\nipc: %.4f\n", (unsigned long long)s->cycles,
            (unsigned long long)s->instructions, ipc);
     printf("events:\n");
@@ -134,11 +135,13 @@ static void print_stats(const char *format, const cli_run *r, ic_catmask ideal, 
   } else if (strcmp(format, "csv") == 0) {
     printf("stat,value\n");
     printf("workload,%s\nideal,\"%s\"\n", r->workload.name, ideal_s);
+    if (cli_run_partial(r)) printf("partial,\"%s\"\n", cli_run_partial(r));
     for (int k = 0; k < 2; k++) printf("%s,%llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
     printf("ipc,%.4f\n", ipc);
     for (int k = 2; k < ooo_stats_count; k++)
       printf("%s,%llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
   } else {
+    if (cli_run_partial(r)) printf("PARTIAL       %s\n", cli_run_partial(r));
     printf("workload      %s\nconfig        %s\nideal         %s\n", r->workload.name,
            ooo_config_name(r->config), ideal_s[0] ? ideal_s : "none");
     printf("%-22s %14llu\n", "cycles", (unsigned long long)s->cycles);
@@ -213,6 +216,7 @@ int cmd_sim(int argc, char **argv) {
       printf("graph_records: %llu\n", (unsigned long long)ooo_graph_check_count(chk));
     ooo_graph_check_destroy(chk);
   }
+  int rc = cli_run_finish(&r, 0);
   cli_run_free(&r);
-  return 0;
+  return rc;
 }

@@ -41,6 +41,9 @@ void rv_options_default(rv_options *o) {
   o->stderr_fd = 2;
   o->seed = 0;
   o->envp = NULL;
+  o->mem_limit = RV_DEFAULT_MEM_LIMIT;
+  o->execfn = NULL;
+  o->exe_link = NULL;
 }
 
 static uint16_t rd16(const uint8_t *b) { return (uint16_t)(b[0] | b[1] << 8); }
@@ -92,6 +95,12 @@ rv_proc *rv_proc_clone(const rv_proc *src) {
     return NULL;
   }
   return p;
+}
+
+static ic_status map_failed(const rv_proc *p, const char *path, ic_err *err) {
+  if (p->host_oom) return ic_fail(err, IC_ERUN, "%s: out of memory", path);
+  return ic_fail(err, IC_EINPUT, "%s: the program's segments and stack need more than the guest "
+                 "memory cap of %llu bytes", path, (unsigned long long)(p->pages_limit * RV_PAGE_SIZE));
 }
 
 static ic_status read_file(const char *path, uint8_t **out, size_t *len, ic_err *err) {
@@ -298,7 +307,7 @@ static ic_status load_image(rv_proc *p, const char *path, const uint8_t *b, size
       }
       uint64_t b = a + RV_PAGE_SIZE; /* map the run of fresh pages at once */
       while (b < hi && !((e = rv_mem_pte(p, b >> RV_PAGE_BITS)) && e->prot)) b += RV_PAGE_SIZE;
-      if (rv_mem_map(p, a, b - a, prot)) return ic_fail(err, IC_ERUN, "%s: out of memory", path);
+      if (rv_mem_map(p, a, b - a, prot)) return map_failed(p, path, err);
       a = b;
     }
     if (s->filesz && rv_mem_poke(p, s->vaddr, b + s->off, s->filesz))
@@ -325,14 +334,17 @@ static ic_status load_image(rv_proc *p, const char *path, const uint8_t *b, size
   p->mmap_next = RV_STACK_TOP - RV_STACK_SIZE - 16 * RV_PAGE_SIZE;
   if (rv_mem_map(p, RV_STACK_TOP - RV_STACK_SIZE, RV_STACK_SIZE,
                  RV_PROT_R | RV_PROT_W | (exec_stack ? RV_PROT_X : 0)))
-    return ic_fail(err, IC_ERUN, "%s: out of memory", path);
+    return map_failed(p, path, err);
   return IC_OK;
 }
 
 /* The initial stack: argc, argv[], NULL, envp[], NULL, auxv pairs, AT_NULL,
-   then (higher) the 16 AT_RANDOM bytes and the strings. */
-static ic_status build_stack(rv_proc *p, const char *path, int argc, char *const argv[],
-                             char *const *envp, ic_err *err) {
+   then (higher) the 16 AT_RANDOM bytes and the strings, laid out as Linux
+   and qemu-user lay them (the pc traces of tests/diff depend on it). The
+   timing commands give argv[0] and AT_EXECFN without a directory
+   (rv_options.execfn), so that where the program lies moves nothing. */
+static ic_status build_stack(rv_proc *p, const char *path, const char *execfn_s, int argc,
+                             char *const argv[], char *const *envp, ic_err *err) {
   uint64_t sp = p->stack_top;
   size_t envc = 0;
   while (envp[envc]) envc++;
@@ -356,7 +368,7 @@ static ic_status build_stack(rv_proc *p, const char *path, int argc, char *const
     slot = sp;                                                                    \
   } while (0)
   uint64_t execfn;
-  PUSH_STR(path, execfn);
+  PUSH_STR(execfn_s, execfn);
   for (size_t i = envc; i-- > 0;) PUSH_STR(envp[i], envp_g[i]);
   for (int i = argc; i-- > 0;) PUSH_STR(argv[i], argv_g[i]);
 #undef PUSH_STR
@@ -410,15 +422,19 @@ ic_status rv_proc_load(rv_proc **out, const char *path, int argc, char *const ar
   }
   p->seed = opt->seed;
   p->state = RV_RUNNING;
+  p->pages_limit = (opt->mem_limit + RV_PAGE_MASK) >> RV_PAGE_BITS;
   st = load_image(p, path, img, n, err);
   free(img);
   if (st == IC_OK) {
     char resolved[PATH_MAX];
-    p->exe_path = strdup(realpath(path, resolved) ? resolved : path);
+    p->exe_path = strdup(opt->exe_link                    ? opt->exe_link
+                         : realpath(path, resolved) ? resolved
+                                                    : path);
     if (!p->exe_path) st = ic_fail(err, IC_ERUN, "%s: out of memory", path);
   }
   if (st == IC_OK)
-    st = build_stack(p, path, argc, argv, opt->envp ? opt->envp : (char *const *)default_env, err);
+    st = build_stack(p, path, opt->execfn ? opt->execfn : path, argc, argv,
+                     opt->envp ? opt->envp : (char *const *)default_env, err);
   if (st != IC_OK) {
     rv_proc_destroy(p);
     return st;

@@ -6,8 +6,10 @@
  * closed on the host. Time, randomness and ids are virtual: the clock is one
  * nanosecond per executed instruction from a fixed epoch, getrandom draws
  * from a seeded generator, pid/tid are fixed. So the same program, arguments
- * and input give the same instruction stream. Any call not handled here
- * stops the run as a fault naming the call. */
+ * and input give the same instruction stream; /dev/urandom and /dev/random
+ * read the same seeded stream as getrandom, and /proc/self/maps lists the
+ * guest's own mappings. A call not handled here is answered -ENOSYS, as
+ * qemu-user answers it, and counted (rv_proc_nosys_summary). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -26,7 +29,7 @@
 #define RV_UID 1000
 #define RV_MAX_IO (1u << 24) /* bytes moved by one read/write call at most */
 
-void rv_fault(rv_proc *p, const char *fmt, ...) {
+void rv_fault(rv_proc *p, int sig, const char *fmt, ...) {
   char reason[200], bytes[40] = "no bytes";
   va_list ap;
   va_start(ap, fmt);
@@ -42,6 +45,18 @@ void rv_fault(rv_proc *p, const char *fmt, ...) {
   snprintf(p->why, sizeof p->why, "fault at pc 0x%llx: %s (%s)", (unsigned long long)p->pc,
            reason, bytes);
   p->state = RV_FAULT;
+  p->term_sig = sig;
+  p->self_kill = 0;
+}
+
+/* The guest ends as a process killed by sig that it sent itself. */
+static void killed(rv_proc *p, int sig) {
+  const char *name = sig < 32 ? sigabbrev_np(sig) : NULL;
+  snprintf(p->why, sizeof p->why, "killed by signal %d (SIG%s) that it sent itself", sig,
+           name ? name : "RT");
+  p->state = RV_FAULT;
+  p->term_sig = sig;
+  p->self_kill = 1;
 }
 
 void rv_fds_close(rv_proc *p) {
@@ -99,6 +114,7 @@ static int64_t fd_alloc(rv_proc *p, int host, int min) {
     if (p->fds[i].host < 0) {
       p->fds[i].host = host;
       p->fds[i].owned = 1;
+      p->fds[i].kind = RV_FD_HOST;
       return i;
     }
   close(host);
@@ -113,7 +129,7 @@ static int64_t guest_iov(rv_proc *p, uint64_t addr, uint64_t len, uint32_t prot,
     uint64_t k = RV_PAGE_SIZE - (addr & RV_PAGE_MASK);
     if (k > len) k = len;
     uint8_t *h = rv_mem_host(p, addr, prot);
-    if (!h) return -EFAULT;
+    if (!h) return p->host_oom ? -ENOMEM : -EFAULT;
     if (prot & RV_PROT_W) {
       const rv_pte *e = rv_mem_pte(p, addr >> RV_PAGE_BITS);
       if (e->prot & RV_PROT_X) rv_dcache_invalidate(p, addr, k);
@@ -139,6 +155,17 @@ static int64_t do_io(rv_proc *p, uint64_t fd, uint64_t buf, uint64_t len, int is
   int n;
   int64_t r = guest_iov(p, buf, len, is_write ? RV_PROT_R : RV_PROT_W, iov, IOV_PAGES, &n);
   if (r) return r;
+  if (!is_write && p->fds[fd].kind == RV_FD_RANDOM) { /* the seeded stream, as getrandom */
+    uint64_t got = 0;
+    for (int i = 0; i < n; i++)
+      for (size_t o = 0; o < iov[i].iov_len; o += 8) {
+        uint64_t v = rv_rand_next(&p->rand_ctr);
+        size_t k = iov[i].iov_len - o < 8 ? iov[i].iov_len - o : 8;
+        memcpy((uint8_t *)iov[i].iov_base + o, &v, k);
+        got += k;
+      }
+    return (int64_t)got;
+  }
   ssize_t k;
   if (off < 0) k = is_write ? writev(h, iov, n) : readv(h, iov, n);
   else k = is_write ? pwritev(h, iov, n, off) : preadv(h, iov, n, off);
@@ -307,17 +334,93 @@ static int64_t sys_ioctl(rv_proc *p, uint64_t fd, uint64_t req, uint64_t arg) {
   return -ENOTTY;
 }
 
-/* What an unsupported system call is, for the fault message: the run is
- * one single-threaded process with no network. */
-static const char *sys_unsupported_why(uint64_t nr) {
+/* /proc/self/maps of the guest: its mappings as Linux prints them, in an
+   anonymous host file the guest reads like any other. */
+static int maps_file(rv_proc *p) {
+  int h = memfd_create("icost-maps", MFD_CLOEXEC);
+  if (h < 0) return -1;
+  FILE *f = fdopen(dup(h), "w");
+  if (!f) {
+    close(h);
+    errno = ENOMEM;
+    return -1;
+  }
+  uint64_t start = 0, prot = 0;
+  const uint64_t stack_lo = p->stack_top - (8ull << 20);
+  const uint64_t heap_lo = page_up(p->brk_start), heap_hi = page_up(p->brk_cur);
+  for (uint64_t vpn = 0;; vpn++) {
+    const rv_pte *e = vpn < (RV_VA_LIMIT >> RV_PAGE_BITS) ? rv_mem_pte(p, vpn) : NULL;
+    uint32_t pr = e ? e->prot & 7 : 0;
+    int mapped = e && e->prot;
+    uint64_t a = vpn << RV_PAGE_BITS;
+    if (prot && (!mapped || pr != (prot & 7))) { /* a run ends at a */
+      const char *name = "";
+      if (start >= stack_lo && a <= p->stack_top) name = "[stack]";
+      else if (start >= heap_lo && a <= heap_hi) name = "[heap]";
+      else if (a <= heap_lo && p->exe_path) name = p->exe_path;
+      fprintf(f, "%08llx-%08llx %c%c%cp 00000000 00:00 0%s%s\n", (unsigned long long)start,
+              (unsigned long long)a, prot & RV_PROT_R ? 'r' : '-', prot & RV_PROT_W ? 'w' : '-',
+              prot & RV_PROT_X ? 'x' : '-', *name ? "          " : "", name);
+      prot = 0;
+    }
+    if (!mapped) {
+      if (vpn >= (RV_VA_LIMIT >> RV_PAGE_BITS)) break;
+      if (!e) { /* skip the rest of an absent leaf or mid table */
+        uint64_t span = p->radix[vpn >> (2 * RV_RADIX_BITS)] ? RV_RADIX_SIZE
+                                                              : (uint64_t)RV_RADIX_SIZE * RV_RADIX_SIZE;
+        uint64_t next = (vpn | (span - 1)) + 1;
+        if (next >= (RV_VA_LIMIT >> RV_PAGE_BITS)) break;
+        vpn = next - 1;
+      }
+      continue;
+    }
+    if (!prot) start = a, prot = pr | 8;
+  }
+  if (fclose(f) != 0 || lseek(h, 0, SEEK_SET) != 0) {
+    close(h);
+    errno = EIO;
+    return -1;
+  }
+  return h;
+}
+
+const char *rv_syscall_note(uint64_t nr) {
   switch (nr) {
-  case 220: case 435: return " (clone: threads and child processes are not supported)";
-  case 221: case 281: return " (execve: running another program is not supported)";
-  case 260: return " (wait4: child processes are not supported)";
+  case 220: case 435: return "clone: threads and child processes are not supported";
+  case 221: case 281: return "execve: running another program is not supported";
+  case 260: return "wait4: child processes are not supported";
   case 198: case 199: case 200: case 201: case 202: case 203: case 242:
-    return " (sockets are not supported)";
+    return "sockets are not supported";
   default: return "";
   }
+}
+
+/* An unsupported call: counted, and answered -ENOSYS as qemu-user does. */
+static int64_t nosys(rv_proc *p, uint64_t nr) {
+  unsigned i = 0;
+  while (i < p->n_nosys && p->nosys[i].nr != nr) i++;
+  if (i < p->n_nosys) p->nosys[i].count++;
+  else if (i < RV_MAX_NOSYS) p->nosys[p->n_nosys++] = (rv_nosys){nr, 1};
+  else p->nosys_other++;
+  return -ENOSYS;
+}
+
+size_t rv_proc_nosys_summary(const rv_proc *p, char *buf, size_t cap) {
+  size_t len = 0;
+  if (cap) buf[0] = 0;
+  if (!p->n_nosys) return 0;
+  for (unsigned i = 0; i < p->n_nosys && len < cap; i++) {
+    const char *note = rv_syscall_note(p->nosys[i].nr);
+    int k = snprintf(buf + len, cap - len, "%s%llu%s%s%s (%llu call%s)", i ? ", " : "",
+                     (unsigned long long)p->nosys[i].nr, *note ? " [" : "", note, *note ? "]" : "",
+                     (unsigned long long)p->nosys[i].count, p->nosys[i].count == 1 ? "" : "s");
+    if (k < 0) break;
+    len += (size_t)k;
+  }
+  if (p->nosys_other && len < cap)
+    len += (size_t)snprintf(buf + len, cap - len, ", %llu more calls of other numbers",
+                            (unsigned long long)p->nosys_other);
+  return p->n_nosys;
 }
 
 void rv_syscall(rv_proc *p) {
@@ -341,8 +444,15 @@ void rv_syscall(rv_proc *p) {
     int d = dirfd_host(p, (int64_t)a0);
     if ((r = get_path(p, a1, path, sizeof path))) break;
     if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
+    if (strcmp(path, "/proc/self/maps") == 0 || strcmp(path, "/proc/1000/maps") == 0) {
+      int h = maps_file(p);
+      r = h < 0 ? -errno : fd_alloc(p, h, 0);
+      break;
+    }
     int h = openat(d, path, (int)(a2 & 037777777) | O_CLOEXEC, (mode_t)a3);
     r = h < 0 ? -errno : fd_alloc(p, h, 0);
+    if (r >= 0 && (strcmp(path, "/dev/urandom") == 0 || strcmp(path, "/dev/random") == 0))
+      p->fds[r].kind = RV_FD_RANDOM;
     break;
   }
   case 57: /* close */
@@ -359,10 +469,16 @@ void rv_syscall(rv_proc *p) {
     if (nr == 24 && (a1 >= RV_MAX_FDS || a1 == a0)) { r = -EINVAL; break; }
     int nh = fcntl(h, F_DUPFD_CLOEXEC, 3);
     if (nh < 0) { r = -errno; break; }
-    if (nr == 23) { r = fd_alloc(p, nh, 0); break; }
+    uint8_t kind = p->fds[a0].kind;
+    if (nr == 23) {
+      r = fd_alloc(p, nh, 0);
+      if (r >= 0) p->fds[r].kind = kind;
+      break;
+    }
     if (p->fds[a1].host >= 0 && p->fds[a1].owned) close(p->fds[a1].host);
     p->fds[a1].host = nh;
     p->fds[a1].owned = 1;
+    p->fds[a1].kind = kind;
     r = (int64_t)a1;
     break;
   }
@@ -373,6 +489,7 @@ void rv_syscall(rv_proc *p) {
     case 0: case 1030: { /* F_DUPFD, F_DUPFD_CLOEXEC */
       int nh = fcntl(h, F_DUPFD_CLOEXEC, 3);
       r = nh < 0 ? -errno : fd_alloc(p, nh, (int)(a2 < RV_MAX_FDS ? a2 : RV_MAX_FDS));
+      if (r >= 0) p->fds[r].kind = p->fds[a0].kind;
       break;
     }
     case 1: r = 0; break;           /* F_GETFD */
@@ -602,17 +719,17 @@ void rv_syscall(rv_proc *p) {
     uint64_t sig = nr == 129 ? a1 : a2;
     if (sig == 0) { r = 0; break; }
     if (sig > 64) { r = -EINVAL; break; }
-    p->state = RV_EXITED;
-    p->exit_code = 128 + (int)sig;
+    killed(p, (int)sig);
     return;
   }
-  case 179: { /* sysinfo: a fixed 4 GiB machine with one process */
+  case 179: { /* sysinfo: one process; total memory = the --guest-memory cap */
     uint8_t b[112];
     uint64_t v;
     memset(b, 0, sizeof b);
     v = p->icount / 1000000000u, memcpy(b, &v, 8);
-    v = 4ull << 30, memcpy(b + 32, &v, 8);
-    v = 2ull << 30, memcpy(b + 40, &v, 8);
+    v = p->pages_limit ? p->pages_limit * RV_PAGE_SIZE : 4ull << 30, memcpy(b + 32, &v, 8);
+    v = v > p->pages_mapped * RV_PAGE_SIZE ? v - p->pages_mapped * RV_PAGE_SIZE : 0;
+    memcpy(b + 40, &v, 8);
     b[80] = 1;
     b[104] = 1;
     r = rv_mem_write(p, a0, b, sizeof b) ? -EFAULT : 0;
@@ -638,9 +755,7 @@ void rv_syscall(rv_proc *p) {
     break;
   }
   case 258: case 293: r = -ENOSYS; break; /* riscv_hwprobe, rseq */
-  default:
-    rv_fault(p, "unsupported system call %llu%s", (unsigned long long)nr, sys_unsupported_why(nr));
-    return;
+  default: r = nosys(p, nr); break;
   }
   x[10] = (uint64_t)r;
 }
