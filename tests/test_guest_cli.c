@@ -203,3 +203,33 @@ Test(guest_cli, guest_memory_cap_is_enomem) {
   cr_assert_eq(run(&out, "%s emu --guest-memory lots -- %s mem 2>&1", ICOST_BINARY, exe), 2);
   free(out);
 }
+
+Test(guest_cli, guest_root_confines_paths) {
+  setup();
+  char root[300], *out;
+  snprintf(root, sizeof root, "%s.root", exe);
+  cr_assert_eq(run(&out, "rm -rf %s && mkdir -p %s/d && echo x > %s/d/f && ln -s /etc/passwd %s/esc"
+                   " && ln -s ../../.. %s/d/up", root, root, root, root, root), 0);
+  free(out);
+  const char *inside[] = {"/d/f", "d/f", "/d/up/d/f", "../../d/f"};
+  const char *outside[] = {"/etc/passwd", "../../etc/passwd", "/esc", "/d/up/etc/passwd"};
+  for (int i = 0; i < 4; i++) {
+    cr_assert_eq(run(&out, "%s emu --guest-root %s -- %s open %s", ICOST_BINARY, root, exe, inside[i]), 0);
+    cr_assert_str_eq(out, "open ok\n", "%s: %s", inside[i], out);
+    free(out);
+    cr_assert_eq(run(&out, "%s emu --guest-root %s -- %s open %s", ICOST_BINARY, root, exe, outside[i]), 0);
+    cr_assert_str_eq(out, "open No such file or directory\n", "%s: %s", outside[i], out);
+    free(out);
+  }
+  /* without a root the guest sees the host's files, as under qemu-user */
+  cr_assert_eq(run(&out, "%s emu -- %s open /etc/passwd", ICOST_BINARY, exe), 0);
+  cr_assert_str_eq(out, "open ok\n");
+  free(out);
+  cr_assert_eq(run(&out, "%s emu --guest-root %s/d/f -- %s 2>&1", ICOST_BINARY, root, exe), 2);
+  cr_assert(strstr(out, "not a directory"), "%s", out);
+  free(out);
+  cr_assert_eq(run(&out, "%s sim --guest-root %s/nope -- %s 2>&1", ICOST_BINARY, root, exe), 2);
+  free(out);
+  run(&out, "rm -rf %s", root);
+  free(out);
+}

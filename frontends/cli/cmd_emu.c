@@ -56,6 +56,9 @@ static void emu_usage(FILE *f) {
       "  --guest-memory N bytes the guest may map (suffix K, M, G: KiB, MiB, GiB;\n"
       "                   default 4G, what sysinfo reports); past it mmap and brk\n"
       "                   fail with ENOMEM, as past a real machine's memory\n"
+      "  --guest-root DIR the guest's path lookups stay inside DIR: absolute paths\n"
+      "                   start there, it is the working directory, and \"..\" and\n"
+      "                   symlinks cannot leave it (PROGRAM itself is a host path)\n"
       "  --records        produce the timing model's per-instruction records and\n"
       "                   discard them (to measure the record-producing speed)\n"
       "  -h, --help       this text\n",
@@ -81,7 +84,7 @@ static double now_sec(clockid_t clk) {
 int cmd_emu(int argc, char **argv) {
   int stats = 0, records = 0;
   uint64_t skip = 0, max = UINT64_MAX, seed = 0, mem_limit = RV_DEFAULT_MEM_LIMIT;
-  const char *trace_path = NULL;
+  const char *trace_path = NULL, *root = NULL;
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -109,6 +112,9 @@ int cmd_emu(int argc, char **argv) {
       if (i + 1 >= argc || cli_parse_bytes(argv[i + 1], &mem_limit))
         return cli_fail(2, "emu: --guest-memory needs a size in bytes (suffix K, M or G)");
       i++;
+    } else if (strcmp(a, "--guest-root") == 0) {
+      if (i + 1 >= argc) return cli_fail(2, "emu: --guest-root needs a directory");
+      root = argv[++i];
     } else if (strcmp(a, "--trace-pc") == 0) {
       if (i + 1 >= argc) return cli_fail(2, "emu: --trace-pc needs a file name");
       trace_path = argv[++i];
@@ -127,6 +133,7 @@ int cmd_emu(int argc, char **argv) {
   rv_options_default(&opt);
   opt.seed = seed;
   opt.mem_limit = mem_limit;
+  opt.root = root;
   rv_proc *p;
   ic_err err;
   ic_status st = rv_proc_load(&p, prog, argc - i, argv + i, &opt, &err);

@@ -95,6 +95,7 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
       uint64_t *n;
     } opts[] = {
         {"--config", 0, &o->config_path, NULL}, {"--workload", 0, &o->workload, NULL},
+        {"--guest-root", 0, &o->guest_root, NULL},
         {"--skip", 1, NULL, &o->skip},          {"--warm", 1, NULL, &o->warm},
         {"--max", 1, NULL, &o->max},            {"--seed", 1, NULL, &o->seed},
     };
@@ -146,6 +147,7 @@ ic_status cli_run_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
   rv_options_default(&opt);
   opt.seed = o->seed;
   opt.mem_limit = o->guest_memory;
+  opt.root = o->guest_root;
   if (!o->guest_output) {
     r->guest_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (r->guest_fd < 0) {

@@ -12,6 +12,7 @@
  *   --max N           timed instructions (0 or absent: to the end)
  *   --seed S          guest seed (AT_RANDOM, getrandom, /dev/urandom)
  *   --guest-memory N  bytes the guest may map (default 4G)
+ *   --guest-root DIR  the guest's path lookups stay inside DIR
  *   --workload NAME   manifest workload instead of the default one
  *   --guest-output    let the guest write to our stdout/stderr
  *   -- PROGRAM ARGS   the program to run (else the default workload)
@@ -50,6 +51,7 @@ typedef struct cli_run_opts {
   int nsets;
   uint64_t skip, warm, max, seed;
   uint64_t guest_memory;                 /* --guest-memory (bytes) */
+  const char *guest_root;                /* --guest-root DIR or NULL */
   const char *workload;                  /* --workload NAME or NULL */
   int guest_output;
   int help;                              /* --help or -h was given */

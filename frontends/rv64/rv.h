@@ -50,6 +50,7 @@ typedef struct rv_options {
   uint64_t mem_limit;                 /* bytes the guest may map (default 4 GiB; 0: no cap) */
   const char *execfn;                 /* AT_EXECFN string (NULL: the path loaded) */
   const char *exe_link;               /* what /proc/self/exe reads as (NULL: the real path) */
+  const char *root;                   /* directory the guest's path lookups stay in (NULL: none) */
 } rv_options;
 
 #define RV_DEFAULT_MEM_LIMIT (4ull << 30)

@@ -12,10 +12,12 @@
  *   brk heap           from the page after the highest segment, upwards
  *   mmap area          top-down below the stack
  *   stack              RV_STACK_SIZE below RV_STACK_TOP */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,6 +46,7 @@ void rv_options_default(rv_options *o) {
   o->mem_limit = RV_DEFAULT_MEM_LIMIT;
   o->execfn = NULL;
   o->exe_link = NULL;
+  o->root = NULL;
 }
 
 static uint16_t rd16(const uint8_t *b) { return (uint16_t)(b[0] | b[1] << 8); }
@@ -63,6 +66,7 @@ static rv_proc *proc_alloc(void) {
   if (!p) return NULL;
   rv_mem_init(p);
   for (int i = 0; i < RV_MAX_FDS; i++) p->fds[i].host = -1;
+  p->root_fd = -1;
   return p;
 }
 
@@ -73,6 +77,7 @@ void rv_proc_destroy(rv_proc *p) {
   rv_fds_close(p);
   free(p->bcache);
   free(p->exe_path);
+  if (p->root_fd >= 0) close(p->root_fd);
   free(p);
 }
 
@@ -85,10 +90,12 @@ rv_proc *rv_proc_clone(const rv_proc *src) {
   memset(p->radix, 0, sizeof p->radix);
   for (int i = 0; i < RV_MAX_FDS; i++) p->fds[i].host = -1;
   p->exe_path = src->exe_path ? strdup(src->exe_path) : NULL;
+  p->root_fd = src->root_fd >= 0 ? fcntl(src->root_fd, F_DUPFD_CLOEXEC, 3) : -1;
   p->codeptr = NULL;
   if (src->ncodeptr && (p->codeptr = malloc(src->ncodeptr * sizeof *p->codeptr)) != NULL)
     memcpy(p->codeptr, src->codeptr, src->ncodeptr * sizeof *p->codeptr);
   if ((src->exe_path && !p->exe_path) || (src->ncodeptr && !p->codeptr) ||
+      (src->root_fd >= 0 && p->root_fd < 0) ||
       rv_mem_copy_from(p, src) ||
       rv_fds_dup_from(p, src)) {
     rv_proc_destroy(p);
@@ -423,6 +430,17 @@ ic_status rv_proc_load(rv_proc **out, const char *path, int argc, char *const ar
   p->seed = opt->seed;
   p->state = RV_RUNNING;
   p->pages_limit = (opt->mem_limit + RV_PAGE_MASK) >> RV_PAGE_BITS;
+  if (opt->root) {
+    struct stat rs;
+    p->root_fd = open(opt->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (p->root_fd < 0 || fstat(p->root_fd, &rs) != 0 || !S_ISDIR(rs.st_mode)) {
+      st = ic_fail(err, IC_EINPUT, "--guest-root %s: %s", opt->root,
+                   errno == ENOTDIR ? "not a directory" : strerror(errno));
+      free(img);
+      rv_proc_destroy(p);
+      return st;
+    }
+  }
   st = load_image(p, path, img, n, err);
   free(img);
   if (st == IC_OK) {

@@ -242,6 +242,7 @@ struct rv_proc {
   uint8_t sigact[65][24]; /* rt_sigaction: remembered, never delivered */
   uint64_t sigmask;
   char *exe_path; /* for /proc/self/exe */
+  int root_fd;    /* --guest-root: an O_PATH fd the guest's lookups stay in, or -1 */
 
   /* program image */
   uint64_t entry, phdr, phent, phnum;

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <linux/openat2.h>
 #include <unistd.h>
 
 #include "rv_internal.h"
@@ -220,6 +221,91 @@ static int64_t get_path(rv_proc *p, uint64_t addr, char *buf, size_t cap) {
 static int dirfd_host(const rv_proc *p, int64_t dirfd) {
   if ((int32_t)dirfd == -100) return AT_FDCWD;
   return host_fd(p, (uint64_t)dirfd);
+}
+
+/* ---- path lookups, confined to --guest-root where one is given ----
+ * Without a root, a guest path is looked up as the host would (dirfd and
+ * path as given). With one, every lookup goes through openat2 with
+ * RESOLVE_IN_ROOT from the root (absolute paths and the guest's working
+ * directory, which is the root) or from the guest's directory fd: "..",
+ * absolute paths and symlinks cannot leave it. An operation then works on
+ * what the lookup found: the object itself (as /proc/self/fd/N, or the fd
+ * with AT_EMPTY_PATH where the last symlink must not be followed), or the
+ * parent directory and the last name (creating, removing, renaming). */
+enum { LK_FOLLOW, LK_NOFOLLOW, LK_PARENT };
+
+typedef struct lookup {
+  int dirfd;        /* host dirfd for the operation (AT_FDCWD allowed) */
+  const char *name; /* host path relative to it */
+  int at_flags;     /* AT_EMPTY_PATH where name is "" */
+  int tmp;          /* an fd of the lookup's own to close, or -1 */
+  char buf[4096];
+} lookup;
+
+static int in_root(int base, const char *path, uint64_t flags, uint64_t mode) {
+  struct open_how how;
+  memset(&how, 0, sizeof how);
+  how.flags = flags | O_CLOEXEC;
+  how.mode = flags & (O_CREAT | __O_TMPFILE) ? mode & 07777 : 0;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  return (int)syscall(SYS_openat2, base, path, &how, sizeof how);
+}
+
+/* The host dirfd a confined lookup of path starts from. */
+static int root_base(const rv_proc *p, int64_t dirfd, const char *path) {
+  if (path[0] == '/' || (int32_t)dirfd == -100) return p->root_fd;
+  return host_fd(p, (uint64_t)dirfd);
+}
+
+static int64_t lookup_at(rv_proc *p, int64_t dirfd, const char *path, int how, lookup *l) {
+  l->tmp = -1;
+  l->at_flags = 0;
+  if (p->root_fd < 0) {
+    l->dirfd = dirfd_host(p, dirfd);
+    l->name = path;
+    return l->dirfd < 0 && l->dirfd != AT_FDCWD ? -EBADF : 0;
+  }
+  int base = root_base(p, dirfd, path);
+  if (base < 0) return -EBADF;
+  if (!*path) return -ENOENT;
+  if (how == LK_PARENT) {
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--;
+    if (n >= sizeof l->buf) return -ENAMETOOLONG;
+    memcpy(l->buf, path, n);
+    l->buf[n] = 0;
+    char *slash = strrchr(l->buf, '/');
+    const char *dir = ".";
+    if (slash) {
+      *slash = 0;
+      dir = slash == l->buf ? "/" : l->buf;
+      l->name = slash + 1;
+    } else {
+      l->name = l->buf;
+    }
+    if (!*l->name || strcmp(l->name, ".") == 0 || strcmp(l->name, "..") == 0) return -EINVAL;
+    l->tmp = in_root(base, dir, O_PATH | O_DIRECTORY, 0);
+    if (l->tmp < 0) return -errno;
+    l->dirfd = l->tmp;
+    return 0;
+  }
+  l->tmp = in_root(base, path, O_PATH | (how == LK_NOFOLLOW ? O_NOFOLLOW : 0), 0);
+  if (l->tmp < 0) return -errno;
+  if (how == LK_NOFOLLOW) {
+    l->dirfd = l->tmp;
+    l->name = "";
+    l->at_flags = AT_EMPTY_PATH;
+  } else {
+    snprintf(l->buf, sizeof l->buf, "/proc/self/fd/%d", l->tmp);
+    l->dirfd = AT_FDCWD;
+    l->name = l->buf;
+  }
+  return 0;
+}
+
+static void lookup_done(lookup *l) {
+  if (l->tmp >= 0) close(l->tmp);
+  l->tmp = -1;
 }
 
 static uint64_t page_up(uint64_t v) { return (v + RV_PAGE_MASK) & ~RV_PAGE_MASK; }
@@ -449,10 +535,12 @@ void rv_syscall(rv_proc *p) {
       r = h < 0 ? -errno : fd_alloc(p, h, 0);
       break;
     }
-    int h = openat(d, path, (int)(a2 & 037777777) | O_CLOEXEC, (mode_t)a3);
+    int rnd = strcmp(path, "/dev/urandom") == 0 || strcmp(path, "/dev/random") == 0;
+    int h = p->root_fd < 0 || rnd
+                ? openat(rnd ? AT_FDCWD : d, path, (int)(a2 & 037777777) | O_CLOEXEC, (mode_t)a3)
+                : in_root(root_base(p, (int64_t)a0, path), path, a2 & 037777777, a3);
     r = h < 0 ? -errno : fd_alloc(p, h, 0);
-    if (r >= 0 && (strcmp(path, "/dev/urandom") == 0 || strcmp(path, "/dev/random") == 0))
-      p->fds[r].kind = RV_FD_RANDOM;
+    if (r >= 0 && rnd) p->fds[r].kind = RV_FD_RANDOM;
     break;
   }
   case 57: /* close */
@@ -516,27 +604,42 @@ void rv_syscall(rv_proc *p) {
   }
   case 79: { /* newfstatat */
     struct stat st;
-    int d = dirfd_host(p, (int64_t)a0);
+    lookup l;
     if ((r = get_path(p, a1, path, sizeof path))) break;
-    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-    r = fstatat(d, path, &st, (int)(a3 & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))) ? -errno
+    if (!*path && (a3 & AT_EMPTY_PATH)) { /* fstat of dirfd */
+      int h = host_fd(p, a0);
+      r = h < 0 ? -EBADF : fstat(h, &st) ? -errno : put_stat(p, a2, &st);
+      break;
+    }
+    if ((r = lookup_at(p, (int64_t)a0, path, a3 & AT_SYMLINK_NOFOLLOW ? LK_NOFOLLOW : LK_FOLLOW, &l)))
+      break;
+    r = fstatat(l.dirfd, l.name, &st, (int)(a3 & AT_SYMLINK_NOFOLLOW) | l.at_flags) ? -errno
                                                                                   : put_stat(p, a2, &st);
+    lookup_done(&l);
     break;
   }
   case 291: { /* statx */
     struct statx sx;
-    int d = dirfd_host(p, (int64_t)a0);
+    lookup l;
     if ((r = get_path(p, a1, path, sizeof path))) break;
-    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-    if (statx(d, path, (int)(a2 & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)), (unsigned)a3, &sx)) {
-      r = -errno;
+    if (!*path && (a2 & AT_EMPTY_PATH)) { /* of dirfd itself */
+      l.dirfd = host_fd(p, a0), l.name = "", l.at_flags = AT_EMPTY_PATH, l.tmp = -1;
+      if (l.dirfd < 0) { r = -EBADF; break; }
+    } else if ((r = lookup_at(p, (int64_t)a0, path,
+                              a2 & AT_SYMLINK_NOFOLLOW ? LK_NOFOLLOW : LK_FOLLOW, &l))) {
+      break;
+    }
+    int k = statx(l.dirfd, l.name, (int)(a2 & AT_SYMLINK_NOFOLLOW) | l.at_flags, (unsigned)a3, &sx);
+    int e = errno;
+    lookup_done(&l);
+    if (k) {
+      r = -e;
       break;
     }
     r = rv_mem_write(p, a4, &sx, sizeof sx) ? -EFAULT : 0;
     break;
   }
   case 78: { /* readlinkat */
-    int d = dirfd_host(p, (int64_t)a0);
     if ((r = get_path(p, a1, path, sizeof path))) break;
     ssize_t k;
     if (strcmp(path, "/proc/self/exe") == 0) {
@@ -544,32 +647,39 @@ void rv_syscall(rv_proc *p) {
       if ((uint64_t)k > a3) k = (ssize_t)a3;
       memcpy(path2, p->exe_path, (size_t)k < sizeof path2 ? (size_t)k : sizeof path2);
     } else {
-      if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-      k = readlinkat(d, path, path2, a3 < sizeof path2 ? a3 : sizeof path2);
-      if (k < 0) { r = -errno; break; }
+      lookup l;
+      if ((r = lookup_at(p, (int64_t)a0, path, LK_NOFOLLOW, &l))) break;
+      k = readlinkat(l.dirfd, l.name, path2, a3 < sizeof path2 ? a3 : sizeof path2);
+      int e = errno;
+      lookup_done(&l);
+      if (k < 0) { r = -e; break; }
     }
     r = rv_mem_write(p, a2, path2, (uint64_t)k) ? -EFAULT : k;
     break;
   }
   case 17: { /* getcwd */
-    if (!getcwd(path, sizeof path)) { r = -errno; break; }
+    if (p->root_fd >= 0) strcpy(path, "/"); /* the guest's working directory is its root */
+    else if (!getcwd(path, sizeof path)) { r = -errno; break; }
     size_t l = strlen(path) + 1;
     if (l > a1) { r = -ERANGE; break; }
     r = rv_mem_write(p, a0, path, l) ? -EFAULT : (int64_t)l;
     break;
   }
   case 48: case 439: { /* faccessat, faccessat2 */
-    int d = dirfd_host(p, (int64_t)a0);
+    lookup l;
     if ((r = get_path(p, a1, path, sizeof path))) break;
-    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-    r = faccessat(d, path, (int)a2, 0) ? -errno : 0;
+    if ((r = lookup_at(p, (int64_t)a0, path, LK_FOLLOW, &l))) break;
+    r = faccessat(l.dirfd, l.name, (int)a2, 0) ? -errno : 0;
+    lookup_done(&l);
     break;
   }
   case 35: case 34: { /* unlinkat, mkdirat */
-    int d = dirfd_host(p, (int64_t)a0);
+    lookup l;
     if ((r = get_path(p, a1, path, sizeof path))) break;
-    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-    r = (nr == 35 ? unlinkat(d, path, (int)(a2 & AT_REMOVEDIR)) : mkdirat(d, path, (mode_t)a2)) ? -errno : 0;
+    if ((r = lookup_at(p, (int64_t)a0, path, LK_PARENT, &l))) break;
+    r = (nr == 35 ? unlinkat(l.dirfd, l.name, (int)(a2 & AT_REMOVEDIR))
+                  : mkdirat(l.dirfd, l.name, (mode_t)a2)) ? -errno : 0;
+    lookup_done(&l);
     break;
   }
   case 46: { /* ftruncate */
@@ -579,7 +689,12 @@ void rv_syscall(rv_proc *p) {
   }
   case 45: /* truncate */
     if ((r = get_path(p, a0, path, sizeof path))) break;
-    r = truncate(path, (off_t)a1) ? -errno : 0;
+    {
+      lookup l;
+      if ((r = lookup_at(p, -100, path, LK_FOLLOW, &l))) break;
+      r = truncate(l.name, (off_t)a1) ? -errno : 0;
+      lookup_done(&l);
+    }
     break;
   case 82: case 83: { /* fsync, fdatasync */
     int h = host_fd(p, a0);
@@ -587,11 +702,17 @@ void rv_syscall(rv_proc *p) {
     break;
   }
   case 38: case 276: { /* renameat, renameat2 */
-    int d1 = dirfd_host(p, (int64_t)a0), d2 = dirfd_host(p, (int64_t)a2);
+    lookup l1, l2;
     if ((r = get_path(p, a1, path, sizeof path)) || (r = get_path(p, a3, path2, sizeof path2))) break;
-    if ((d1 < 0 && d1 != AT_FDCWD) || (d2 < 0 && d2 != AT_FDCWD)) { r = -EBADF; break; }
-    if (nr == 276 && a4) r = renameat2(d1, path, d2, path2, (unsigned)a4) ? -errno : 0;
-    else r = renameat(d1, path, d2, path2) ? -errno : 0;
+    if ((r = lookup_at(p, (int64_t)a0, path, LK_PARENT, &l1))) break;
+    if ((r = lookup_at(p, (int64_t)a2, path2, LK_PARENT, &l2))) {
+      lookup_done(&l1);
+      break;
+    }
+    if (nr == 276 && a4) r = renameat2(l1.dirfd, l1.name, l2.dirfd, l2.name, (unsigned)a4) ? -errno : 0;
+    else r = renameat(l1.dirfd, l1.name, l2.dirfd, l2.name) ? -errno : 0;
+    lookup_done(&l1);
+    lookup_done(&l2);
     break;
   }
   case 52: { /* fchmod */
@@ -600,10 +721,11 @@ void rv_syscall(rv_proc *p) {
     break;
   }
   case 53: { /* fchmodat */
-    int d = dirfd_host(p, (int64_t)a0);
+    lookup l;
     if ((r = get_path(p, a1, path, sizeof path))) break;
-    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-    r = fchmodat(d, path, (mode_t)a2, 0) ? -errno : 0;
+    if ((r = lookup_at(p, (int64_t)a0, path, LK_FOLLOW, &l))) break;
+    r = fchmodat(l.dirfd, l.name, (mode_t)a2, 0) ? -errno : 0;
+    lookup_done(&l);
     break;
   }
   case 59: { /* pipe2 */
