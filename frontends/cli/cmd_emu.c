@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "ic_file.h"
 #include "run.h"
 #include "rv.h"
 
@@ -140,9 +141,13 @@ int cmd_emu(int argc, char **argv) {
   if (st != IC_OK) return cli_fail_err(st, &err);
 
   FILE *trace = NULL;
-  if (trace_path && !(trace = fopen(trace_path, "w"))) {
-    rv_proc_destroy(p);
-    return cli_fail(2, "%s: cannot open for writing: %s", trace_path, strerror(errno));
+  ic_outfile *trace_out = NULL; /* all or nothing: a full disk leaves no truncated trace */
+  if (trace_path) {
+    if ((st = ic_outfile_open(&trace_out, trace_path, &err)) != IC_OK) {
+      rv_proc_destroy(p);
+      return cli_fail_err(st, &err);
+    }
+    trace = ic_outfile_stream(trace_out);
   }
 
   double t0 = now_sec(CLOCK_MONOTONIC), c0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
@@ -165,7 +170,7 @@ int cmd_emu(int argc, char **argv) {
   double secs = now_sec(CLOCK_MONOTONIC) - t0, cpu = now_sec(CLOCK_PROCESS_CPUTIME_ID) - c0;
 
   int rc = 0;
-  if (trace && fclose(trace) != 0) rc = cli_fail(1, "%s: write error", trace_path);
+  if (trace_out && (st = ic_outfile_commit(trace_out, &err)) != IC_OK) rc = cli_fail(1, "%s", err.msg);
   uint64_t n = rv_proc_icount(p);
   int code;
   const char *why;

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ic_file.h"
 #include "rv_internal.h"
 
 #define RV_PIE_BASE 0x2aaaaaa000ull
@@ -112,11 +113,12 @@ static ic_status map_failed(const rv_proc *p, const char *path, ic_err *err) {
 
 static ic_status read_file(const char *path, uint8_t **out, size_t *len, ic_err *err) {
   struct stat st;
-  FILE *f = fopen(path, "rb");
-  if (!f) return ic_fail(err, IC_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+  FILE *f;
+  ic_status ost = ic_file_open_regular(&f, path, err);
+  if (ost != IC_OK) return ost;
+  if (fstat(fileno(f), &st) != 0) {
     fclose(f);
-    return ic_fail(err, IC_EINPUT, "%s: not a regular file", path);
+    return ic_fail(err, IC_EINPUT, "%s: %s", path, strerror(errno));
   }
   if ((uint64_t)st.st_size > RV_MAX_FILE) {
     fclose(f);
