@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(cmake gcc make pkg-config libigraph-dev libgsl-dev libyaml-dev libcriterion-dev
-      gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user dpkg-dev clang xz-utils)
+      gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user dpkg-dev clang xz-utils
+      libclang-rt-14-dev)
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
