@@ -16,7 +16,7 @@ fi
 
 if ! { cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
          -DCMAKE_C_FLAGS="-O1 -g" -DICOST_FUZZ=ON -DICOST_WERROR=ON &&
-       cmake --build build-fuzz -j "$(nproc)"; } >"$log" 2>&1; then
+       cmake --build build-fuzz -j "$(nproc)" --target fuzzers; } >"$log" 2>&1; then
   echo "tests: fuzzer build failed:" >&2
   tail -n 60 "$log" >&2
   exit 1
@@ -32,11 +32,11 @@ for b in build build-asan; do
 done
 
 # The fuzzers (tests/fuzz_*.c): each replays its regression inputs
-# (tests/fuzz/regress/NAME), then runs ICOST_FUZZ_SECONDS (default 25) from
+# (tests/fuzz/regress/NAME), then runs ICOST_FUZZ_SECONDS (default 20) from
 # its seed corpus and dictionary (tests/fuzz/); new inputs go to a scratch
 # directory. A crash, leak, timeout or sanitizer report fails the suite and
 # the input is kept in tests/fuzz/regress/NAME.
-echo "== fuzz (build-fuzz, ${ICOST_FUZZ_SECONDS:-25} s each)"
+echo "== fuzz (build-fuzz, ${ICOST_FUZZ_SECONDS:-20} s each)"
 scratch=$(mktemp -d)
 trap 'rm -f "$log"; rm -rf "$scratch"' EXIT
 for f in tests/fuzz_*.c; do
@@ -56,7 +56,7 @@ for f in tests/fuzz_*.c; do
   dopt=()
   [ -f "$dict" ] && dopt=(-dict="$dict")
   rc=0
-  "build-fuzz/$n" -max_total_time="${ICOST_FUZZ_SECONDS:-25}" -timeout=25 -rss_limit_mb=2048 \
+  "build-fuzz/$n" -max_total_time="${ICOST_FUZZ_SECONDS:-20}" -timeout=25 -rss_limit_mb=2048 \
     "${dopt[@]}" -artifact_prefix="$scratch/$name-" \
     "$scratch/$name" "tests/fuzz/corpus/$name" >"$scratch/$name.log" 2>&1 || rc=$?
   runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$scratch/$name.log" | tail -n 1)

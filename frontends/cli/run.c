@@ -222,7 +222,7 @@ ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sin
             r->workload.name, nosys);
   if (ps == RV_FAULT) {
     int sig = rv_proc_signal(p, NULL);
-    if (!sig || ooo_get_stats(core)->instructions == 0) {
+    if (!sig || r->refuse_partial || ooo_get_stats(core)->instructions == 0) {
       st = ic_fail(err, IC_ERUN, "%s: %s", r->workload.name, why);
       goto out;
     }

@@ -106,6 +106,8 @@ typedef struct cli_run {
   _Atomic int nosys_noted; /* its unsupported system calls were listed */
   _Atomic int signal_noted; /* guest_signal and guest_why are set */
   int guest_signal;        /* the signal that killed the guest in the timed part, or 0 */
+  int refuse_partial;      /* set by the caller: a guest killed by a signal fails the run
+                              (validate compares methods over complete runs only) */
   char guest_why[400];     /* the emulator's reason for it */
 } cli_run;
 
