@@ -10,7 +10,8 @@ PKGS=(cmake gcc make pkg-config libigraph-dev libgsl-dev libyaml-dev libcriterio
       gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user dpkg-dev clang xz-utils
       libzstd-dev liblzma-dev zlib1g-dev libcapstone-dev gcc-aarch64-linux-gnu
       libc6-dev-arm64-cross
-      libcairo2-dev fonts-dejavu-core librsvg2-bin libxml2-utils slurm-wlm munge)
+      libcairo2-dev fonts-dejavu-core librsvg2-bin libxml2-utils slurm-wlm munge
+      libclang-rt-14-dev)
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

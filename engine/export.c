@@ -1,5 +1,6 @@
 /* export.c: graph records -> igraph graph -> GraphML or DOT (see export.h). */
 #define _GNU_SOURCE /* open_memstream */
+#include "ic_file.h"
 #include "export.h"
 
 #include <errno.h>
@@ -294,36 +295,15 @@ ic_status ic_export_write_path(const char *path, const ic_graph_rec *recs, size_
     free(text);
     return rc;
   }
-  /* O_EXCL on a name of our own (not mkstemp) so the file gets the usual
-   * 0666 & ~umask mode */
-  size_t pl = strlen(path);
-  char *tmp = malloc(pl + 40);
-  if (!tmp) return ic_fail(err, IC_ERUN, "graph export: out of memory");
-  int fd = -1;
-  for (int k = 0; k < 100 && fd < 0; k++) {
-    snprintf(tmp, pl + 40, "%s.tmp.%ld.%d", path, (long)getpid(), k);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) {
-    ic_status rc = ic_fail(err, IC_EINPUT, "%s: cannot create: %s", path, strerror(errno));
-    free(tmp);
+  ic_outfile *o;
+  ic_status rc = ic_outfile_open(&o, path, err);
+  if (rc != IC_OK) return rc;
+  rc = ic_export_write(ic_outfile_stream(o), recs, n, ideal, fmt, err);
+  if (rc != IC_OK) {
+    ic_outfile_abort(o);
     return rc;
   }
-  FILE *f = fdopen(fd, "w");
-  if (!f) {
-    close(fd);
-    unlink(tmp);
-    free(tmp);
-    return ic_fail(err, IC_ERUN, "%s: %s", path, strerror(errno));
-  }
-  ic_status rc = ic_export_write(f, recs, n, ideal, fmt, err);
-  if (fclose(f) != 0 && rc == IC_OK) rc = ic_fail(err, IC_ERUN, "%s: write error: %s", path, strerror(errno));
-  if (rc == IC_OK && rename(tmp, path) != 0)
-    rc = ic_fail(err, IC_EINPUT, "%s: cannot write: %s", path, strerror(errno));
-  if (rc != IC_OK) unlink(tmp);
-  free(tmp);
-  return rc;
+  return ic_outfile_commit(o, err);
 }
 
 struct ic_export_recorder {

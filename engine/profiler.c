@@ -223,7 +223,7 @@ ic_status ic_profiler_run(const ic_profiler_opts *o, ic_model_run_fn run, void *
   /* o->fragments chosen while the run goes: memory for that many; and at
      most IC_PROFILER_MAX_DETAILS detailed samples */
   if ((st = sig_db_keep_skeletons(db, o->fragments, o->seed, err)) != IC_OK ||
-      (st = sig_db_keep_details(db, IC_PROFILER_MAX_DETAILS, err)) != IC_OK)
+      (st = sig_db_keep_details(db, IC_PROFILER_MAX_DETAILS, o->seed, err)) != IC_OK)
     goto done;
   if ((st = sig_sampler_create(&smp, &so, &o->machine, img, sig_db_out(db), err)) != IC_OK)
     goto done;

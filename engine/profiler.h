@@ -56,12 +56,11 @@
 #define IC_PROFILER_BOOTSTRAP 1000
 #define IC_PROFILER_MIN_PREFIX 64  /* instructions of a cut fragment to keep it */
 #define IC_PROFILER_PREFIX_SCALE 8 /* at most this many times its counted part */
-/* Detailed samples ic_profiler_run keeps at most (sig_db_keep_details):
- * about 200 MB. At the default interval a run of 134M instructions fills
- * it (the suite's longest programs, 85M, stay below); a longer one keeps
- * 1 in 2, 4, ... of them, spread evenly over the run, where it grew by 1.6
- * bytes an instruction (1.5 GB for a billion). */
-#define IC_PROFILER_MAX_DETAILS (UINT64_C(1) << 21)
+/* Detailed samples ic_profiler_run keeps at most (sig_db_keep_details, a
+ * uniform reservoir): about 15 MB. At the default interval a run of 8.4M
+ * instructions fills it; a longer one keeps that many chosen uniformly at
+ * random, so its memory is the same however long it runs. */
+#define IC_PROFILER_MAX_DETAILS (UINT64_C(1) << 17)
 
 typedef struct ic_profiler_opts {
   const uint8_t *cats;         /* category ids, in the user's order */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "ic_file.h"
 #include "ooo_config.h"
 
 #define ORIGIN_LEN 200
@@ -189,8 +190,9 @@ static int entries_push(entries *es, const entry *e) {
 
 /* Reads a file into key/value entries, flattening nested mappings. */
 static ic_status read_entries(const char *path, entries *es, ic_err *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return ic_fail(err, IC_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  FILE *f;
+  ic_status ost = ic_file_open_regular(&f, path, err);
+  if (ost != IC_OK) return ost;
   yaml_parser_t parser;
   if (!yaml_parser_initialize(&parser)) {
     fclose(f);
@@ -278,6 +280,16 @@ static ic_status read_entries(const char *path, entries *es, ic_err *err) {
   }
   yaml_parser_delete(&parser);
   fclose(f);
+  /* A key given twice is a mistake, never "the last one wins": a second
+     base: line would silently replace everything the first one set. */
+  for (size_t i = 1; i < es->n && st == IC_OK; i++)
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(es->e[i].key, es->e[j].key) == 0) {
+        st = ic_fail(err, IC_EINPUT, "%s:%zu:%zu: %s%s given twice (first at line %zu)", path,
+                     es->e[i].kline, es->e[i].kcol, es->e[i].key,
+                     strcmp(es->e[i].key, "base") == 0 ? ":" : "", es->e[j].kline);
+        break;
+      }
   return st;
 }
 

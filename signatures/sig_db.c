@@ -28,13 +28,15 @@ struct sig_db {
   /* detailed samples, struct of arrays; the rest of a sample (opclass,
      present, next pc, items) is packed into pool at off[i] */
   uint64_t *pc, *sig, *seq, *off;
+  uint16_t *len; /* packed bytes of each at off[i] */
   size_t ndet, capdet;
   uint8_t *pool;
   size_t npool, cappool;
+  size_t garbage; /* pool bytes of replaced samples (sig_db_keep_details) */
   sig_skeleton *sk;
   size_t nsk, capsk;
   uint64_t keep, seen, rng; /* sig_db_keep_skeletons: at most keep of seen; rng state */
-  uint64_t dkeep, dseen, dstride; /* sig_db_keep_details: at most dkeep; 1 in dstride added */
+  uint64_t dkeep, dseen, drng; /* sig_db_keep_details: at most dkeep of dseen; rng state */
   int built;
   size_t *ord;
   sig_group *groups;
@@ -60,6 +62,7 @@ void sig_db_destroy(sig_db *db) {
   free(db->sig);
   free(db->seq);
   free(db->off);
+  free(db->len);
   free(db->pool);
   free(db->ord);
   free(db->groups);
@@ -135,31 +138,42 @@ static int grow(void **p, size_t elem, size_t cap) {
   return 0;
 }
 
-ic_status sig_db_keep_details(sig_db *db, uint64_t k, ic_err *err) {
+static uint64_t mix64(uint64_t x);
+static uint64_t rand_below(uint64_t *s, uint64_t n);
+
+ic_status sig_db_keep_details(sig_db *db, uint64_t k, uint64_t seed, ic_err *err) {
   if (db->ndet || db->dseen) return ic_fail(err, IC_ERUN, "sample database: limit set after adding");
   db->dkeep = k;
-  db->dstride = 1;
+  db->drng = mix64(seed ^ UINT64_C(0x6a09e667f3bcc909));
   return IC_OK;
 }
 
-/* Lets every other kept detailed sample go (the 2nd, 4th, ...), packing the
-   rest to the front, and keeps 1 in twice as many of those added from now. */
-static void halve_details(sig_db *db) {
-  size_t w = 0, np = 0;
-  for (size_t j = 0; j < db->ndet; j += 2) {
-    const size_t end = j + 1 < db->ndet ? db->off[j + 1] : db->npool;
-    const size_t len = end - db->off[j];
-    memmove(db->pool + np, db->pool + db->off[j], len);
-    db->pc[w] = db->pc[j];
-    db->sig[w] = db->sig[j];
-    db->seq[w] = db->seq[j];
-    db->off[w] = np;
-    np += len;
-    w++;
+/* Packs the live samples to the front of the pool, in pool order, so the
+   bytes of replaced samples are reused; called when they are an eighth of
+   the pool, so the pool stays within 9/8 of the live bytes. O(n log n). */
+static int cmp_u64(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int compact_pool(sig_db *db) {
+  /* (offset, index) in one word, sorted: offsets below 2^40, indices 2^24 */
+  if (db->ndet >= (size_t)1 << 24 || db->npool >= (size_t)1 << 40) return -1;
+  uint64_t *ord = malloc(db->ndet * sizeof *ord);
+  if (!ord) return -1;
+  for (size_t i = 0; i < db->ndet; i++) ord[i] = db->off[i] << 24 | i;
+  qsort(ord, db->ndet, sizeof *ord, cmp_u64);
+  size_t np = 0;
+  for (size_t k = 0; k < db->ndet; k++) {
+    const size_t i = (size_t)(ord[k] & ((1u << 24) - 1));
+    memmove(db->pool + np, db->pool + db->off[i], db->len[i]);
+    db->off[i] = np;
+    np += db->len[i];
   }
-  db->ndet = w;
   db->npool = np;
-  db->dstride *= 2;
+  db->garbage = 0;
+  free(ord);
+  return 0;
 }
 
 static ic_status db_detail(void *ctx, const sig_detail *d, ic_err *err) {
@@ -169,18 +183,24 @@ static ic_status db_detail(void *ctx, const sig_detail *d, ic_err *err) {
   for (int k = 0; k < d->nitems; k++)
     if (d->item[k].nparts > IC_MAX_PARTS)
       return ic_fail(err, IC_EINPUT, "sample database: bad sample");
-  if (db->dkeep) { /* 1 in dstride of those added, at most dkeep */
+  size_t slot = db->ndet; /* where d goes: appended, or in place of a kept one */
+  if (db->dkeep) { /* reservoir (Vitter's algorithm R): at most dkeep */
     const uint64_t i = db->dseen++;
-    if (i % db->dstride) return IC_OK;
-    if (db->ndet >= db->dkeep) {
-      halve_details(db);
-      if (i % db->dstride) return IC_OK;
+    if (i >= db->dkeep) {
+      const uint64_t r = rand_below(&db->drng, i + 1);
+      if (r >= db->dkeep) return IC_OK;
+      slot = (size_t)r;
+      db->garbage += db->len[slot];
+      if (db->garbage > db->npool / 8 && compact_pool(db))
+        return ic_fail(err, IC_ERUN, "sample database: out of memory");
     }
   }
-  if (db->ndet == db->capdet) {
+  if (slot == db->ndet && db->ndet == db->capdet) {
     size_t c = db->capdet ? 2 * db->capdet : 1024;
+    if (db->dkeep && c > db->dkeep) c = db->dkeep > db->ndet ? (size_t)db->dkeep : db->ndet + 1;
     if (grow((void **)&db->pc, 8, c) || grow((void **)&db->sig, 8, c) ||
-        grow((void **)&db->seq, 8, c) || grow((void **)&db->off, 8, c))
+        grow((void **)&db->seq, 8, c) || grow((void **)&db->off, 8, c) ||
+        grow((void **)&db->len, 2, c))
       return ic_fail(err, IC_ERUN, "sample database: out of memory");
     db->capdet = c;
   }
@@ -206,12 +226,14 @@ static ic_status db_detail(void *ctx, const sig_detail *d, ic_err *err) {
     db->imiss_sum += im;
     db->imiss_n++;
   }
-  size_t i = db->ndet++;
+  const size_t i = slot;
+  if (slot == db->ndet) db->ndet++;
   db->pc[i] = d->pc;
   db->sig[i] = d->sig & SIG_MASK42;
   db->seq[i] = d->seq;
   db->off[i] = db->npool;
-  db->npool += pack(d, db->pool + db->npool);
+  db->len[i] = (uint16_t)pack(d, db->pool + db->npool);
+  db->npool += db->len[i];
   return IC_OK;
 }
 
@@ -221,8 +243,6 @@ ic_status sig_db_keep_skeletons(sig_db *db, uint64_t k, uint64_t seed, ic_err *e
   db->rng = seed ^ UINT64_C(0x2545f4914f6cdd1d);
   return IC_OK;
 }
-
-static uint64_t mix64(uint64_t x);
 
 /* splitmix64: mix64 of a counter stepping by its constant */
 static uint64_t next_rand(uint64_t *s) {
@@ -359,6 +379,8 @@ ic_status sig_db_build(sig_db *db, ic_err *err) {
 }
 
 size_t sig_db_details(const sig_db *db) { return db->ndet; }
+
+size_t sig_db_detail_bytes(const sig_db *db) { return db->capdet * (4 * 8 + 2) + db->cappool; }
 size_t sig_db_skeletons(const sig_db *db) { return db->nsk; }
 
 uint64_t sig_db_skeletons_seen(const sig_db *db) { return db->seen; }

@@ -41,12 +41,15 @@ ic_status sig_db_build(sig_db *db, ic_err *err);
  * for a seed). Call before adding any. */
 ic_status sig_db_keep_skeletons(sig_db *db, uint64_t k, uint64_t seed, ic_err *err);
 
-/* Keep at most k detailed samples (0, the default: all of them): when k
- * are kept, every other one goes (the 2nd, 4th, ... in the order added) and
- * only 1 in twice as many of those added after is kept, and so on, so the
- * kept ones stay spread evenly over the run (1 in 2^j of those added) in
- * about k * 100 bytes however long the run. Call before adding any. */
-ic_status sig_db_keep_details(sig_db *db, uint64_t k, ic_err *err);
+/* Keep at most k detailed samples (0, the default: all of them), by the
+ * same kind of uniform reservoir as sig_db_keep_skeletons (Vitter's
+ * algorithm R, seeded): the kept ones are k of those added, chosen
+ * uniformly at random, in about k * 110 bytes however long the run (the
+ * packed bytes of replaced samples are reused once they are an eighth of
+ * the pool). k must be below 2^24. Call before adding any. */
+ic_status sig_db_keep_details(sig_db *db, uint64_t k, uint64_t seed, ic_err *err);
+/* Bytes the detailed samples take (arrays and pool, as allocated). */
+size_t sig_db_detail_bytes(const sig_db *db);
 /* Detailed samples kept. */
 size_t sig_db_details(const sig_db *db);
 /* Signature samples kept (all of those added, or the reservoir's). */

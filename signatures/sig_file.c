@@ -5,6 +5,7 @@
  * whatever the run length. The reader takes a whole file image and checks
  * every length against the bytes left before reading it. */
 #define _GNU_SOURCE
+#include "ic_file.h"
 #include "sig_file.h"
 
 #include "graph.h"
@@ -41,8 +42,9 @@ void sig_file_header_free(sig_file_header *h) {
 }
 
 ic_status sig_file_identity(const char *path, uint64_t *size, uint64_t *hash, ic_err *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return ic_fail(err, IC_EINPUT, "%s: %s", path, strerror(errno));
+  FILE *f;
+  ic_status ost = ic_file_open_regular(&f, path, err);
+  if (ost != IC_OK) return ost;
   uint8_t buf[65536];
   uint64_t h = SIG_FNV_INIT, n = 0;
   size_t got;
@@ -108,8 +110,9 @@ static void bb_var(bbuf *b, uint64_t v) {
 /* ---- writer ------------------------------------------------------------- */
 
 struct sig_writer {
-  char *path, *tmp;
-  FILE *f;
+  char *path;
+  ic_outfile *out; /* all or nothing (ic_file.h) */
+  FILE *f;         /* its stream */
   bbuf blk;
   uint32_t blk_type, blk_count;
   uint64_t details, skeletons, bytes;
@@ -119,7 +122,7 @@ struct sig_writer {
 static ic_status wr_raw(sig_writer *w, const void *p, size_t n, ic_err *err) {
   if (fwrite(p, 1, n, w->f) != n) {
     w->failed = 1;
-    return ic_fail(err, IC_ERUN, "%s: write error: %s", w->tmp, strerror(errno));
+    return ic_fail(err, IC_ERUN, "%s: write error: %s", w->path, strerror(errno));
   }
   w->bytes += n;
   return IC_OK;
@@ -213,11 +216,9 @@ uint64_t sig_writer_bytes(const sig_writer *w) { return w->bytes + w->blk.n; }
 
 void sig_writer_abort(sig_writer *w) {
   if (!w) return;
-  if (w->f) fclose(w->f);
-  if (w->tmp) unlink(w->tmp);
+  ic_outfile_abort(w->out);
   free(w->blk.p);
   free(w->path);
-  free(w->tmp);
   free(w);
 }
 
@@ -226,29 +227,17 @@ ic_status sig_writer_open(sig_writer **out, const char *path, const sig_file_hea
   *out = NULL;
   sig_writer *w = calloc(1, sizeof *w);
   if (!w) return ic_fail(err, IC_ERUN, "%s: out of memory", path);
-  size_t pl = strlen(path);
   w->path = strdup(path);
-  w->tmp = malloc(pl + 16);
-  if (!w->path || !w->tmp) {
+  if (!w->path) {
     sig_writer_abort(w);
     return ic_fail(err, IC_ERUN, "%s: out of memory", path);
   }
-  snprintf(w->tmp, pl + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(w->tmp);
-  if (fd < 0) {
-    ic_status st = ic_fail(err, IC_ERUN, "%s: cannot create: %s", path, strerror(errno));
-    free(w->tmp);
-    w->tmp = NULL;
+  ic_status ost = ic_outfile_open(&w->out, path, err);
+  if (ost != IC_OK) {
     sig_writer_abort(w);
-    return st;
+    return ost;
   }
-  fchmod(fd, 0644);
-  w->f = fdopen(fd, "wb");
-  if (!w->f) {
-    close(fd);
-    sig_writer_abort(w);
-    return ic_fail(err, IC_ERUN, "%s: cannot open: %s", path, strerror(errno));
-  }
+  w->f = ic_outfile_stream(w->out);
   bbuf p = {0};
   bb_u32(&p, SIG_MACHINE_COUNT);
   sig_machine m = h->machine;
@@ -301,19 +290,10 @@ ic_status sig_writer_close(sig_writer *w, uint64_t instructions, ic_err *err) {
     bb_u64(&w->blk, instructions);
     st = wr_flush_block(w, err);
   }
-  if (st == IC_OK && fflush(w->f) != 0)
-    st = ic_fail(err, IC_ERUN, "%s: write error: %s", w->tmp, strerror(errno));
   if (st == IC_OK) {
-    int rc = fclose(w->f);
+    st = ic_outfile_commit(w->out, err);
+    w->out = NULL;
     w->f = NULL;
-    if (rc != 0) st = ic_fail(err, IC_ERUN, "%s: write error: %s", w->tmp, strerror(errno));
-  }
-  if (st == IC_OK && rename(w->tmp, w->path) != 0)
-    st = ic_fail(err, IC_ERUN, "%s: cannot rename the temporary file: %s", w->path,
-                 strerror(errno));
-  if (st == IC_OK) {
-    free(w->tmp);
-    w->tmp = NULL;
   }
   sig_writer_abort(w);
   return st;
@@ -645,12 +625,13 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
 ic_status sig_file_read(const char *path, sig_file_header *h, sig_out out, sig_file_totals *tot,
                         ic_err *err) {
   memset(h, 0, sizeof *h);
-  FILE *f = fopen(path, "rb");
-  if (!f) return ic_fail(err, IC_EINPUT, "%s: %s", path, strerror(errno));
+  FILE *f;
+  ic_status ost = ic_file_open_regular(&f, path, err);
+  if (ost != IC_OK) return ost;
   struct stat sb;
-  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+  if (fstat(fileno(f), &sb) != 0) {
     fclose(f);
-    return ic_fail(err, IC_EINPUT, "%s: not a regular file", path);
+    return ic_fail(err, IC_EINPUT, "%s: %s", path, strerror(errno));
   }
   size_t len = (size_t)sb.st_size;
   uint8_t *buf = malloc(len ? len : 1);

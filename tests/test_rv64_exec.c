@@ -6,6 +6,7 @@
  * the ISA manual's definitions (e.g. its table of division by zero and
  * overflow results), not from the emulator. */
 #include <criterion/criterion.h>
+#include <signal.h>
 
 #include "rv.h"
 #include "rv_internal.h"
@@ -174,13 +175,34 @@ Test(rv64_exec, misaligned_amo_faults_but_misaligned_load_works) {
   rv_proc_destroy(p);
 }
 
-/* Runs the words; the fault message must contain msg. */
-static void expect_fault(const uint32_t *w, size_t n, const char *msg) {
+/* Runs the words; the fault message must contain msg, and the guest ends
+   by signal sig as under Linux. */
+static void expect_fault_sig(const uint32_t *w, size_t n, const char *msg, int sig) {
   rv_proc *p = load_words(w, n, NULL, 0);
   const char *why = "";
   rv_proc_skip(p, 100);
   cr_assert_eq(rv_proc_state(p, NULL, &why), RV_FAULT);
   cr_assert(strstr(why, msg), "%s", why);
+  int self = -1;
+  cr_assert_eq(rv_proc_signal(p, &self), sig, "%s", why);
+  cr_assert_eq(self, 0);
+  rv_proc_destroy(p);
+}
+#define expect_fault(w, n, msg) expect_fault_sig(w, n, msg, SIGSEGV)
+
+/* An unsupported system call returns -ENOSYS (-38) and the program goes on
+   to the ebreak after it; the calls are counted by number. */
+static void expect_nosys(const uint32_t *w, size_t n, const char *summary) {
+  rv_proc *p = load_words(w, n, NULL, 0);
+  const char *why = "";
+  rv_proc_skip(p, 100);
+  cr_assert_eq(rv_proc_state(p, NULL, &why), RV_FAULT);
+  cr_assert(strstr(why, "ebreak"), "%s", why);
+  cr_assert_eq(rv_proc_signal(p, NULL), SIGTRAP);
+  cr_assert_eq((int64_t)p->x[A0], -38);
+  char buf[300];
+  cr_assert_eq(rv_proc_nosys_summary(p, buf, sizeof buf), 1);
+  cr_assert_str_eq(buf, summary);
   rv_proc_destroy(p);
 }
 
@@ -202,15 +224,18 @@ Test(rv64_exec, faults_name_pc_reason_and_bytes) {
   rv_proc_skip(p, 100);
   rv_proc_state(p, NULL, &why);
   cr_assert(strstr(why, "fault at pc 0x10004: illegal instruction (bytes ff ff ff ff)"), "%s", why);
+  cr_assert_eq(rv_proc_signal(p, NULL), SIGILL);
   cr_assert_eq(rv_proc_icount(p), 1);
   rv_proc_destroy(p);
 
   const uint32_t jump_away[] = {LUI(A0, 0x20), JALR(ZERO, A0, 0), EBREAK};
   expect_fault(jump_away, 3, "instruction fetch from non-executable address 0x20000");
-  const uint32_t bad_sys[] = {LI(A7, 1999), ECALL, EBREAK};
-  expect_fault(bad_sys, 3, "fault at pc 0x10004: unsupported system call 1999 (bytes");
+  const uint32_t bad_sys[] = {LI(A7, 1999), ECALL, ECALL, EBREAK};
+  expect_nosys(bad_sys, 4, "1999 (2 calls)");
   const uint32_t clone_sys[] = {LI(A7, 220), ECALL, EBREAK};
-  expect_fault(clone_sys, 3, "unsupported system call 220 (clone: threads and child processes are not supported)");
+  expect_nosys(clone_sys, 3, "220 [clone: threads and child processes are not supported] (1 call)");
+  const uint32_t brk[] = {LI(A0, 1), EBREAK};
+  expect_fault_sig(brk, 2, "fault at pc 0x10004: ebreak", SIGTRAP);
 }
 
 Test(rv64_exec, exit_code_and_skip_counts) {

@@ -608,38 +608,113 @@ Test(sig, database_reservoir_keeps_a_uniform_k) {
   sig_db_destroy(db);
 }
 
-/* sig_db_keep_details: 1000 added with room for 100 keep every 16th (0,
- * 16, ..., 992: 63), each whole (its item survives the packing); setting
- * it after adding fails. */
-Test(sig, database_keeps_at_most_k_details_evenly) {
+/* Adds n detailed samples (seq i, pc and items derived from i) to a
+ * database that keeps at most k, seeded with seed. */
+static sig_db *details_kept(uint64_t n, uint64_t k, uint64_t seed) {
   sig_db *db;
   ic_err err;
   cr_assert_eq(sig_db_create(&db, &err), IC_OK);
-  cr_assert_eq(sig_db_keep_details(db, 100, &err), IC_OK);
+  cr_assert_eq(sig_db_keep_details(db, k, seed, &err), IC_OK);
   sig_out o = sig_db_out(db);
-  for (uint64_t i = 0; i < 1000; i++) {
+  for (uint64_t i = 0; i < n; i++) {
     sig_detail d = det(i, 0x1000 + 2 * (i % 7), i & 0xfff);
     d.nitems = (uint8_t)(1 + i % 3);
-    for (int k = 0; k < d.nitems; k++) {
-      d.item[k].kind = IC_EDGE_PR;
-      d.item[k].dist = (uint32_t)(i * 3 + (uint64_t)k);
+    for (int k2 = 0; k2 < d.nitems; k2++) {
+      d.item[k2].kind = IC_EDGE_PR;
+      d.item[k2].dist = (uint32_t)(i * 3 + (uint64_t)k2);
     }
     cr_assert_eq(o.detail(o.ctx, &d, &err), IC_OK);
-    cr_assert_leq(sig_db_details(db), 100);
+    cr_assert_leq(sig_db_details(db), k);
   }
-  cr_assert_eq(sig_db_keep_details(db, 5, &err), IC_ERUN);
-  cr_assert_eq(sig_db_details(db), 63);
-  for (size_t j = 0; j < 63; j++) {
+  return db;
+}
+
+/* sig_db_keep_details: 1000 added with room for 100 keep 100 distinct ones,
+ * each whole (its items survive the replacements and the pool's
+ * compaction); the same seed keeps the same ones, another seed others;
+ * over 400 seeds each half of the run is kept as often (a uniform
+ * reservoir, not the first or last ones); setting it after adding fails. */
+Test(sig, database_keeps_a_uniform_reservoir_of_k_details) {
+  ic_err err;
+  sig_db *db = details_kept(1000, 100, 1);
+  cr_assert_eq(sig_db_keep_details(db, 5, 1, &err), IC_ERUN);
+  cr_assert_eq(sig_db_details(db), 100);
+  uint8_t seen[1000] = {0};
+  uint64_t sum1 = 0;
+  for (size_t j = 0; j < 100; j++) {
     sig_detail got;
     sig_db_detail(db, j, &got);
-    const uint64_t i = 16 * j;
-    cr_assert_eq(got.seq, i);
+    const uint64_t i = got.seq;
+    cr_assert_lt(i, 1000);
+    cr_assert_eq(seen[i], 0, "sample %llu kept twice", (unsigned long long)i);
+    seen[i] = 1;
+    sum1 += i;
     cr_assert_eq(got.pc, 0x1000 + 2 * (i % 7));
     cr_assert_eq(got.nitems, 1 + i % 3);
     for (int k = 0; k < got.nitems; k++) cr_assert_eq(got.item[k].dist, i * 3 + (uint64_t)k);
   }
   cr_assert_eq(sig_db_build(db, &err), IC_OK);
   sig_db_destroy(db);
+  uint64_t sum_same = 0, sum_other = 0;
+  db = details_kept(1000, 100, 1);
+  for (size_t j = 0; j < 100; j++) {
+    sig_detail got;
+    sig_db_detail(db, j, &got);
+    sum_same += got.seq;
+  }
+  sig_db_destroy(db);
+  db = details_kept(1000, 100, 2);
+  for (size_t j = 0; j < 100; j++) {
+    sig_detail got;
+    sig_db_detail(db, j, &got);
+    sum_other += got.seq;
+  }
+  sig_db_destroy(db);
+  cr_assert_eq(sum_same, sum1);
+  cr_assert_neq(sum_other, sum1);
+  uint64_t first = 0, second = 0;
+  for (uint64_t seed = 0; seed < 400; seed++) {
+    db = details_kept(1000, 100, seed);
+    for (size_t j = 0; j < 100; j++) {
+      sig_detail got;
+      sig_db_detail(db, j, &got);
+      if (got.seq < 500) first++;
+      else second++;
+    }
+    sig_db_destroy(db);
+  }
+  /* 40000 kept: 20000 expected in each half, sd about 95 */
+  cr_assert(first > 19400 && second > 19400, "first half %llu, second %llu",
+            (unsigned long long)first, (unsigned long long)second);
+}
+
+/* The profiler's budget of detailed samples bounds their memory: ten
+ * times as many samples added (a run ten times as long) take the same
+ * bytes, within 10%. */
+Test(sig, detail_memory_does_not_grow_with_run_length, .timeout = 120) {
+  size_t bytes[2];
+  for (int r = 0; r < 2; r++) {
+    const uint64_t n = r ? 1500000 : 150000;
+    sig_db *db;
+    ic_err err;
+    cr_assert_eq(sig_db_create(&db, &err), IC_OK);
+    cr_assert_eq(sig_db_keep_details(db, 1 << 17, 7, &err), IC_OK);
+    sig_out o = sig_db_out(db);
+    for (uint64_t i = 0; i < n; i++) {
+      sig_detail d = det(i, 0x1000 + 4 * (i % 997), i * 2654435761u);
+      d.nitems = (uint8_t)(i % 4);
+      for (int k = 0; k < d.nitems; k++) {
+        d.item[k].kind = IC_EDGE_PR;
+        d.item[k].dist = (uint32_t)(i % 50 + (uint64_t)k);
+      }
+      cr_assert_eq(o.detail(o.ctx, &d, &err), IC_OK);
+    }
+    cr_assert_eq(sig_db_details(db), 1 << 17);
+    bytes[r] = sig_db_detail_bytes(db);
+    sig_db_destroy(db);
+  }
+  cr_assert_leq(bytes[1], bytes[0] + bytes[0] / 10, "%zu bytes for 1.5M samples, %zu for 150k",
+                bytes[1], bytes[0]);
 }
 
 static int even_hundreds(void *ctx, const sig_detail *d) {

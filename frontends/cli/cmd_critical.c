@@ -320,13 +320,15 @@ int cmd_critical(int argc, char **argv) {
       fprintf(stderr, "icost: warning: %" PRIu64 " graph nodes disagree with the model's stamps\n",
               ic_slack_get_totals(s)->stamp_mismatches);
     ic_program_image img = cli_run_image(&run);
+    if (cli_run_partial(&run)) printf("partial: %s\n", cli_run_partial(&run));
     print_critical(stdout, &co, s, tab, n, img);
     if (fflush(stdout) != 0) st = ic_fail(&err, IC_ERUN, "stdout: write error");
   }
   free(tab);
   ic_slack_destroy(s);
+  int rc = cli_run_finish(&run, st == IC_OK ? 0 : cli_fail_err(st, &err));
   cli_run_free(&run);
-  return st == IC_OK ? 0 : cli_fail_err(st, &err);
+  return rc;
 }
 
 /* ---- icost graph ------------------------------------------------------------ */
@@ -463,6 +465,7 @@ int cmd_graph(int argc, char **argv) {
     }
   }
   ic_export_recorder_destroy(rec);
+  int rc = cli_run_finish(&run, st == IC_OK ? 0 : cli_fail_err(st, &err));
   cli_run_free(&run);
-  return st == IC_OK ? 0 : cli_fail_err(st, &err);
+  return rc;
 }

@@ -10,6 +10,8 @@
 #include <time.h>
 
 #include "cli.h"
+#include "ic_file.h"
+#include "run.h"
 #include "rv.h"
 
 static void emu_usage(FILE *f) {
@@ -18,10 +20,19 @@ static void emu_usage(FILE *f) {
       "\n"
       "Runs the static RV64GC Linux executable PROGRAM on icost's emulator with\n"
       "icost's stdin, stdout and stderr; exits with the program's exit code.\n"
-      "A guest fault (bad address, illegal instruction, ebreak, unsupported\n"
-      "system call) prints `icost: PROGRAM: fault at pc 0x...: <reason> (bytes ..)`\n"
-      "and exits 1; a file that is not a loadable executable exits 2. A program\n"
-      "killed by a signal it sent itself (abort) exits 128+signal, like a shell.\n"
+      "A guest fault prints `icost: PROGRAM: fault at pc 0x...: <reason> (bytes ..)`\n"
+      "and exits 128 + the signal Linux would send, as a shell shows a killed\n"
+      "process and as qemu-riscv64 exits: 139 (SIGSEGV) for a bad address, 132\n"
+      "(SIGILL) for an illegal instruction, 133 (SIGTRAP) for ebreak, 135 (SIGBUS)\n"
+      "for a misaligned atomic, 137 (SIGKILL) when the host has no memory left for\n"
+      "the guest; a program killed by a signal it sent itself (abort) exits\n"
+      "128+signal silently. A system call icost does not implement returns -ENOSYS\n"
+      "and the program goes on, as under qemu-riscv64; the calls are listed once\n"
+      "on stderr at the end. fork, clone (threads) and execve are among them: they\n"
+      "fail in the guest, and the list says why. A file that is not a loadable\n"
+      "executable exits 2.\n"
+      "\n"
+      GUEST_ENV_HELP
       "\n"
       "options:\n"
       "  --stats          print on stderr: instructions executed (retired guest\n"
@@ -43,6 +54,12 @@ static void emu_usage(FILE *f) {
       "                   sequences can be compared line by line (qemu prints a\n"
       "                   line per executed translation block = one instruction\n"
       "                   with -singlestep)\n"
+      "  --guest-memory N bytes the guest may map (suffix K, M, G: KiB, MiB, GiB;\n"
+      "                   default 4G, what sysinfo reports); past it mmap and brk\n"
+      "                   fail with ENOMEM, as past a real machine's memory\n"
+      "  --guest-root DIR the guest's path lookups stay inside DIR: absolute paths\n"
+      "                   start there, it is the working directory, and \"..\" and\n"
+      "                   symlinks cannot leave it (PROGRAM itself is a host path)\n"
       "  --records        produce the timing model's per-instruction records and\n"
       "                   discard them (to measure the record-producing speed)\n"
       "  -h, --help       this text\n",
@@ -67,8 +84,8 @@ static double now_sec(clockid_t clk) {
 
 int cmd_emu(int argc, char **argv) {
   int stats = 0, records = 0;
-  uint64_t skip = 0, max = UINT64_MAX, seed = 0;
-  const char *trace_path = NULL;
+  uint64_t skip = 0, max = UINT64_MAX, seed = 0, mem_limit = RV_DEFAULT_MEM_LIMIT;
+  const char *trace_path = NULL, *root = NULL;
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -92,6 +109,13 @@ int cmd_emu(int argc, char **argv) {
       else if (a[2] == 'm') max = v;
       else seed = v;
       i++;
+    } else if (strcmp(a, "--guest-memory") == 0) {
+      if (i + 1 >= argc || cli_parse_bytes(argv[i + 1], &mem_limit))
+        return cli_fail(2, "emu: --guest-memory needs a size in bytes (suffix K, M or G)");
+      i++;
+    } else if (strcmp(a, "--guest-root") == 0) {
+      if (i + 1 >= argc) return cli_fail(2, "emu: --guest-root needs a directory");
+      root = argv[++i];
     } else if (strcmp(a, "--trace-pc") == 0) {
       if (i + 1 >= argc) return cli_fail(2, "emu: --trace-pc needs a file name");
       trace_path = argv[++i];
@@ -109,15 +133,21 @@ int cmd_emu(int argc, char **argv) {
   rv_options opt;
   rv_options_default(&opt);
   opt.seed = seed;
+  opt.mem_limit = mem_limit;
+  opt.root = root;
   rv_proc *p;
   ic_err err;
   ic_status st = rv_proc_load(&p, prog, argc - i, argv + i, &opt, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
 
   FILE *trace = NULL;
-  if (trace_path && !(trace = fopen(trace_path, "w"))) {
-    rv_proc_destroy(p);
-    return cli_fail(2, "%s: cannot open for writing: %s", trace_path, strerror(errno));
+  ic_outfile *trace_out = NULL; /* all or nothing: a full disk leaves no truncated trace */
+  if (trace_path) {
+    if ((st = ic_outfile_open(&trace_out, trace_path, &err)) != IC_OK) {
+      rv_proc_destroy(p);
+      return cli_fail_err(st, &err);
+    }
+    trace = ic_outfile_stream(trace_out);
   }
 
   double t0 = now_sec(CLOCK_MONOTONIC), c0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
@@ -140,15 +170,20 @@ int cmd_emu(int argc, char **argv) {
   double secs = now_sec(CLOCK_MONOTONIC) - t0, cpu = now_sec(CLOCK_PROCESS_CPUTIME_ID) - c0;
 
   int rc = 0;
-  if (trace && fclose(trace) != 0) rc = cli_fail(1, "%s: write error", trace_path);
+  if (trace_out && (st = ic_outfile_commit(trace_out, &err)) != IC_OK) rc = cli_fail(1, "%s", err.msg);
   uint64_t n = rv_proc_icount(p);
   int code;
   const char *why;
   rv_state s = rv_proc_state(p, &code, &why);
+  char nosys[400];
+  if (rv_proc_nosys_summary(p, nosys, sizeof nosys))
+    fprintf(stderr, "icost: %s: unsupported system calls, answered -ENOSYS: %s\n", prog, nosys);
   if (s == RV_EXITED) {
     if (!rc) rc = code;
   } else if (s == RV_FAULT) {
-    rc = cli_fail(1, "%s: %s", prog, why);
+    int self, sig = rv_proc_signal(p, &self);
+    if (!self) cli_fail(1, "%s: %s", prog, why);
+    rc = 128 + sig;
   } else {
     fprintf(stderr, "icost: emu: stopped after %llu instructions (--max)\n", (unsigned long long)n);
   }

@@ -72,7 +72,9 @@ static const char icost_help[] =
     "  --fragments K       graphfrag: windows (default 200); profiler: with --max, the\n"
     "                      signature-sample interval is set for about K fragments;\n"
     "                      without, they are taken back to back and K kept, chosen\n"
-    "                      uniformly as the run goes (memory for K, however long)\n"
+    "                      uniformly as the run goes; memory holds the K and at\n"
+    "                      most 131072 detailed samples (a uniform reservoir of\n"
+    "                      those taken, about 15 MB), however long the run\n"
     "  --frag-length L     graphfrag/profiler: instructions per fragment (default 3 x\n"
     "                      win's idealized window, 60 x core.rob, at least 2000: 3840 on\n"
     "                      the baseline machine; at most half of --max where that half\n"
@@ -92,7 +94,10 @@ static const char icost_help[] =
     "                      of them warm caches, TLBs and predictors (N may end in k/M/G)\n"
     "  --warm N            warming length (default 1M)\n"
     "  --max N             time at most N instructions (default: to the end)\n"
-    "  --seed S            guest seed (AT_RANDOM, getrandom)\n"
+    "  --seed S            guest seed (AT_RANDOM, getrandom, /dev/urandom)\n"
+    "  --guest-memory N    bytes the guest may map (K/M/G: KiB/MiB/GiB; default 4G):\n"
+    "                      past it, mmap and brk fail with ENOMEM\n"
+    "  --guest-root DIR    the guest's path lookups stay inside DIR\n"
     "  --workload NAME     a workload of the manifest instead of the default one\n"
     "  --guest-output      let the program write to our stdout/stderr\n"
     "  --trace FILE        run on a trace instead of a program (every command takes\n"
@@ -457,7 +462,9 @@ static void write_header(FILE *f, ic_format fmt, const cli_run *run, const char 
     if (r->frag_length)
       fprintf(f, "fragments:\n  length: %llu\n  warmup: %llu\n", (unsigned long long)r->frag_length,
               (unsigned long long)r->frag_warmup);
+    if (cli_run_partial(run)) fprintf(f, "partial: \"%s\"\n", cli_run_partial(run));
   } else if (fmt == IC_FMT_TEXT) {
+    if (cli_run_partial(run)) fprintf(f, "PARTIAL         %s\n", cli_run_partial(run));
     fprintf(f, "workload        %s\nconfig          %s\nmethod          %s\n", run->workload.name,
             cfg, method);
     fprintf(f, "instructions    %llu\ncycles          %llu\n", (unsigned long long)r->instructions,
@@ -606,8 +613,9 @@ int cmd_icost(int argc, char **argv) {
     ic_chart_release();
   }
   ic_breakdown_free(&res.b);
+  int rc = st != IC_OK ? cli_fail_err(st, &err)
+           : fflush(stdout) != 0 ? cli_fail(1, "cannot write the breakdown") : 0;
+  rc = cli_run_finish(&run, rc);
   cli_run_free(&run);
-  if (st != IC_OK) return cli_fail_err(st, &err);
-  if (fflush(stdout) != 0) return cli_fail(1, "cannot write the breakdown");
-  return plot_rc;
+  return rc != 0 ? rc : plot_rc;
 }

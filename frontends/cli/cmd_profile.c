@@ -29,7 +29,8 @@ static const char profile_help[] =
     "\n"
     "Runs PROGRAM on the timing model as if it were hardware with the shotgun\n"
     "profiler's sampling hooks (paper Section 5.4) and writes the samples to FILE\n"
-    "(complete or not at all: written to FILE.tmp.* and renamed at the end).\n"
+    "(complete or not at all: a file without a name in FILE's directory, fsynced\n"
+    "and named FILE at the end; an error, SIGINT or SIGTERM leaves nothing).\n"
     "\n"
     "  -o FILE                 the sample file to write\n"
     "  --sample-interval N     mean retired instructions between detailed samples\n"
@@ -338,8 +339,9 @@ int cmd_profile(int argc, char **argv) {
   sig_sampler_destroy(smp);
   sig_db_destroy(kept);
   free(yaml);
+  int rc = cli_run_finish(&run, 0);
   cli_run_free(&run);
-  return 0;
+  return rc;
 fail:
   sig_writer_abort(w);
   sig_sampler_destroy(smp);

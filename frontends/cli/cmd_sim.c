@@ -21,7 +21,10 @@ static void sim_usage(FILE *f) {
         "                      of them warm caches, TLBs and predictors (N may end in k/M/G)\n"
         "  --warm N            warming length (default 1M)\n"
         "  --max N             time at most N instructions (default: to the end)\n"
-        "  --seed S            guest seed (AT_RANDOM, getrandom)\n"
+        "  --seed S            guest seed (AT_RANDOM, getrandom, /dev/urandom)\n"
+        "  --guest-memory N    bytes the guest may map (K/M/G: KiB/MiB/GiB; default 4G):\n"
+        "                      past it, mmap and brk fail with ENOMEM\n"
+        "  --guest-root DIR    the guest's path lookups stay inside DIR\n"
         "  --workload NAME     a workload of the manifest instead of the default one\n"
         "  --guest-output      let the program write to our stdout/stderr\n"
         "  --format F          text (default), csv or yaml\n"
@@ -41,7 +44,11 @@ static void sim_usage(FILE *f) {
   for (int k = 0; k < ooo_stats_count; k++)
     fprintf(f, "  %-21s %s\n", ooo_stats_names[k], ooo_stats_help[k]);
   fputs("\nCycle 0 is the first cycle of the timed part, which starts with an empty\n"
-        "pipeline; stall_* count cycles in which that stage did nothing for that reason.\n",
+        "pipeline; stall_* count cycles in which that stage did nothing for that reason.\n"
+        "A guest killed by a signal (a fault, abort) after some timed instructions gets\n"
+        "the statistics of those, under a PARTIAL line, and icost exits 128 + the\n"
+        "signal (139 for a segfault). Unsupported system calls return -ENOSYS and are\n"
+        "listed once on stderr.\n\n" GUEST_ENV_HELP,
         f);
 }
 
@@ -120,6 +127,7 @@ static void print_stats(const char *format, const cli_run *r, ic_catmask ideal, 
                ideal_s[0] ? "," : "", ic_category_names[c]);
   if (strcmp(format, "yaml") == 0) {
     printf("workload: %s\nconfig: %s\nideal: [%s]\n", r->workload.name, ooo_config_name(r->config), ideal_s);
+    if (cli_run_partial(r)) printf("partial: \"%s\"\n", cli_run_partial(r));
     printf("cycles: %llu\ninstructions: %llu\nipc: %.4f\n", (unsigned long long)s->cycles,
            (unsigned long long)s->instructions, ipc);
     printf("events:\n");
@@ -134,11 +142,13 @@ static void print_stats(const char *format, const cli_run *r, ic_catmask ideal, 
   } else if (strcmp(format, "csv") == 0) {
     printf("stat,value\n");
     printf("workload,%s\nideal,\"%s\"\n", r->workload.name, ideal_s);
+    if (cli_run_partial(r)) printf("partial,\"%s\"\n", cli_run_partial(r));
     for (int k = 0; k < 2; k++) printf("%s,%llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
     printf("ipc,%.4f\n", ipc);
     for (int k = 2; k < ooo_stats_count; k++)
       printf("%s,%llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
   } else {
+    if (cli_run_partial(r)) printf("PARTIAL       %s\n", cli_run_partial(r));
     printf("workload      %s\nconfig        %s\nideal         %s\n", r->workload.name,
            ooo_config_name(r->config), ideal_s[0] ? ideal_s : "none");
     printf("%-22s %14llu\n", "cycles", (unsigned long long)s->cycles);
@@ -213,6 +223,7 @@ int cmd_sim(int argc, char **argv) {
       printf("graph_records: %llu\n", (unsigned long long)ooo_graph_check_count(chk));
     ooo_graph_check_destroy(chk);
   }
+  int rc = cli_run_finish(&r, 0);
   cli_run_free(&r);
-  return 0;
+  return rc;
 }

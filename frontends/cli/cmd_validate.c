@@ -190,6 +190,7 @@ static ic_status validate_one(const cli_run_opts *base, const vopts *v, const ch
   memset(&run, 0, sizeof run);
   ic_status st = cli_run_setup(&o, &run, err);
   if (st != IC_OK) return st; /* cli_run_setup released run */
+  run.refuse_partial = 1;
   const char *wname = name ? name : run.workload.name;
   vprogress prog = {wname};
   vo->run = run_once;

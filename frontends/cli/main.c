@@ -1,5 +1,8 @@
 /* main.c: the icost command's entry point; dispatches to subcommands. */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,7 +71,20 @@ static const struct subcommand subcommands[] = {
     {"sweep", cmd_sweep},
 };
 
+/* At exit, as GNU tools do: output that could not be written (a full disk,
+ * /dev/full, a closed pipe) is a failed run, exit 1, whatever the command
+ * returned. */
+static void close_stdout(void) {
+  int bad = ferror(stdout) != 0;
+  if (fclose(stdout) != 0) bad = 1;
+  if (bad) {
+    fprintf(stderr, "icost: stdout: write error: %s\n", strerror(errno ? errno : EIO));
+    _exit(1);
+  }
+}
+
 int main(int argc, char **argv) {
+  atexit(close_stdout);
   if (argc >= 2 && (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "-h") == 0)) {
     usage(stdout);
     return 0;

@@ -1,5 +1,6 @@
 /* run.c: shared set-up of the commands that run a program on the timing
  * model (see run.h). */
+#define _GNU_SOURCE
 #include "run.h"
 
 #include "record_pipe.h"
@@ -32,6 +33,21 @@ int cli_parse_count(const char *s, uint64_t *out) {
   return 0;
 }
 
+int cli_parse_bytes(const char *s, uint64_t *out) {
+  if (!s || *s < '0' || *s > '9') return -1;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno) return -1;
+  int shift = 0;
+  if (*end == 'k' || *end == 'K') shift = 10, end++;
+  else if (*end == 'M') shift = 20, end++;
+  else if (*end == 'G') shift = 30, end++;
+  if (*end || (shift && v > UINT64_MAX >> shift)) return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
+}
+
 /* Value of option argv[*i] given as "--opt V" or "--opt=V"; NULL if absent. */
 static const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched) {
   size_t l = strlen(name);
@@ -52,6 +68,7 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
                         ic_err *err) {
   memset(o, 0, sizeof *o);
   o->warm = 1000000;
+  o->guest_memory = RV_DEFAULT_MEM_LIMIT;
   const char *cmd = argc > 0 ? argv[0] : "icost";
   /* messages name a subcommand; for icost itself the caller's "icost: " does */
   const int sub = strcmp(cmd, "icost") != 0;
@@ -81,6 +98,7 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
       uint64_t *n;
     } opts[] = {
         {"--config", 0, &o->config_path, NULL}, {"--workload", 0, &o->workload, NULL},
+        {"--guest-root", 0, &o->guest_root, NULL},
         {"--skip", 1, NULL, &o->skip},          {"--warm", 1, NULL, &o->warm},
         {"--max", 1, NULL, &o->max},            {"--seed", 1, NULL, &o->seed},
         {"--trace", 0, &o->trace, NULL},        {"--trace-format", 0, &o->trace_format, NULL},
@@ -98,6 +116,13 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
       done = 1;
     }
     if (done) continue;
+    v = opt_value(argc, argv, &i, "--guest-memory", &m);
+    if (m) {
+      if (!v || cli_parse_bytes(v, &o->guest_memory) != 0)
+        return ic_fail(err, IC_EINPUT, "%s%s--guest-memory needs a size in bytes (suffix K, M or G)",
+                       who, sep);
+      continue;
+    }
     v = opt_value(argc, argv, &i, "--set", &m);
     if (m) {
       if (!v) return ic_fail(err, IC_EINPUT, "%s%s--set needs KEY=VALUE", who, sep);
@@ -151,6 +176,8 @@ ic_status cli_run_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
   rv_options opt;
   rv_options_default(&opt);
   opt.seed = o->seed;
+  opt.mem_limit = o->guest_memory;
+  opt.root = o->guest_root;
   if (!o->guest_output) {
     r->guest_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (r->guest_fd < 0) {
@@ -159,9 +186,26 @@ ic_status cli_run_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
     }
     opt.stdin_fd = opt.stdout_fd = opt.stderr_fd = r->guest_fd;
   }
-  rv_proc *p = NULL;
-  if ((st = rv_proc_load(&p, r->workload.argv[0], r->workload.argc, r->workload.argv, &opt, err)))
+  /* The guest's argv[0], AT_EXECFN and /proc/self/exe are the program's
+     file name without its directory (/proc/self/exe: "/NAME"), so that where
+     the program lies changes no number. */
+  const char *path = r->workload.argv[0], *slash = strrchr(path, '/');
+  char *name = (char *)(slash && slash[1] ? slash + 1 : path);
+  opt.execfn = name;
+  char exe_link[300];
+  snprintf(exe_link, sizeof exe_link, "/%s", name);
+  opt.exe_link = exe_link;
+  char **gargv = malloc(((size_t)r->workload.argc + 1) * sizeof *gargv);
+  if (!gargv) {
+    st = ic_fail(err, IC_ERUN, "out of memory");
     goto fail;
+  }
+  memcpy(gargv, r->workload.argv, ((size_t)r->workload.argc + 1) * sizeof *gargv);
+  gargv[0] = name;
+  rv_proc *p = NULL;
+  st = rv_proc_load(&p, path, r->workload.argc, gargv, &opt, err);
+  free(gargv);
+  if (st) goto fail;
   r->checkpoint = p;
   r->warm = o->warm < o->skip ? o->warm : o->skip;
   r->max = o->max;
@@ -202,9 +246,22 @@ ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sin
   const char *why = "";
   int code = 0;
   rv_state ps = rv_proc_state(p, &code, &why);
+  char nosys[400];
+  if (rv_proc_nosys_summary(p, nosys, sizeof nosys) &&
+      !atomic_exchange((_Atomic int *)&r->nosys_noted, 1))
+    fprintf(stderr, "icost: warning: %s: unsupported system calls, answered -ENOSYS: %s\n",
+            r->workload.name, nosys);
   if (ps == RV_FAULT) {
-    st = ic_fail(err, IC_ERUN, "%s: %s", r->workload.name, why);
-    goto out;
+    int sig = rv_proc_signal(p, NULL);
+    if (!sig || r->refuse_partial || ooo_get_stats(core)->instructions == 0) {
+      st = ic_fail(err, IC_ERUN, "%s: %s", r->workload.name, why);
+      goto out;
+    }
+    cli_run *w = (cli_run *)r; /* the first run to see it writes; every run sees the same */
+    if (!atomic_exchange(&w->signal_noted, 1)) {
+      snprintf(w->guest_why, sizeof w->guest_why, "%s", why);
+      w->guest_signal = sig;
+    }
   }
   if (ps == RV_EXITED && code != 0 && !atomic_exchange((_Atomic int *)&r->exit_noted, 1))
     fprintf(stderr, "icost: warning: %s exited with status %d (the numbers are of that run%s)\n",
@@ -241,6 +298,22 @@ ic_status cli_run_graph(const cli_run *r, ic_graph_sink sink, int cpus, cli_run_
 ic_program_image cli_run_image(const cli_run *r) {
   if (r->trace) return cli_trace_image(r);
   return rv_proc_image((rv_proc *)r->checkpoint);
+}
+
+const char *cli_run_partial(const cli_run *r) {
+  static _Thread_local char line[512];
+  if (!r->guest_signal) return NULL;
+  const char *name = r->guest_signal < 32 ? sigabbrev_np(r->guest_signal) : NULL;
+  snprintf(line, sizeof line, "the guest was killed by signal %d (SIG%s; %s): the numbers are of "
+           "the instructions timed before it", r->guest_signal, name ? name : "RT", r->guest_why);
+  return line;
+}
+
+int cli_run_finish(const cli_run *r, int rc) {
+  if (rc != 0 || !r->guest_signal) return rc;
+  fprintf(stderr, "icost: %s: %s (the report above is of the instructions timed before it)\n",
+          r->workload.name, r->guest_why);
+  return 128 + r->guest_signal;
 }
 
 void cli_run_free(cli_run *r) {

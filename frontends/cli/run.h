@@ -10,7 +10,9 @@
  *                     branch predictors (functional warming)
  *   --warm N          warming length (default 1000000)
  *   --max N           timed instructions (0 or absent: to the end)
- *   --seed S          guest seed (AT_RANDOM, getrandom)
+ *   --seed S          guest seed (AT_RANDOM, getrandom, /dev/urandom)
+ *   --guest-memory N  bytes the guest may map (default 4G)
+ *   --guest-root DIR  the guest's path lookups stay inside DIR
  *   --workload NAME   manifest workload instead of the default one
  *   --guest-output    let the guest write to our stdout/stderr
  *   -- PROGRAM ARGS   the program to run (else the default workload)
@@ -25,9 +27,11 @@
  * fast-forwards it to the start of the warming part; the result is a
  * checkpoint. cli_run_execute clones that checkpoint, warms and runs a fresh
  * core with the given idealizations and optional graph sink, so a command can
- * run the same interval many times (multisim). A guest fault or an
- * unsupported system call ends the run with IC_ERUN and the emulator's
- * reason; numbers are never reported for a run that did not complete. A
+ * run the same interval many times (multisim). A guest killed by a signal
+ * before any timed instruction ends the run with IC_ERUN and the emulator's
+ * reason; after some, the run is reported as partial (below). The
+ * unsupported system calls of a run (answered -ENOSYS) are listed once on
+ * stderr. A
  * guest that exits with a nonzero status is timed as usual (a benchmark may
  * return anything), but the first run of a cli_run to see it says so in
  * one warning line on stderr: a program that failed early (a missing input
@@ -51,6 +55,8 @@ typedef struct cli_run_opts {
   const char *sets[CLI_RUN_MAX_SETS];    /* --set arguments, in order */
   int nsets;
   uint64_t skip, warm, max, seed;
+  uint64_t guest_memory;                 /* --guest-memory (bytes) */
+  const char *guest_root;                /* --guest-root DIR or NULL */
   const char *workload;                  /* --workload NAME or NULL */
   int guest_output;
   int help;                              /* --help or -h was given */
@@ -72,6 +78,24 @@ typedef int (*cli_run_option_fn)(void *ctx, int argc, char **argv, int i, ic_err
 ic_status cli_run_parse(int argc, char **argv, cli_run_opts *opts, cli_run_option_fn extra,
                         void *ctx, ic_err *err);
 
+/* Parses a size in bytes with optional K/M/G suffix (KiB, MiB, GiB: "512M");
+   0 on success. */
+int cli_parse_bytes(const char *s, uint64_t *out);
+
+/* What the guest sees of the host, for the --help of the commands that run
+   a program (README has the same words). */
+#define GUEST_ENV_HELP                                                                   \
+  "The guest sees the host as under qemu-riscv64: it reads and writes the host's\n"      \
+  "files with icost's permissions, from icost's working directory (--guest-root\n"     \
+  "DIR confines its paths to DIR). What would make runs differ is virtual: time\n"     \
+  "(1 ns per instruction from a fixed epoch), pid 1000, uid 1000, one cpu,\n"          \
+  "getrandom, AT_RANDOM, /dev/urandom and /dev/random (all from --seed), the\n"        \
+  "environment (LANG=C and a fixed PATH); the timing commands give it its\n"           \
+  "program's file name without the directory as argv[0], AT_EXECFN and\n"            \
+  "/proc/self/exe (\"/NAME\"), so the directory a program lies in changes no\n"      \
+  "number (`icost emu` passes the path as given, as qemu-riscv64 does).\n"            \
+  "/proc/self/maps lists the guest's own mappings.\n"
+
 /* Parses a decimal count with optional k/M/G suffix ("10M"); 0 on success. */
 int cli_parse_count(const char *s, uint64_t *out);
 
@@ -88,7 +112,26 @@ typedef struct cli_run {
   int guest_output;        /* --guest-output was given */
   _Atomic int exit_noted;  /* the guest's nonzero exit status was reported */
   void *trace;             /* the --trace reader (trace_run.h); checkpoint is then NULL */
+  _Atomic int nosys_noted; /* its unsupported system calls were listed */
+  _Atomic int signal_noted; /* guest_signal and guest_why are set */
+  int guest_signal;        /* the signal that killed the guest in the timed part, or 0 */
+  int refuse_partial;      /* set by the caller: a guest killed by a signal fails the run
+                              (validate compares methods over complete runs only) */
+  char guest_why[400];     /* the emulator's reason for it */
 } cli_run;
+
+/* A run whose guest was killed by a signal (a fault, abort) after some
+ * timed instructions is reported as far as it went, as gem5 dumps its
+ * statistics: cli_run_execute returns IC_OK with the statistics of the
+ * instructions timed before it, and a command marks its report with
+ * cli_run_partial's line and ends with cli_run_finish. */
+/* One line for a report ("killed by signal 11 (SIGSEGV) ...: the numbers are
+ * of the instructions timed before it"), or NULL for a complete run. */
+const char *cli_run_partial(const cli_run *r);
+/* A command's exit code: rc, or, where rc is 0 and the guest was killed by
+ * a signal, the emulator's reason on stderr and 128 + the signal, as a
+ * shell (and qemu-riscv64) would give. */
+int cli_run_finish(const cli_run *r, int rc);
 
 /* Loads the config (applying every --set), resolves the workload, loads the
  * program and fast-forwards it. On failure *r is released. */

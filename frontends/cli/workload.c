@@ -5,6 +5,7 @@
  * line anywhere is an error that names the file and line, so a broken
  * manifest is noticed by the first command that touches it, not only by the
  * command that happens to want the broken entry. */
+#include "ic_file.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -205,8 +206,9 @@ static ic_status manifest_parse_line(wl_manifest *m, size_t lineno, char *line, 
 static ic_status manifest_load(const char *path, wl_manifest *m, ic_err *err) {
   memset(m, 0, sizeof *m);
   m->path = path;
-  FILE *f = fopen(path, "r");
-  if (!f) return ic_fail(err, IC_EINPUT, "%s: cannot open manifest: %s", path, strerror(errno));
+  FILE *f;
+  ic_status ost = ic_file_open_regular(&f, path, err);
+  if (ost != IC_OK) return ost;
   char *line = NULL, **toks = NULL;
   size_t lcap = 0, tcap = 0, lineno = 0;
   ssize_t len;

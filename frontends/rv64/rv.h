@@ -26,8 +26,12 @@
  *
  * Guest environment: virtual time (1 ns per instruction from a fixed epoch;
  * rdtime counts at 10 MHz; rdcycle = rdinstret = instructions so far), pid
- * 1000, uid 1000, a 4 GiB machine with one cpu; system calls that are not
- * implemented stop the run ("unsupported system call N"). */
+ * 1000, uid 1000, one cpu, memory capped at rv_options.mem_limit (what
+ * sysinfo reports); system calls that are not implemented return -ENOSYS
+ * and are counted (rv_proc_nosys_summary), as qemu-user answers them. The
+ * guest reads and writes the host's files as under qemu-user, except
+ * /dev/urandom and /dev/random (the seeded stream) and /proc/self/maps (the
+ * guest's own mappings). */
 #ifndef RV_H
 #define RV_H
 
@@ -43,7 +47,13 @@ typedef struct rv_options {
   int stdin_fd, stdout_fd, stderr_fd; /* host fds for guest 0,1,2 (default 0,1,2) */
   uint64_t seed;                      /* AT_RANDOM, getrandom (default 0) */
   char *const *envp;                  /* guest environment (NULL: a minimal fixed one) */
+  uint64_t mem_limit;                 /* bytes the guest may map (default 4 GiB; 0: no cap) */
+  const char *execfn;                 /* AT_EXECFN string (NULL: the path loaded) */
+  const char *exe_link;               /* what /proc/self/exe reads as (NULL: the real path) */
+  const char *root;                   /* directory the guest's path lookups stay in (NULL: none) */
 } rv_options;
+
+#define RV_DEFAULT_MEM_LIMIT (4ull << 30)
 
 /* Fills *o with the defaults above. */
 void rv_options_default(rv_options *o);
@@ -73,6 +83,21 @@ typedef enum { RV_RUNNING, RV_EXITED, RV_FAULT } rv_state;
    RV_EXITED. why (may be NULL): for RV_FAULT one line, "fault at pc 0x...:
    <reason> (bytes ...)"; "" otherwise. The string lives as long as p. */
 rv_state rv_proc_state(const rv_proc *p, int *exit_code, const char **why);
+
+/* The signal that ended the guest when rv_proc_state is RV_FAULT (SIGSEGV
+   for a bad address, SIGILL, SIGTRAP for ebreak, SIGBUS for a misaligned
+   atomic, SIGKILL when the host had no memory for the guest, or the signal
+   the guest sent itself with kill/tgkill/abort: then *self is 1); 0 while
+   running or after an exit. self may be NULL. */
+int rv_proc_signal(const rv_proc *p, int *self);
+
+/* The system calls the guest made that the emulator does not implement
+   (each answered -ENOSYS): writes "9999 (2 calls), 220 [clone: ...] (1
+   call)" into buf and returns how many distinct numbers; 0 and "" if none. */
+size_t rv_proc_nosys_summary(const rv_proc *p, char *buf, size_t cap);
+
+/* Why system call nr is not supported, in a few words, or "". */
+const char *rv_syscall_note(uint64_t nr);
 
 /* Instructions executed so far (retired, including the ecall that exited). */
 uint64_t rv_proc_icount(const rv_proc *p);

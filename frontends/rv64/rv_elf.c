@@ -12,13 +12,16 @@
  *   brk heap           from the page after the highest segment, upwards
  *   mmap area          top-down below the stack
  *   stack              RV_STACK_SIZE below RV_STACK_TOP */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ic_file.h"
 #include "rv_internal.h"
 
 #define RV_PIE_BASE 0x2aaaaaa000ull
@@ -41,6 +44,10 @@ void rv_options_default(rv_options *o) {
   o->stderr_fd = 2;
   o->seed = 0;
   o->envp = NULL;
+  o->mem_limit = RV_DEFAULT_MEM_LIMIT;
+  o->execfn = NULL;
+  o->exe_link = NULL;
+  o->root = NULL;
 }
 
 static uint16_t rd16(const uint8_t *b) { return (uint16_t)(b[0] | b[1] << 8); }
@@ -60,6 +67,7 @@ static rv_proc *proc_alloc(void) {
   if (!p) return NULL;
   rv_mem_init(p);
   for (int i = 0; i < RV_MAX_FDS; i++) p->fds[i].host = -1;
+  p->root_fd = -1;
   return p;
 }
 
@@ -70,6 +78,7 @@ void rv_proc_destroy(rv_proc *p) {
   rv_fds_close(p);
   free(p->bcache);
   free(p->exe_path);
+  if (p->root_fd >= 0) close(p->root_fd);
   free(p);
 }
 
@@ -82,10 +91,12 @@ rv_proc *rv_proc_clone(const rv_proc *src) {
   memset(p->radix, 0, sizeof p->radix);
   for (int i = 0; i < RV_MAX_FDS; i++) p->fds[i].host = -1;
   p->exe_path = src->exe_path ? strdup(src->exe_path) : NULL;
+  p->root_fd = src->root_fd >= 0 ? fcntl(src->root_fd, F_DUPFD_CLOEXEC, 3) : -1;
   p->codeptr = NULL;
   if (src->ncodeptr && (p->codeptr = malloc(src->ncodeptr * sizeof *p->codeptr)) != NULL)
     memcpy(p->codeptr, src->codeptr, src->ncodeptr * sizeof *p->codeptr);
   if ((src->exe_path && !p->exe_path) || (src->ncodeptr && !p->codeptr) ||
+      (src->root_fd >= 0 && p->root_fd < 0) ||
       rv_mem_copy_from(p, src) ||
       rv_fds_dup_from(p, src)) {
     rv_proc_destroy(p);
@@ -94,13 +105,20 @@ rv_proc *rv_proc_clone(const rv_proc *src) {
   return p;
 }
 
+static ic_status map_failed(const rv_proc *p, const char *path, ic_err *err) {
+  if (p->host_oom) return ic_fail(err, IC_ERUN, "%s: out of memory", path);
+  return ic_fail(err, IC_EINPUT, "%s: the program's segments and stack need more than the guest "
+                 "memory cap of %llu bytes", path, (unsigned long long)(p->pages_limit * RV_PAGE_SIZE));
+}
+
 static ic_status read_file(const char *path, uint8_t **out, size_t *len, ic_err *err) {
   struct stat st;
-  FILE *f = fopen(path, "rb");
-  if (!f) return ic_fail(err, IC_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+  FILE *f;
+  ic_status ost = ic_file_open_regular(&f, path, err);
+  if (ost != IC_OK) return ost;
+  if (fstat(fileno(f), &st) != 0) {
     fclose(f);
-    return ic_fail(err, IC_EINPUT, "%s: not a regular file", path);
+    return ic_fail(err, IC_EINPUT, "%s: %s", path, strerror(errno));
   }
   if ((uint64_t)st.st_size > RV_MAX_FILE) {
     fclose(f);
@@ -298,7 +316,7 @@ static ic_status load_image(rv_proc *p, const char *path, const uint8_t *b, size
       }
       uint64_t b = a + RV_PAGE_SIZE; /* map the run of fresh pages at once */
       while (b < hi && !((e = rv_mem_pte(p, b >> RV_PAGE_BITS)) && e->prot)) b += RV_PAGE_SIZE;
-      if (rv_mem_map(p, a, b - a, prot)) return ic_fail(err, IC_ERUN, "%s: out of memory", path);
+      if (rv_mem_map(p, a, b - a, prot)) return map_failed(p, path, err);
       a = b;
     }
     if (s->filesz && rv_mem_poke(p, s->vaddr, b + s->off, s->filesz))
@@ -325,14 +343,17 @@ static ic_status load_image(rv_proc *p, const char *path, const uint8_t *b, size
   p->mmap_next = RV_STACK_TOP - RV_STACK_SIZE - 16 * RV_PAGE_SIZE;
   if (rv_mem_map(p, RV_STACK_TOP - RV_STACK_SIZE, RV_STACK_SIZE,
                  RV_PROT_R | RV_PROT_W | (exec_stack ? RV_PROT_X : 0)))
-    return ic_fail(err, IC_ERUN, "%s: out of memory", path);
+    return map_failed(p, path, err);
   return IC_OK;
 }
 
 /* The initial stack: argc, argv[], NULL, envp[], NULL, auxv pairs, AT_NULL,
-   then (higher) the 16 AT_RANDOM bytes and the strings. */
-static ic_status build_stack(rv_proc *p, const char *path, int argc, char *const argv[],
-                             char *const *envp, ic_err *err) {
+   then (higher) the 16 AT_RANDOM bytes and the strings, laid out as Linux
+   and qemu-user lay them (the pc traces of tests/diff depend on it). The
+   timing commands give argv[0] and AT_EXECFN without a directory
+   (rv_options.execfn), so that where the program lies moves nothing. */
+static ic_status build_stack(rv_proc *p, const char *path, const char *execfn_s, int argc,
+                             char *const argv[], char *const *envp, ic_err *err) {
   uint64_t sp = p->stack_top;
   size_t envc = 0;
   while (envp[envc]) envc++;
@@ -356,7 +377,7 @@ static ic_status build_stack(rv_proc *p, const char *path, int argc, char *const
     slot = sp;                                                                    \
   } while (0)
   uint64_t execfn;
-  PUSH_STR(path, execfn);
+  PUSH_STR(execfn_s, execfn);
   for (size_t i = envc; i-- > 0;) PUSH_STR(envp[i], envp_g[i]);
   for (int i = argc; i-- > 0;) PUSH_STR(argv[i], argv_g[i]);
 #undef PUSH_STR
@@ -410,15 +431,30 @@ ic_status rv_proc_load(rv_proc **out, const char *path, int argc, char *const ar
   }
   p->seed = opt->seed;
   p->state = RV_RUNNING;
+  p->pages_limit = (opt->mem_limit + RV_PAGE_MASK) >> RV_PAGE_BITS;
+  if (opt->root) {
+    struct stat rs;
+    p->root_fd = open(opt->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (p->root_fd < 0 || fstat(p->root_fd, &rs) != 0 || !S_ISDIR(rs.st_mode)) {
+      st = ic_fail(err, IC_EINPUT, "--guest-root %s: %s", opt->root,
+                   errno == ENOTDIR ? "not a directory" : strerror(errno));
+      free(img);
+      rv_proc_destroy(p);
+      return st;
+    }
+  }
   st = load_image(p, path, img, n, err);
   free(img);
   if (st == IC_OK) {
     char resolved[PATH_MAX];
-    p->exe_path = strdup(realpath(path, resolved) ? resolved : path);
+    p->exe_path = strdup(opt->exe_link                    ? opt->exe_link
+                         : realpath(path, resolved) ? resolved
+                                                    : path);
     if (!p->exe_path) st = ic_fail(err, IC_ERUN, "%s: out of memory", path);
   }
   if (st == IC_OK)
-    st = build_stack(p, path, argc, argv, opt->envp ? opt->envp : (char *const *)default_env, err);
+    st = build_stack(p, path, opt->execfn ? opt->execfn : path, argc, argv,
+                     opt->envp ? opt->envp : (char *const *)default_env, err);
   if (st != IC_OK) {
     rv_proc_destroy(p);
     return st;

@@ -23,6 +23,7 @@
  * subnormal range, keep nearest-even under RMM (a known difference). */
 #include <fenv.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -39,8 +40,11 @@ enum { FF_NX = 1, FF_UF = 2, FF_OF = 4, FF_DZ = 8, FF_NV = 16 };
 static void mem_fault(rv_proc *p, uint64_t pc, const char *what, uint64_t addr) {
   const rv_pte *e = rv_mem_pte(p, addr >> RV_PAGE_BITS);
   p->pc = pc;
-  rv_fault(p, "%s %s address 0x%llx", what,
-           (!e || !(e->prot & RV_MAPPED)) ? "unmapped" : "protected", (unsigned long long)addr);
+  if (p->host_oom) /* the page was mapped, but the host had no memory for it */
+    rv_fault(p, SIGKILL, "%s address 0x%llx: out of host memory", what, (unsigned long long)addr);
+  else
+    rv_fault(p, SIGSEGV, "%s %s address 0x%llx", what,
+             (!e || !(e->prot & RV_MAPPED)) ? "unmapped" : "protected", (unsigned long long)addr);
 }
 
 /* ---- memory fast paths ---- */
@@ -92,7 +96,12 @@ static inline int store(rv_proc *p, uint64_t a, unsigned size, const void *in) {
 static void fetch_fault(rv_proc *p, uint64_t pc) {
   const rv_pte *e = rv_mem_pte(p, pc >> RV_PAGE_BITS);
   p->pc = pc;
-  rv_fault(p, "instruction fetch from %s address 0x%llx",
+  if (p->host_oom) {
+    rv_fault(p, SIGKILL, "instruction fetch from address 0x%llx: out of host memory",
+             (unsigned long long)pc);
+    return;
+  }
+  rv_fault(p, SIGSEGV, "instruction fetch from %s address 0x%llx",
            e && (e->prot & RV_MAPPED) ? "non-executable" : "unmapped", (unsigned long long)pc);
 }
 
@@ -151,7 +160,7 @@ static rv_block *block_build(rv_proc *p, uint64_t pc, rv_block *b) {
 static inline rv_block *block_at(rv_proc *p, uint64_t pc) {
   if (RV_UNLIKELY(!p->bcache) && !(p->bcache = rv_bcache_new())) {
     p->pc = pc;
-    rv_fault(p, "out of host memory for the block cache");
+    rv_fault(p, SIGKILL, "out of host memory for the block cache");
     return NULL;
   }
   rv_block *b = &p->bcache[block_slot(pc)];
@@ -626,6 +635,11 @@ rv_state rv_proc_state(const rv_proc *p, int *exit_code, const char **why) {
   if (exit_code) *exit_code = p->exit_code;
   if (why) *why = p->state == RV_FAULT ? p->why : "";
   return p->state;
+}
+
+int rv_proc_signal(const rv_proc *p, int *self) {
+  if (self) *self = p->state == RV_FAULT && p->self_kill;
+  return p->state == RV_FAULT ? p->term_sig : 0;
 }
 
 uint64_t rv_proc_icount(const rv_proc *p) { return p->icount; }

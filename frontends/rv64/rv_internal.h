@@ -185,11 +185,22 @@ typedef struct rv_block {
 
 #define RV_MAX_FDS 256
 
+/* What a guest fd reads: the host file, or the seeded random stream
+   (/dev/urandom, /dev/random; the host fd is kept for fstat). */
+enum { RV_FD_HOST = 0, RV_FD_RANDOM = 1 };
+
 typedef struct rv_fd {
   int host; /* -1: closed */
   uint8_t owned;
   uint8_t is_dir;
+  uint8_t kind; /* RV_FD_* */
 } rv_fd;
+
+/* Unsupported system calls: answered -ENOSYS and counted by number. */
+#define RV_MAX_NOSYS 16
+typedef struct rv_nosys {
+  uint64_t nr, count;
+} rv_nosys;
 
 struct rv_proc {
   /* hart */
@@ -205,12 +216,20 @@ struct rv_proc {
   /* run state */
   rv_state state;
   int exit_code;
+  int term_sig;  /* RV_FAULT: the signal that ended the guest */
+  int self_kill; /* ... and the guest sent it itself (kill, tgkill, abort) */
   char why[320];
+  rv_nosys nosys[RV_MAX_NOSYS]; /* the first RV_MAX_NOSYS numbers, in order seen */
+  unsigned n_nosys;
+  uint64_t nosys_other; /* calls of numbers past the first RV_MAX_NOSYS */
 
   /* memory */
   rv_tlb tlb_r[RV_TLB_SIZE], tlb_w[RV_TLB_SIZE];
   rv_pte **radix[RV_RADIX_SIZE]; /* [vpn>>24][(vpn>>12)&4095] -> leaf of 4096 ptes */
   uint64_t pages_alloc;          /* host pages allocated */
+  uint64_t pages_mapped;         /* guest pages mapped (what --guest-memory caps) */
+  uint64_t pages_limit;          /* at most this many mapped pages */
+  int host_oom;                  /* a host allocation for guest memory failed */
 
   rv_block *bcache; /* RV_BCACHE_SIZE direct-mapped blocks; allocated by the first run */
 
@@ -223,6 +242,7 @@ struct rv_proc {
   uint8_t sigact[65][24]; /* rt_sigaction: remembered, never delivered */
   uint64_t sigmask;
   char *exe_path; /* for /proc/self/exe */
+  int root_fd;    /* --guest-root: an O_PATH fd the guest's lookups stay in, or -1 */
 
   /* program image */
   uint64_t entry, phdr, phent, phnum;
@@ -274,7 +294,9 @@ void rv_decode(uint32_t raw, uint64_t pc, rv_dinst *d);
 
 /* ---- system calls (rv_sys.c) ---- */
 void rv_syscall(rv_proc *p);
-void rv_fault(rv_proc *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Stops the run: the guest is killed by signal sig (SIGSEGV for a bad
+   address, SIGILL, SIGTRAP, SIGBUS, SIGKILL when the host has no memory). */
+void rv_fault(rv_proc *p, int sig, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Virtual clock: one instruction is one nanosecond from a fixed epoch. */
 #define RV_EPOCH_SEC 1700000000ull
 void rv_fds_close(rv_proc *p);

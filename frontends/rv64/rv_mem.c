@@ -90,19 +90,41 @@ static uint64_t leaf_end(uint64_t vpn, uint64_t end) {
   return e < end ? e : end;
 }
 
+/* Pages of [addr, addr+len) that are not mapped yet. */
+static uint64_t pages_unmapped(const rv_proc *p, uint64_t addr, uint64_t len) {
+  uint64_t n = 0, end = (addr + len) >> RV_PAGE_BITS;
+  for (uint64_t vpn = addr >> RV_PAGE_BITS; vpn < end;) {
+    uint64_t stop = leaf_end(vpn, end);
+    const rv_pte *e = rv_mem_pte(p, vpn);
+    if (!e) {
+      n += stop - vpn;
+      vpn = stop;
+      continue;
+    }
+    for (; vpn < stop; vpn++, e++) n += !e->prot;
+  }
+  return n;
+}
+
 int rv_mem_map(rv_proc *p, uint64_t addr, uint64_t len, uint32_t prot) {
+  uint64_t more = pages_unmapped(p, addr, len);
+  if (p->pages_limit && p->pages_mapped + more > p->pages_limit) return -1;
   rv_tlb_flush(p);
   rv_dcache_invalidate(p, addr, len);
   uint64_t end = (addr + len) >> RV_PAGE_BITS;
   for (uint64_t vpn = addr >> RV_PAGE_BITS; vpn < end;) {
     rv_pte *e = pte_create(p, vpn);
-    if (!e) return -1;
+    if (!e) {
+      p->host_oom = 1;
+      return -1;
+    }
     for (uint64_t stop = leaf_end(vpn, end); vpn < stop; vpn++, e++) {
       if (e->data) {
         free(e->data);
         e->data = NULL;
         p->pages_alloc--;
       }
+      if (!e->prot) p->pages_mapped++;
       e->prot = prot | RV_MAPPED;
     }
   }
@@ -122,6 +144,7 @@ void rv_mem_unmap(rv_proc *p, uint64_t addr, uint64_t len) {
     }
     for (; vpn < stop; vpn++, e++) {
       if (e->data) p->pages_alloc--;
+      if (e->prot) p->pages_mapped--;
       free(e->data);
       e->data = NULL;
       e->prot = 0;
@@ -188,7 +211,9 @@ void rv_mem_move(rv_proc *p, uint64_t old_addr, uint64_t new_addr, uint64_t len)
     rv_pte *o = rv_mem_pte(p, (old_addr + off) >> RV_PAGE_BITS);
     rv_pte *n = pte_create(p, (new_addr + off) >> RV_PAGE_BITS);
     if (!o || !n) continue; /* n exists: the caller mapped the target range */
+    if (n->data) p->pages_alloc--;
     free(n->data);
+    if (o->prot) p->pages_mapped--; /* n was counted when the caller mapped it */
     *n = *o;
     o->data = NULL;
     o->prot = 0;
@@ -200,7 +225,10 @@ uint8_t *rv_mem_host(rv_proc *p, uint64_t addr, uint32_t prot) {
   if (!e || (e->prot & prot) != prot || !(e->prot & RV_MAPPED)) return NULL;
   if (!e->data) {
     e->data = calloc(1, RV_PAGE_SIZE);
-    if (!e->data) return NULL;
+    if (!e->data) {
+      p->host_oom = 1;
+      return NULL;
+    }
     p->pages_alloc++;
   }
   return e->data + (addr & RV_PAGE_MASK);

@@ -6,8 +6,10 @@
  * closed on the host. Time, randomness and ids are virtual: the clock is one
  * nanosecond per executed instruction from a fixed epoch, getrandom draws
  * from a seeded generator, pid/tid are fixed. So the same program, arguments
- * and input give the same instruction stream. Any call not handled here
- * stops the run as a fault naming the call. */
+ * and input give the same instruction stream; /dev/urandom and /dev/random
+ * read the same seeded stream as getrandom, and /proc/self/maps lists the
+ * guest's own mappings. A call not handled here is answered -ENOSYS, as
+ * qemu-user answers it, and counted (rv_proc_nosys_summary). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -15,9 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <linux/openat2.h>
 #include <unistd.h>
 
 #include "rv_internal.h"
@@ -26,7 +30,7 @@
 #define RV_UID 1000
 #define RV_MAX_IO (1u << 24) /* bytes moved by one read/write call at most */
 
-void rv_fault(rv_proc *p, const char *fmt, ...) {
+void rv_fault(rv_proc *p, int sig, const char *fmt, ...) {
   char reason[200], bytes[40] = "no bytes";
   va_list ap;
   va_start(ap, fmt);
@@ -42,6 +46,18 @@ void rv_fault(rv_proc *p, const char *fmt, ...) {
   snprintf(p->why, sizeof p->why, "fault at pc 0x%llx: %s (%s)", (unsigned long long)p->pc,
            reason, bytes);
   p->state = RV_FAULT;
+  p->term_sig = sig;
+  p->self_kill = 0;
+}
+
+/* The guest ends as a process killed by sig that it sent itself. */
+static void killed(rv_proc *p, int sig) {
+  const char *name = sig < 32 ? sigabbrev_np(sig) : NULL;
+  snprintf(p->why, sizeof p->why, "killed by signal %d (SIG%s) that it sent itself", sig,
+           name ? name : "RT");
+  p->state = RV_FAULT;
+  p->term_sig = sig;
+  p->self_kill = 1;
 }
 
 void rv_fds_close(rv_proc *p) {
@@ -99,6 +115,7 @@ static int64_t fd_alloc(rv_proc *p, int host, int min) {
     if (p->fds[i].host < 0) {
       p->fds[i].host = host;
       p->fds[i].owned = 1;
+      p->fds[i].kind = RV_FD_HOST;
       return i;
     }
   close(host);
@@ -113,7 +130,7 @@ static int64_t guest_iov(rv_proc *p, uint64_t addr, uint64_t len, uint32_t prot,
     uint64_t k = RV_PAGE_SIZE - (addr & RV_PAGE_MASK);
     if (k > len) k = len;
     uint8_t *h = rv_mem_host(p, addr, prot);
-    if (!h) return -EFAULT;
+    if (!h) return p->host_oom ? -ENOMEM : -EFAULT;
     if (prot & RV_PROT_W) {
       const rv_pte *e = rv_mem_pte(p, addr >> RV_PAGE_BITS);
       if (e->prot & RV_PROT_X) rv_dcache_invalidate(p, addr, k);
@@ -139,6 +156,17 @@ static int64_t do_io(rv_proc *p, uint64_t fd, uint64_t buf, uint64_t len, int is
   int n;
   int64_t r = guest_iov(p, buf, len, is_write ? RV_PROT_R : RV_PROT_W, iov, IOV_PAGES, &n);
   if (r) return r;
+  if (!is_write && p->fds[fd].kind == RV_FD_RANDOM) { /* the seeded stream, as getrandom */
+    uint64_t got = 0;
+    for (int i = 0; i < n; i++)
+      for (size_t o = 0; o < iov[i].iov_len; o += 8) {
+        uint64_t v = rv_rand_next(&p->rand_ctr);
+        size_t k = iov[i].iov_len - o < 8 ? iov[i].iov_len - o : 8;
+        memcpy((uint8_t *)iov[i].iov_base + o, &v, k);
+        got += k;
+      }
+    return (int64_t)got;
+  }
   ssize_t k;
   if (off < 0) k = is_write ? writev(h, iov, n) : readv(h, iov, n);
   else k = is_write ? pwritev(h, iov, n, off) : preadv(h, iov, n, off);
@@ -193,6 +221,91 @@ static int64_t get_path(rv_proc *p, uint64_t addr, char *buf, size_t cap) {
 static int dirfd_host(const rv_proc *p, int64_t dirfd) {
   if ((int32_t)dirfd == -100) return AT_FDCWD;
   return host_fd(p, (uint64_t)dirfd);
+}
+
+/* ---- path lookups, confined to --guest-root where one is given ----
+ * Without a root, a guest path is looked up as the host would (dirfd and
+ * path as given). With one, every lookup goes through openat2 with
+ * RESOLVE_IN_ROOT from the root (absolute paths and the guest's working
+ * directory, which is the root) or from the guest's directory fd: "..",
+ * absolute paths and symlinks cannot leave it. An operation then works on
+ * what the lookup found: the object itself (as /proc/self/fd/N, or the fd
+ * with AT_EMPTY_PATH where the last symlink must not be followed), or the
+ * parent directory and the last name (creating, removing, renaming). */
+enum { LK_FOLLOW, LK_NOFOLLOW, LK_PARENT };
+
+typedef struct lookup {
+  int dirfd;        /* host dirfd for the operation (AT_FDCWD allowed) */
+  const char *name; /* host path relative to it */
+  int at_flags;     /* AT_EMPTY_PATH where name is "" */
+  int tmp;          /* an fd of the lookup's own to close, or -1 */
+  char buf[4096];
+} lookup;
+
+static int in_root(int base, const char *path, uint64_t flags, uint64_t mode) {
+  struct open_how how;
+  memset(&how, 0, sizeof how);
+  how.flags = flags | O_CLOEXEC;
+  how.mode = flags & (O_CREAT | __O_TMPFILE) ? mode & 07777 : 0;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  return (int)syscall(SYS_openat2, base, path, &how, sizeof how);
+}
+
+/* The host dirfd a confined lookup of path starts from. */
+static int root_base(const rv_proc *p, int64_t dirfd, const char *path) {
+  if (path[0] == '/' || (int32_t)dirfd == -100) return p->root_fd;
+  return host_fd(p, (uint64_t)dirfd);
+}
+
+static int64_t lookup_at(rv_proc *p, int64_t dirfd, const char *path, int how, lookup *l) {
+  l->tmp = -1;
+  l->at_flags = 0;
+  if (p->root_fd < 0) {
+    l->dirfd = dirfd_host(p, dirfd);
+    l->name = path;
+    return l->dirfd < 0 && l->dirfd != AT_FDCWD ? -EBADF : 0;
+  }
+  int base = root_base(p, dirfd, path);
+  if (base < 0) return -EBADF;
+  if (!*path) return -ENOENT;
+  if (how == LK_PARENT) {
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--;
+    if (n >= sizeof l->buf) return -ENAMETOOLONG;
+    memcpy(l->buf, path, n);
+    l->buf[n] = 0;
+    char *slash = strrchr(l->buf, '/');
+    const char *dir = ".";
+    if (slash) {
+      *slash = 0;
+      dir = slash == l->buf ? "/" : l->buf;
+      l->name = slash + 1;
+    } else {
+      l->name = l->buf;
+    }
+    if (!*l->name || strcmp(l->name, ".") == 0 || strcmp(l->name, "..") == 0) return -EINVAL;
+    l->tmp = in_root(base, dir, O_PATH | O_DIRECTORY, 0);
+    if (l->tmp < 0) return -errno;
+    l->dirfd = l->tmp;
+    return 0;
+  }
+  l->tmp = in_root(base, path, O_PATH | (how == LK_NOFOLLOW ? O_NOFOLLOW : 0), 0);
+  if (l->tmp < 0) return -errno;
+  if (how == LK_NOFOLLOW) {
+    l->dirfd = l->tmp;
+    l->name = "";
+    l->at_flags = AT_EMPTY_PATH;
+  } else {
+    snprintf(l->buf, sizeof l->buf, "/proc/self/fd/%d", l->tmp);
+    l->dirfd = AT_FDCWD;
+    l->name = l->buf;
+  }
+  return 0;
+}
+
+static void lookup_done(lookup *l) {
+  if (l->tmp >= 0) close(l->tmp);
+  l->tmp = -1;
 }
 
 static uint64_t page_up(uint64_t v) { return (v + RV_PAGE_MASK) & ~RV_PAGE_MASK; }
@@ -307,17 +420,93 @@ static int64_t sys_ioctl(rv_proc *p, uint64_t fd, uint64_t req, uint64_t arg) {
   return -ENOTTY;
 }
 
-/* What an unsupported system call is, for the fault message: the run is
- * one single-threaded process with no network. */
-static const char *sys_unsupported_why(uint64_t nr) {
+/* /proc/self/maps of the guest: its mappings as Linux prints them, in an
+   anonymous host file the guest reads like any other. */
+static int maps_file(rv_proc *p) {
+  int h = memfd_create("icost-maps", MFD_CLOEXEC);
+  if (h < 0) return -1;
+  FILE *f = fdopen(dup(h), "w");
+  if (!f) {
+    close(h);
+    errno = ENOMEM;
+    return -1;
+  }
+  uint64_t start = 0, prot = 0;
+  const uint64_t stack_lo = p->stack_top - (8ull << 20);
+  const uint64_t heap_lo = page_up(p->brk_start), heap_hi = page_up(p->brk_cur);
+  for (uint64_t vpn = 0;; vpn++) {
+    const rv_pte *e = vpn < (RV_VA_LIMIT >> RV_PAGE_BITS) ? rv_mem_pte(p, vpn) : NULL;
+    uint32_t pr = e ? e->prot & 7 : 0;
+    int mapped = e && e->prot;
+    uint64_t a = vpn << RV_PAGE_BITS;
+    if (prot && (!mapped || pr != (prot & 7))) { /* a run ends at a */
+      const char *name = "";
+      if (start >= stack_lo && a <= p->stack_top) name = "[stack]";
+      else if (start >= heap_lo && a <= heap_hi) name = "[heap]";
+      else if (a <= heap_lo && p->exe_path) name = p->exe_path;
+      fprintf(f, "%08llx-%08llx %c%c%cp 00000000 00:00 0%s%s\n", (unsigned long long)start,
+              (unsigned long long)a, prot & RV_PROT_R ? 'r' : '-', prot & RV_PROT_W ? 'w' : '-',
+              prot & RV_PROT_X ? 'x' : '-', *name ? "          " : "", name);
+      prot = 0;
+    }
+    if (!mapped) {
+      if (vpn >= (RV_VA_LIMIT >> RV_PAGE_BITS)) break;
+      if (!e) { /* skip the rest of an absent leaf or mid table */
+        uint64_t span = p->radix[vpn >> (2 * RV_RADIX_BITS)] ? RV_RADIX_SIZE
+                                                              : (uint64_t)RV_RADIX_SIZE * RV_RADIX_SIZE;
+        uint64_t next = (vpn | (span - 1)) + 1;
+        if (next >= (RV_VA_LIMIT >> RV_PAGE_BITS)) break;
+        vpn = next - 1;
+      }
+      continue;
+    }
+    if (!prot) start = a, prot = pr | 8;
+  }
+  if (fclose(f) != 0 || lseek(h, 0, SEEK_SET) != 0) {
+    close(h);
+    errno = EIO;
+    return -1;
+  }
+  return h;
+}
+
+const char *rv_syscall_note(uint64_t nr) {
   switch (nr) {
-  case 220: case 435: return " (clone: threads and child processes are not supported)";
-  case 221: case 281: return " (execve: running another program is not supported)";
-  case 260: return " (wait4: child processes are not supported)";
+  case 220: case 435: return "clone: threads and child processes are not supported";
+  case 221: case 281: return "execve: running another program is not supported";
+  case 260: return "wait4: child processes are not supported";
   case 198: case 199: case 200: case 201: case 202: case 203: case 242:
-    return " (sockets are not supported)";
+    return "sockets are not supported";
   default: return "";
   }
+}
+
+/* An unsupported call: counted, and answered -ENOSYS as qemu-user does. */
+static int64_t nosys(rv_proc *p, uint64_t nr) {
+  unsigned i = 0;
+  while (i < p->n_nosys && p->nosys[i].nr != nr) i++;
+  if (i < p->n_nosys) p->nosys[i].count++;
+  else if (i < RV_MAX_NOSYS) p->nosys[p->n_nosys++] = (rv_nosys){nr, 1};
+  else p->nosys_other++;
+  return -ENOSYS;
+}
+
+size_t rv_proc_nosys_summary(const rv_proc *p, char *buf, size_t cap) {
+  size_t len = 0;
+  if (cap) buf[0] = 0;
+  if (!p->n_nosys) return 0;
+  for (unsigned i = 0; i < p->n_nosys && len < cap; i++) {
+    const char *note = rv_syscall_note(p->nosys[i].nr);
+    int k = snprintf(buf + len, cap - len, "%s%llu%s%s%s (%llu call%s)", i ? ", " : "",
+                     (unsigned long long)p->nosys[i].nr, *note ? " [" : "", note, *note ? "]" : "",
+                     (unsigned long long)p->nosys[i].count, p->nosys[i].count == 1 ? "" : "s");
+    if (k < 0) break;
+    len += (size_t)k;
+  }
+  if (p->nosys_other && len < cap)
+    len += (size_t)snprintf(buf + len, cap - len, ", %llu more calls of other numbers",
+                            (unsigned long long)p->nosys_other);
+  return p->n_nosys;
 }
 
 void rv_syscall(rv_proc *p) {
@@ -341,8 +530,17 @@ void rv_syscall(rv_proc *p) {
     int d = dirfd_host(p, (int64_t)a0);
     if ((r = get_path(p, a1, path, sizeof path))) break;
     if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-    int h = openat(d, path, (int)(a2 & 037777777) | O_CLOEXEC, (mode_t)a3);
+    if (strcmp(path, "/proc/self/maps") == 0 || strcmp(path, "/proc/1000/maps") == 0) {
+      int h = maps_file(p);
+      r = h < 0 ? -errno : fd_alloc(p, h, 0);
+      break;
+    }
+    int rnd = strcmp(path, "/dev/urandom") == 0 || strcmp(path, "/dev/random") == 0;
+    int h = p->root_fd < 0 || rnd
+                ? openat(rnd ? AT_FDCWD : d, path, (int)(a2 & 037777777) | O_CLOEXEC, (mode_t)a3)
+                : in_root(root_base(p, (int64_t)a0, path), path, a2 & 037777777, a3);
     r = h < 0 ? -errno : fd_alloc(p, h, 0);
+    if (r >= 0 && rnd) p->fds[r].kind = RV_FD_RANDOM;
     break;
   }
   case 57: /* close */
@@ -359,10 +557,16 @@ void rv_syscall(rv_proc *p) {
     if (nr == 24 && (a1 >= RV_MAX_FDS || a1 == a0)) { r = -EINVAL; break; }
     int nh = fcntl(h, F_DUPFD_CLOEXEC, 3);
     if (nh < 0) { r = -errno; break; }
-    if (nr == 23) { r = fd_alloc(p, nh, 0); break; }
+    uint8_t kind = p->fds[a0].kind;
+    if (nr == 23) {
+      r = fd_alloc(p, nh, 0);
+      if (r >= 0) p->fds[r].kind = kind;
+      break;
+    }
     if (p->fds[a1].host >= 0 && p->fds[a1].owned) close(p->fds[a1].host);
     p->fds[a1].host = nh;
     p->fds[a1].owned = 1;
+    p->fds[a1].kind = kind;
     r = (int64_t)a1;
     break;
   }
@@ -373,6 +577,7 @@ void rv_syscall(rv_proc *p) {
     case 0: case 1030: { /* F_DUPFD, F_DUPFD_CLOEXEC */
       int nh = fcntl(h, F_DUPFD_CLOEXEC, 3);
       r = nh < 0 ? -errno : fd_alloc(p, nh, (int)(a2 < RV_MAX_FDS ? a2 : RV_MAX_FDS));
+      if (r >= 0) p->fds[r].kind = p->fds[a0].kind;
       break;
     }
     case 1: r = 0; break;           /* F_GETFD */
@@ -399,27 +604,42 @@ void rv_syscall(rv_proc *p) {
   }
   case 79: { /* newfstatat */
     struct stat st;
-    int d = dirfd_host(p, (int64_t)a0);
+    lookup l;
     if ((r = get_path(p, a1, path, sizeof path))) break;
-    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-    r = fstatat(d, path, &st, (int)(a3 & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))) ? -errno
+    if (!*path && (a3 & AT_EMPTY_PATH)) { /* fstat of dirfd */
+      int h = host_fd(p, a0);
+      r = h < 0 ? -EBADF : fstat(h, &st) ? -errno : put_stat(p, a2, &st);
+      break;
+    }
+    if ((r = lookup_at(p, (int64_t)a0, path, a3 & AT_SYMLINK_NOFOLLOW ? LK_NOFOLLOW : LK_FOLLOW, &l)))
+      break;
+    r = fstatat(l.dirfd, l.name, &st, (int)(a3 & AT_SYMLINK_NOFOLLOW) | l.at_flags) ? -errno
                                                                                   : put_stat(p, a2, &st);
+    lookup_done(&l);
     break;
   }
   case 291: { /* statx */
     struct statx sx;
-    int d = dirfd_host(p, (int64_t)a0);
+    lookup l;
     if ((r = get_path(p, a1, path, sizeof path))) break;
-    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-    if (statx(d, path, (int)(a2 & (AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)), (unsigned)a3, &sx)) {
-      r = -errno;
+    if (!*path && (a2 & AT_EMPTY_PATH)) { /* of dirfd itself */
+      l.dirfd = host_fd(p, a0), l.name = "", l.at_flags = AT_EMPTY_PATH, l.tmp = -1;
+      if (l.dirfd < 0) { r = -EBADF; break; }
+    } else if ((r = lookup_at(p, (int64_t)a0, path,
+                              a2 & AT_SYMLINK_NOFOLLOW ? LK_NOFOLLOW : LK_FOLLOW, &l))) {
+      break;
+    }
+    int k = statx(l.dirfd, l.name, (int)(a2 & AT_SYMLINK_NOFOLLOW) | l.at_flags, (unsigned)a3, &sx);
+    int e = errno;
+    lookup_done(&l);
+    if (k) {
+      r = -e;
       break;
     }
     r = rv_mem_write(p, a4, &sx, sizeof sx) ? -EFAULT : 0;
     break;
   }
   case 78: { /* readlinkat */
-    int d = dirfd_host(p, (int64_t)a0);
     if ((r = get_path(p, a1, path, sizeof path))) break;
     ssize_t k;
     if (strcmp(path, "/proc/self/exe") == 0) {
@@ -427,32 +647,39 @@ void rv_syscall(rv_proc *p) {
       if ((uint64_t)k > a3) k = (ssize_t)a3;
       memcpy(path2, p->exe_path, (size_t)k < sizeof path2 ? (size_t)k : sizeof path2);
     } else {
-      if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-      k = readlinkat(d, path, path2, a3 < sizeof path2 ? a3 : sizeof path2);
-      if (k < 0) { r = -errno; break; }
+      lookup l;
+      if ((r = lookup_at(p, (int64_t)a0, path, LK_NOFOLLOW, &l))) break;
+      k = readlinkat(l.dirfd, l.name, path2, a3 < sizeof path2 ? a3 : sizeof path2);
+      int e = errno;
+      lookup_done(&l);
+      if (k < 0) { r = -e; break; }
     }
     r = rv_mem_write(p, a2, path2, (uint64_t)k) ? -EFAULT : k;
     break;
   }
   case 17: { /* getcwd */
-    if (!getcwd(path, sizeof path)) { r = -errno; break; }
+    if (p->root_fd >= 0) strcpy(path, "/"); /* the guest's working directory is its root */
+    else if (!getcwd(path, sizeof path)) { r = -errno; break; }
     size_t l = strlen(path) + 1;
     if (l > a1) { r = -ERANGE; break; }
     r = rv_mem_write(p, a0, path, l) ? -EFAULT : (int64_t)l;
     break;
   }
   case 48: case 439: { /* faccessat, faccessat2 */
-    int d = dirfd_host(p, (int64_t)a0);
+    lookup l;
     if ((r = get_path(p, a1, path, sizeof path))) break;
-    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-    r = faccessat(d, path, (int)a2, 0) ? -errno : 0;
+    if ((r = lookup_at(p, (int64_t)a0, path, LK_FOLLOW, &l))) break;
+    r = faccessat(l.dirfd, l.name, (int)a2, 0) ? -errno : 0;
+    lookup_done(&l);
     break;
   }
   case 35: case 34: { /* unlinkat, mkdirat */
-    int d = dirfd_host(p, (int64_t)a0);
+    lookup l;
     if ((r = get_path(p, a1, path, sizeof path))) break;
-    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-    r = (nr == 35 ? unlinkat(d, path, (int)(a2 & AT_REMOVEDIR)) : mkdirat(d, path, (mode_t)a2)) ? -errno : 0;
+    if ((r = lookup_at(p, (int64_t)a0, path, LK_PARENT, &l))) break;
+    r = (nr == 35 ? unlinkat(l.dirfd, l.name, (int)(a2 & AT_REMOVEDIR))
+                  : mkdirat(l.dirfd, l.name, (mode_t)a2)) ? -errno : 0;
+    lookup_done(&l);
     break;
   }
   case 46: { /* ftruncate */
@@ -462,7 +689,12 @@ void rv_syscall(rv_proc *p) {
   }
   case 45: /* truncate */
     if ((r = get_path(p, a0, path, sizeof path))) break;
-    r = truncate(path, (off_t)a1) ? -errno : 0;
+    {
+      lookup l;
+      if ((r = lookup_at(p, -100, path, LK_FOLLOW, &l))) break;
+      r = truncate(l.name, (off_t)a1) ? -errno : 0;
+      lookup_done(&l);
+    }
     break;
   case 82: case 83: { /* fsync, fdatasync */
     int h = host_fd(p, a0);
@@ -470,11 +702,17 @@ void rv_syscall(rv_proc *p) {
     break;
   }
   case 38: case 276: { /* renameat, renameat2 */
-    int d1 = dirfd_host(p, (int64_t)a0), d2 = dirfd_host(p, (int64_t)a2);
+    lookup l1, l2;
     if ((r = get_path(p, a1, path, sizeof path)) || (r = get_path(p, a3, path2, sizeof path2))) break;
-    if ((d1 < 0 && d1 != AT_FDCWD) || (d2 < 0 && d2 != AT_FDCWD)) { r = -EBADF; break; }
-    if (nr == 276 && a4) r = renameat2(d1, path, d2, path2, (unsigned)a4) ? -errno : 0;
-    else r = renameat(d1, path, d2, path2) ? -errno : 0;
+    if ((r = lookup_at(p, (int64_t)a0, path, LK_PARENT, &l1))) break;
+    if ((r = lookup_at(p, (int64_t)a2, path2, LK_PARENT, &l2))) {
+      lookup_done(&l1);
+      break;
+    }
+    if (nr == 276 && a4) r = renameat2(l1.dirfd, l1.name, l2.dirfd, l2.name, (unsigned)a4) ? -errno : 0;
+    else r = renameat(l1.dirfd, l1.name, l2.dirfd, l2.name) ? -errno : 0;
+    lookup_done(&l1);
+    lookup_done(&l2);
     break;
   }
   case 52: { /* fchmod */
@@ -483,10 +721,11 @@ void rv_syscall(rv_proc *p) {
     break;
   }
   case 53: { /* fchmodat */
-    int d = dirfd_host(p, (int64_t)a0);
+    lookup l;
     if ((r = get_path(p, a1, path, sizeof path))) break;
-    if (d < 0 && d != AT_FDCWD) { r = -EBADF; break; }
-    r = fchmodat(d, path, (mode_t)a2, 0) ? -errno : 0;
+    if ((r = lookup_at(p, (int64_t)a0, path, LK_FOLLOW, &l))) break;
+    r = fchmodat(l.dirfd, l.name, (mode_t)a2, 0) ? -errno : 0;
+    lookup_done(&l);
     break;
   }
   case 59: { /* pipe2 */
@@ -602,17 +841,17 @@ void rv_syscall(rv_proc *p) {
     uint64_t sig = nr == 129 ? a1 : a2;
     if (sig == 0) { r = 0; break; }
     if (sig > 64) { r = -EINVAL; break; }
-    p->state = RV_EXITED;
-    p->exit_code = 128 + (int)sig;
+    killed(p, (int)sig);
     return;
   }
-  case 179: { /* sysinfo: a fixed 4 GiB machine with one process */
+  case 179: { /* sysinfo: one process; total memory = the --guest-memory cap */
     uint8_t b[112];
     uint64_t v;
     memset(b, 0, sizeof b);
     v = p->icount / 1000000000u, memcpy(b, &v, 8);
-    v = 4ull << 30, memcpy(b + 32, &v, 8);
-    v = 2ull << 30, memcpy(b + 40, &v, 8);
+    v = p->pages_limit ? p->pages_limit * RV_PAGE_SIZE : 4ull << 30, memcpy(b + 32, &v, 8);
+    v = v > p->pages_mapped * RV_PAGE_SIZE ? v - p->pages_mapped * RV_PAGE_SIZE : 0;
+    memcpy(b + 40, &v, 8);
     b[80] = 1;
     b[104] = 1;
     r = rv_mem_write(p, a0, b, sizeof b) ? -EFAULT : 0;
@@ -638,9 +877,7 @@ void rv_syscall(rv_proc *p) {
     break;
   }
   case 258: case 293: r = -ENOSYS; break; /* riscv_hwprobe, rseq */
-  default:
-    rv_fault(p, "unsupported system call %llu%s", (unsigned long long)nr, sys_unsupported_why(nr));
-    return;
+  default: r = nosys(p, nr); break;
   }
   x[10] = (uint64_t)r;
 }
