@@ -131,7 +131,7 @@ int cmd_record(int argc, char **argv) {
   ic_champsim_writer *cw = NULL;
   ic_inst *buf = NULL;
   double t0 = now_s();
-  if ((st = rv_proc_load(&p, prog, o.prog_argc, o.prog_argv, &opt, &err))) goto out;
+  if ((st = cli_guest_load(&p, o.prog_argc, o.prog_argv, &opt, &err))) goto out;
   uint64_t skipped = o.skip ? rv_proc_skip(p, o.skip) : 0;
   const char *why = "";
   if (rv_proc_state(p, NULL, &why) == RV_FAULT) {

@@ -139,6 +139,27 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
   return IC_OK;
 }
 
+ic_status cli_guest_load(rv_proc **out, int argc, char **argv, rv_options *opt, ic_err *err) {
+  /* The guest's argv[0], AT_EXECFN and /proc/self/exe are the program's
+     file name without its directory (/proc/self/exe: "/NAME"), so that where
+     the program lies changes no number. */
+  const char *path = argv[0], *slash = strrchr(path, '/');
+  char *name = (char *)(slash && slash[1] ? slash + 1 : path);
+  opt->execfn = name;
+  char exe_link[300];
+  snprintf(exe_link, sizeof exe_link, "/%s", name);
+  opt->exe_link = exe_link;
+  char **gargv = malloc(((size_t)argc + 1) * sizeof *gargv);
+  if (!gargv) return ic_fail(err, IC_ERUN, "out of memory");
+  memcpy(gargv, argv, ((size_t)argc + 1) * sizeof *gargv);
+  gargv[0] = name;
+  ic_status st = rv_proc_load(out, path, argc, gargv, opt, err);
+  free(gargv);
+  opt->execfn = NULL;
+  opt->exe_link = NULL;
+  return st;
+}
+
 ic_status cli_run_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
   memset(r, 0, sizeof *r);
   r->guest_fd = -1;
@@ -186,25 +207,8 @@ ic_status cli_run_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
     }
     opt.stdin_fd = opt.stdout_fd = opt.stderr_fd = r->guest_fd;
   }
-  /* The guest's argv[0], AT_EXECFN and /proc/self/exe are the program's
-     file name without its directory (/proc/self/exe: "/NAME"), so that where
-     the program lies changes no number. */
-  const char *path = r->workload.argv[0], *slash = strrchr(path, '/');
-  char *name = (char *)(slash && slash[1] ? slash + 1 : path);
-  opt.execfn = name;
-  char exe_link[300];
-  snprintf(exe_link, sizeof exe_link, "/%s", name);
-  opt.exe_link = exe_link;
-  char **gargv = malloc(((size_t)r->workload.argc + 1) * sizeof *gargv);
-  if (!gargv) {
-    st = ic_fail(err, IC_ERUN, "out of memory");
-    goto fail;
-  }
-  memcpy(gargv, r->workload.argv, ((size_t)r->workload.argc + 1) * sizeof *gargv);
-  gargv[0] = name;
   rv_proc *p = NULL;
-  st = rv_proc_load(&p, path, r->workload.argc, gargv, &opt, err);
-  free(gargv);
+  st = cli_guest_load(&p, r->workload.argc, r->workload.argv, &opt, err);
   if (st) goto fail;
   r->checkpoint = p;
   r->warm = o->warm < o->skip ? o->warm : o->skip;

@@ -46,6 +46,7 @@
 #include "graph_rec.h"
 #include "ic_err.h"
 #include "ooo.h"
+#include "rv.h"
 #include "workload.h"
 
 #define CLI_RUN_MAX_SETS 64
@@ -132,6 +133,12 @@ const char *cli_run_partial(const cli_run *r);
  * a signal, the emulator's reason on stderr and 128 + the signal, as a
  * shell (and qemu-riscv64) would give. */
 int cli_run_finish(const cli_run *r, int rc);
+
+/* Loads a static RISC-V program for a timed run: argv[0] is its path; the
+ * guest sees only its file name (argv[0], AT_EXECFN, /proc/self/exe), so
+ * where it lies changes no number. Every command that times or records a
+ * program loads it so. */
+ic_status cli_guest_load(rv_proc **out, int argc, char **argv, rv_options *opt, ic_err *err);
 
 /* Loads the config (applying every --set), resolves the workload, loads the
  * program and fast-forwards it. On failure *r is released. */
