@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 32 records (22 KB) a batch: few hand-overs, and a batch still fits the
+/* 32 records (14 KB) a batch: few hand-overs, and a batch still fits the
  * consumer's L1/L2 while it is read; 64 batches of slack between the two,
  * so neither waits for the other's short stalls. A sleeping consumer is
  * woken for WAKE_AT batches (each wake-up buys a stretch of work), a
