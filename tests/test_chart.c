@@ -14,21 +14,7 @@
 
 #include "chart.h"
 #include "test_util.h"
-
-static char *run_cmd(const char *cmd, int *status) {
-  FILE *p = popen(cmd, "r");
-  cr_assert_not_null(p);
-  size_t cap = 1 << 16, len = 0, k;
-  char *buf = malloc(cap);
-  while ((k = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-    len += k;
-    if (len + 1 == cap) buf = realloc(buf, cap *= 2);
-  }
-  buf[len] = 0;
-  int st = pclose(p);
-  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return buf;
-}
+#include "test_cmd.h"
 
 static void tmpdir(char *out, size_t cap) {
   snprintf(out, cap, "/tmp/icost-test-chart-XXXXXX");

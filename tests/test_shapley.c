@@ -10,6 +10,7 @@
 #include "breakdown.h"
 #include "shapley.h"
 #include "test_engine_graph_util.h"
+#include "test_cmd.h"
 
 static const uint8_t DM = IC_CAT_DMISS, LG = IC_CAT_LGALU, SH = IC_CAT_SHALU;
 
@@ -164,21 +165,6 @@ Test(shapley, rejects_missing_subsets) {
 }
 
 /* ---- icost --show shapley end to end -------------------------------- */
-
-static char *run_cmd(const char *cmd, int *status) {
-  FILE *p = popen(cmd, "r");
-  cr_assert_not_null(p);
-  size_t cap = 1 << 16, len = 0, k;
-  char *buf = malloc(cap);
-  while ((k = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-    len += k;
-    if (len + 1 == cap) buf = realloc(buf, cap *= 2);
-  }
-  buf[len] = 0;
-  int st = pclose(p);
-  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return buf;
-}
 
 /* csv of the default short workload with 5 categories (so the breakdown
  * alone would not solve every subset): shapley rows sum to t - base. */

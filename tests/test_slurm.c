@@ -15,22 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static char dir[64];
+#include "test_cmd.h"
 
-static char *run_cmd(const char *cmd, int *status) {
-  FILE *p = popen(cmd, "r");
-  cr_assert_not_null(p);
-  size_t cap = 1 << 16, len = 0, k;
-  char *buf = malloc(cap);
-  while ((k = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-    len += k;
-    if (len + 1 == cap) buf = realloc(buf, cap *= 2);
-  }
-  buf[len] = 0;
-  int st = pclose(p);
-  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return buf;
-}
+static char dir[64];
 
 static void stop_cluster(void) {
   if (!dir[0]) return;
