@@ -11,7 +11,7 @@ PKGS=(cmake gcc make pkg-config libigraph-dev libgsl-dev libyaml-dev libcriterio
       libzstd-dev liblzma-dev zlib1g-dev libcapstone-dev gcc-aarch64-linux-gnu
       libc6-dev-arm64-cross
       libcairo2-dev fonts-dejavu-core librsvg2-bin libxml2-utils slurm-wlm munge
-      libclang-rt-14-dev)
+      libclang-rt-14-dev libdw-dev libelf-dev libjson-c-dev help2man)
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
