@@ -3,8 +3,9 @@
 #
 #   bash bench/bench_solver.sh [BUILD_DIR] [-- PROGRAM ARGS]
 #
-# BUILD_DIR (default: build) must hold a built icost and libicostlib.a
-# (cmake -S . -B build && cmake --build build). Without a program the
+# BUILD_DIR (default: build) must hold a configured and built icost
+# (cmake -S . -B build && cmake --build build); the driver is its target
+# bench_solver. Without a program the
 # default workload of the manifest runs ($ICOST_WORKLOADS or build/workloads).
 # Prints:
 #   - model alone vs model + graph hook (recording overhead);
@@ -45,13 +46,9 @@ build=${1:-$src/build}
 [ "${1:-}" = "--" ] && shift || true
 max=${BENCH_MAX:-400000}
 memmax=${BENCH_MEM_MAX:-200000}
-lib=$build/libicostlib.a
-[ -f "$lib" ] && [ -x "$build/icost" ] || { echo "bench_solver: build $build first" >&2; exit 2; }
+[ -x "$build/icost" ] || { echo "bench_solver: build $build first" >&2; exit 2; }
 drv=$build/bench_solver
-gcc -std=gnu11 -O2 -g -Wall -Wextra -DICOST_SOURCE_DIR="\"$src\"" \
-  -I"$src/model" -I"$src/engine" -I"$src/signatures" -I"$src/frontends/rv64" -I"$src/frontends/cli" \
-  "$src/bench/bench_solver.c" "$src/frontends/cli/run.c" "$src/frontends/cli/workload.c" "$lib" \
-  $(pkg-config --libs igraph gsl yaml-0.1) -lm -lpthread -o "$drv"
+cmake --build "$build" --target bench_solver >/dev/null
 prog=()
 [ $# -gt 0 ] && prog=(-- "$@")
 echo "== solver and recording (--max $max)"
