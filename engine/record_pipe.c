@@ -1,30 +1,46 @@
 /* record_pipe.c: the record pipe (record_pipe.h).
  *
  * One producer (the model's thread), one consumer (the pipe's thread), a
- * ring of SLOTS batches of BATCH records each. `head` counts the batches
- * handed over, `tail` those consumed; the producer writes only slot
+ * ring of SLOTS slots of packed records (graph_pack.h). `head` counts the
+ * slots handed over, `tail` those consumed; the producer fills only slot
  * head % SLOTS and only while head - tail < SLOTS, the consumer reads only
  * slots below head. Either side that must wait spins a little (the other
  * side is usually a few microseconds away on its own CPU), then sleeps on a
  * condition variable; the other side signals it after moving its counter
  * when it sees the sleeper's flag (both the counter and the flag are
- * sequentially consistent, so a wake-up is never lost). */
+ * sequentially consistent, so a wake-up is never lost).
+ *
+ * Records travel packed because the bytes that cross from one CPU's cache
+ * to the other's are what the pipe costs: built in place in a shared ring,
+ * 448 bytes a record made the model's own stores wait on the consumer's
+ * CPU, and copying them over took longer than solving them (bench/README.md,
+ * the record pipe). */
 #include "record_pipe.h"
+
+#include "graph_pack.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* 32 records (14 KB) a batch: few hand-overs, and a batch still fits the
- * consumer's L1/L2 while it is read; 64 batches of slack between the two,
- * so neither waits for the other's short stalls. A sleeping consumer is
- * woken for WAKE_AT batches (each wake-up buys a stretch of work), a
- * sleeping producer once half the ring is free. */
-#define BATCH 32u
-#define SLOTS 64u
-#define WAKE_AT 8u
+/* A slot holds up to SLOT_RECS records in SLOT_BYTES (about 60 bytes a
+ * record packed: a slot is closed early when the next record might not fit
+ * in it); the consumer unpacks DEC_RECS at a time into memory of its own
+ * and passes them on. A sleeping consumer is woken for WAKE_AT slots (each
+ * wake-up buys a stretch of work), a sleeping producer once half the ring
+ * is free. */
+#define SLOT_BYTES 8192u
+#define SLOT_RECS 128u
+#define SLOTS 32u
+#define DEC_RECS 16u
+#define WAKE_AT 4u
 #define SPIN 512
+
+struct slot {
+  uint32_t n, bytes; /* records and bytes handed over */
+  uint8_t data[SLOT_BYTES];
+};
 
 struct ic_record_pipe {
   _Alignas(64) _Atomic uint64_t head;
@@ -37,8 +53,16 @@ struct ic_record_pipe {
   ic_status status;                /* of that failure (written before failed) */
   ic_err err;
   ic_graph_sink down;
-  ic_graph_rec *recs;              /* SLOTS * BATCH */
-  uint32_t n[SLOTS];               /* records in each slot handed over */
+  struct slot *slots;              /* [SLOTS] */
+  /* the producer's: the slot it fills (valid while open) and the packing
+   * state of the stream */
+  _Alignas(64) struct slot *cur;
+  int open;
+  ic_rec_pack_state pk;
+  uint64_t packed_bytes, packed_recs;
+  /* the consumer's */
+  _Alignas(64) ic_rec_pack_state uk;
+  ic_graph_rec *dec;               /* [DEC_RECS] */
   pthread_t th;
   pthread_mutex_t m;
   pthread_cond_t cv;
@@ -90,9 +114,23 @@ static void *consumer(void *arg) {
       pthread_mutex_unlock(&p->m);
       if (atomic_load(&p->head) == t) return NULL; /* stopped, nothing left */
     }
-    const uint32_t k = (uint32_t)(t % SLOTS);
+    const struct slot *sl = &p->slots[t % SLOTS];
     if (!atomic_load_explicit(&p->failed, memory_order_relaxed)) {
-      ic_status s = p->down.consume(p->down.ctx, p->recs + (size_t)k * BATCH, p->n[k], &p->err);
+      ic_status s = IC_OK;
+      size_t at = 0;
+      for (uint32_t done = 0; done < sl->n && s == IC_OK;) {
+        uint32_t k = 0;
+        for (; k < DEC_RECS && done + k < sl->n; k++) {
+          const size_t used = ic_rec_unpack(&p->uk, sl->data + at, sl->bytes - at, &p->dec[k]);
+          if (!used) {
+            s = ic_fail(&p->err, IC_ERUN, "record pipe: a packed record past its slot's end");
+            break;
+          }
+          at += used;
+        }
+        if (s == IC_OK) s = p->down.consume(p->down.ctx, p->dec, k, &p->err);
+        done += k;
+      }
       if (s != IC_OK) {
         p->status = s;
         atomic_store(&p->failed, 1);
@@ -103,35 +141,49 @@ static void *consumer(void *arg) {
   }
 }
 
-static ic_graph_rec *pipe_buffer(void *ctx, size_t *cap) {
-  ic_record_pipe *p = ctx;
-  const uint64_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
-  if (h - atomic_load(&p->tail) >= SLOTS) {
-    wake_consumer(p, 1);
-    wait_tail(p, h - SLOTS / 2);
-  }
-  *cap = BATCH;
-  return p->recs + (size_t)(h % SLOTS) * BATCH;
+/* Hands the open slot over. */
+static void publish(ic_record_pipe *p) {
+  if (!p->open) return;
+  p->open = 0;
+  atomic_store(&p->head, atomic_load_explicit(&p->head, memory_order_relaxed) + 1);
+  wake_consumer(p, 0);
 }
 
 static ic_status pipe_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err) {
   ic_record_pipe *p = ctx;
-  const uint64_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
   if (atomic_load(&p->failed)) return ic_fail(err, p->status, "%s", p->err.msg);
-  if (n == 0) return IC_OK;
-  if (n > BATCH || recs != p->recs + (size_t)(h % SLOTS) * BATCH)
-    return ic_fail(err, IC_ERUN, "record pipe: a batch not built in the pipe's buffer");
-  p->n[h % SLOTS] = (uint32_t)n;
-  atomic_store(&p->head, h + 1);
-  wake_consumer(p, 0);
+  for (size_t i = 0; i < n; i++) {
+    if (!p->open) {
+      const uint64_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
+      if (h - atomic_load(&p->tail) >= SLOTS) {
+        wake_consumer(p, 1);
+        wait_tail(p, h - SLOTS / 2);
+      }
+      p->cur = &p->slots[h % SLOTS];
+      p->cur->n = p->cur->bytes = 0;
+      p->open = 1;
+    }
+    struct slot *sl = p->cur;
+    const size_t b = ic_rec_pack(&p->pk, &recs[i], sl->data + sl->bytes);
+    sl->bytes += (uint32_t)b;
+    sl->n++;
+    p->packed_bytes += b;
+    p->packed_recs++;
+    if (sl->n == SLOT_RECS || SLOT_BYTES - sl->bytes < IC_REC_PACK_MAX) publish(p);
+  }
   return IC_OK;
 }
 
 ic_graph_sink ic_record_pipe_sink(ic_record_pipe *p) {
-  return (ic_graph_sink){.ctx = p, .consume = pipe_consume, .buffer = pipe_buffer};
+  return (ic_graph_sink){.ctx = p, .consume = pipe_consume};
+}
+
+double ic_record_pipe_bytes_per_record(const ic_record_pipe *p) {
+  return p->packed_recs ? (double)p->packed_bytes / (double)p->packed_recs : 0.0;
 }
 
 ic_status ic_record_pipe_finish(ic_record_pipe *p, ic_err *err) {
+  publish(p);
   wake_consumer(p, 1);
   wait_tail(p, atomic_load_explicit(&p->head, memory_order_relaxed));
   if (atomic_load(&p->failed)) return ic_fail(err, p->status, "%s", p->err.msg);
@@ -153,22 +205,27 @@ ic_status ic_record_pipe_create(ic_record_pipe **out, ic_graph_sink down, ic_err
   atomic_init(&p->stop, 0);
   atomic_init(&p->failed, 0);
   p->down = down;
-  p->recs = calloc((size_t)SLOTS * BATCH, sizeof *p->recs);
+  ic_rec_pack_reset(&p->pk);
+  ic_rec_pack_reset(&p->uk);
+  p->slots = malloc((size_t)SLOTS * sizeof *p->slots);
+  p->dec = calloc(DEC_RECS, sizeof *p->dec);
   int mi = 0, ci = 0;
-  if (p->recs && (mi = pthread_mutex_init(&p->m, NULL) == 0) && (ci = pthread_cond_init(&p->cv, NULL) == 0) &&
-      pthread_create(&p->th, NULL, consumer, p) == 0) {
+  if (p->slots && p->dec && (mi = pthread_mutex_init(&p->m, NULL) == 0) &&
+      (ci = pthread_cond_init(&p->cv, NULL) == 0) && pthread_create(&p->th, NULL, consumer, p) == 0) {
     *out = p;
     return IC_OK;
   }
   if (ci) pthread_cond_destroy(&p->cv);
   if (mi) pthread_mutex_destroy(&p->m);
-  free(p->recs);
+  free(p->slots);
+  free(p->dec);
   free(p);
   return ic_fail(err, IC_ERUN, "cannot start the record pipe's thread");
 }
 
 void ic_record_pipe_destroy(ic_record_pipe *p) {
   if (!p) return;
+  publish(p);
   pthread_mutex_lock(&p->m);
   atomic_store(&p->stop, 1);
   pthread_cond_broadcast(&p->cv);
@@ -176,7 +233,8 @@ void ic_record_pipe_destroy(ic_record_pipe *p) {
   pthread_join(p->th, NULL);
   pthread_cond_destroy(&p->cv);
   pthread_mutex_destroy(&p->m);
-  free(p->recs);
+  free(p->slots);
+  free(p->dec);
   free(p);
 }
 

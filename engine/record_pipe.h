@@ -4,11 +4,11 @@
  * The model and its graph hook run on the caller's thread; whatever
  * consumes the records (the solver, slack) runs beside it on another CPU,
  * so a graph run takes about the longer of the two instead of their sum.
- * The pipe is a ring of batches the model builds its records in (the sink's
- * `buffer`, graph_rec.h): a record is written once, in place, and read by
- * the consumer thread; nothing is copied. The downstream sink sees the same
- * records in the same order and batches as without the pipe, so every
- * result is the same. */
+ * The model builds its records in a batch of its own (in its CPU's cache);
+ * the pipe packs them (graph_pack.h) into a ring the consumer thread
+ * unpacks them from. The downstream sink sees the same records in the same
+ * order as without the pipe (in batches of its own), so every result is
+ * the same. */
 #ifndef IC_RECORD_PIPE_H
 #define IC_RECORD_PIPE_H
 
@@ -26,9 +26,9 @@ ic_status ic_record_pipe_create(ic_record_pipe **out, ic_graph_sink down, ic_err
  * yet consumed are consumed first. NULL is ignored. */
 void ic_record_pipe_destroy(ic_record_pipe *p);
 
-/* The sink to give the model (ctx = p): its buffer hands out the ring's
- * next free batch (waiting while the consumer is a whole ring behind), its
- * consume hands that batch to the pipe's thread. After down's consume has
+/* The sink to give the model (ctx = p): its consume packs the records
+ * into the ring (waiting while the consumer is a whole ring behind) for the
+ * pipe's thread. After down's consume has
  * failed, consume returns that error (the model then stops) and the
  * records are no longer passed on. Valid while p lives. */
 ic_graph_sink ic_record_pipe_sink(ic_record_pipe *p);
@@ -37,6 +37,10 @@ ic_graph_sink ic_record_pipe_sink(ic_record_pipe *p);
  * results may be read on the caller's thread. Returns down's first error
  * (with its message), else IC_OK. The pipe may be fed again after. */
 ic_status ic_record_pipe_finish(ic_record_pipe *p, ic_err *err);
+
+/* Packed bytes per record handed over so far (0 before any): the size of
+ * the record stream. */
+double ic_record_pipe_bytes_per_record(const ic_record_pipe *p);
 
 /* Whether a graph run with `cpus` CPUs should put its consumer on a pipe:
  * where there is a second CPU for it. */

@@ -1,0 +1,168 @@
+/* graph_pack.c: packing and unpacking graph records (graph_pack.h).
+ *
+ * A packed record, little-endian:
+ *   head   u8: nedges (5 bits; 31: a u8 with the count follows) | 0x20 seq
+ *          is not the previous + 1 (u64 seq follows) | 0x80 opclass or iq
+ *          changed (u8 opclass, u32 iq follow) | 0x40 wide stamps
+ *   narrow: i16 pc - previous pc, u16 t[D] - previous t[D], u8 t[k] - t[k-1]
+ *          for R, E, P, C (each within its range, else the record is wide)
+ *   wide:   u64 pc, u64 t[5]
+ *   per edge (the first min(nedges, IC_MAX_EDGES)):
+ *     short: u8 kind (5 bits) | part count (0..2) << 5, u16 dist, where the
+ *            kind is below 31, flags and keep are 0 and dist fits
+ *     long:  u8 0x80, then the edge's first 8 bytes as in memory (kind,
+ *            nparts, flags, keep, u32 dist)
+ *     then its first min(nparts, IC_MAX_PARTS) parts, a u32 each as in
+ *     memory (24 bits of cycles, 8 of category).
+ * Fixed-width fields, so unpacking a short edge is a few loads and one
+ * predictable branch: the consumer's CPU pays for it on every record. */
+#include "graph_pack.h"
+
+#include <string.h>
+
+_Static_assert(offsetof(ic_edge, dist) == 4 && offsetof(ic_edge, part) == 8 &&
+                   sizeof(ic_lat_part) == 4,
+               "a long edge is the edge's first 8 bytes, a part one word");
+
+static inline uint8_t *put16(uint8_t *p, uint16_t v) {
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+  return p + 2;
+}
+static inline uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
+  uint8_t *p = out + 1;
+  uint8_t head = r->nedges < 31 ? r->nedges : 31;
+  if (head == 31) *p++ = r->nedges;
+  if (r->seq != s->seq + 1) {
+    head |= 0x20;
+    memcpy(p, &r->seq, 8);
+    p += 8;
+  }
+  if (r->opclass != s->opclass || r->iq != s->iq) {
+    head |= 0x80;
+    *p++ = r->opclass;
+    memcpy(p, &r->iq, 4);
+    p += 4;
+  }
+  const int64_t dpc = (int64_t)(r->pc - s->pc);
+  const uint64_t dt0 = r->t[0] - s->t0;
+  int narrow = dpc >= INT16_MIN && dpc <= INT16_MAX && dt0 <= UINT16_MAX;
+  for (int k = 1; k < IC_NODE_COUNT; k++) narrow &= r->t[k] - r->t[k - 1] <= UINT8_MAX;
+  if (narrow) {
+    p = put16(p, (uint16_t)dpc);
+    p = put16(p, (uint16_t)dt0);
+    for (int k = 1; k < IC_NODE_COUNT; k++) *p++ = (uint8_t)(r->t[k] - r->t[k - 1]);
+  } else {
+    head |= 0x40;
+    memcpy(p, &r->pc, 8);
+    memcpy(p + 8, r->t, sizeof r->t);
+    p += 8 + sizeof r->t;
+  }
+  out[0] = head;
+  const int ne = r->nedges < IC_MAX_EDGES ? r->nedges : IC_MAX_EDGES;
+  for (int k = 0; k < ne; k++) {
+    const ic_edge *e = &r->edge[k];
+    if (e->kind < 31 && e->nparts <= 2 && !(e->flags | e->keep) && e->dist <= UINT16_MAX) {
+      const uint32_t w = (uint32_t)e->kind | (uint32_t)e->nparts << 5 | e->dist << 8;
+      memcpy(p, &w, 4); /* 3 bytes and one of slack */
+      p += 3;
+      memcpy(p, e->part, 8); /* the parts it has and slack */
+      p += e->nparts * sizeof(ic_lat_part);
+    } else {
+      *p++ = 0x80;
+      memcpy(p, e, 8);
+      p += 8;
+      const size_t np = e->nparts < IC_MAX_PARTS ? e->nparts : IC_MAX_PARTS;
+      memcpy(p, e->part, sizeof e->part);
+      p += np * sizeof(ic_lat_part);
+    }
+  }
+  s->seq = r->seq;
+  s->pc = r->pc;
+  s->t0 = r->t[0];
+  s->iq = r->iq;
+  s->opclass = r->opclass;
+  return (size_t)(p - out);
+}
+
+size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_graph_rec *r) {
+  const uint8_t *p = in, *const end = in + avail;
+  if (p >= end) return 0;
+  const uint8_t head = *p++;
+  unsigned nedges = head & 31;
+  if (nedges == 31) {
+    if (p >= end) return 0;
+    nedges = *p++;
+  }
+  uint64_t seq = s->seq + 1;
+  if (head & 0x20) {
+    if (end - p < 8) return 0;
+    memcpy(&seq, p, 8);
+    p += 8;
+  }
+  uint8_t opclass = s->opclass;
+  uint32_t iq = s->iq;
+  if (head & 0x80) {
+    if (end - p < 5) return 0;
+    opclass = p[0];
+    memcpy(&iq, p + 1, 4);
+    p += 5;
+  }
+  if (head & 0x40) {
+    if (end - p < 8 + (ptrdiff_t)sizeof r->t) return 0;
+    memcpy(&r->pc, p, 8);
+    memcpy(r->t, p + 8, sizeof r->t);
+    p += 8 + sizeof r->t;
+  } else {
+    if (end - p < 8) return 0;
+    r->pc = s->pc + (uint64_t)(int64_t)(int16_t)get16(p);
+    r->t[0] = s->t0 + get16(p + 2);
+    for (int k = 1; k < IC_NODE_COUNT; k++) r->t[k] = r->t[k - 1] + p[3 + k];
+    p += 8;
+  }
+  r->seq = seq;
+  r->opclass = opclass;
+  r->iq = iq;
+  r->nedges = (uint8_t)nedges;
+  const unsigned ne = nedges < IC_MAX_EDGES ? nedges : IC_MAX_EDGES;
+  for (unsigned k = 0; k < ne; k++) {
+    ic_edge *e = &r->edge[k];
+    if (end - p >= 12 && !(p[0] & 0x80)) { /* a short edge with room to read 12 bytes at once */
+      uint32_t w, head4;
+      memcpy(&w, p, 4);
+      const uint32_t np = (w >> 5) & 3;
+      head4 = (w & 31) | np << 8; /* kind, nparts, flags 0, keep 0 */
+      memcpy(e, &head4, 4);
+      e->dist = (w >> 8) & 0xffff;
+      memcpy(e->part, p + 3, 8);
+      p += 3 + np * sizeof(ic_lat_part);
+      if (p > end) return 0;
+      continue;
+    }
+    if (end - p < 3) return 0;
+    const uint8_t h = p[0];
+    if (!(h & 0x80)) {
+      e->kind = h & 31;
+      e->nparts = (uint8_t)(h >> 5);
+      e->flags = e->keep = 0;
+      e->dist = get16(p + 1);
+      p += 3;
+    } else {
+      if (end - p < 9) return 0;
+      memcpy(e, p + 1, 8);
+      p += 9;
+    }
+    const size_t np = e->nparts < IC_MAX_PARTS ? e->nparts : IC_MAX_PARTS;
+    if ((size_t)(end - p) < np * sizeof(ic_lat_part)) return 0;
+    memcpy(e->part, p, np * sizeof(ic_lat_part));
+    p += np * sizeof(ic_lat_part);
+  }
+  s->seq = seq;
+  s->pc = r->pc;
+  s->t0 = r->t[0];
+  s->iq = iq;
+  s->opclass = opclass;
+  return (size_t)(p - in);
+}

@@ -1,0 +1,76 @@
+/* rec_same.h: graph records of every shape for tests of what carries them
+ * (graph_pack.h, record_pipe.h), and their comparison field by field. */
+#ifndef IC_TEST_REC_SAME_H
+#define IC_TEST_REC_SAME_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "graph_rec.h"
+
+static inline uint64_t t_mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/* Record seq of a made-up stream: mostly like the model's (nearby pcs,
+ * rising stamps, a few edges of a part or none), now and then extreme
+ * (pcs and stamps far away or falling, every edge slot, malformed kinds
+ * and part counts, the largest distances and cycles). Only the fields a
+ * consumer reads are set; the rest is zero. */
+static inline void t_rec_for(uint64_t seq, ic_graph_rec *r) {
+  uint64_t x = t_mix(seq);
+  const int wild = (x & 0x1f) == 0;
+  memset(r, 0, sizeof *r);
+  r->seq = seq;
+  r->pc = wild ? t_mix(x) : 0x10000 + (x >> 8) % 512 * 2;
+  r->opclass = (uint8_t)(wild ? x >> 16 : (x >> 16) % 24);
+  r->iq = (x >> 24) % 4 == 0 ? (uint32_t)((x >> 26) % 80) : 0;
+  r->nedges = (uint8_t)(wild ? (x >> 32) % 40 : 6 + (x >> 32) % 9);
+  uint64_t t = wild ? t_mix(x + 1) : seq * 3 + (x >> 40) % 50;
+  for (int k = 0; k < IC_NODE_COUNT; k++) {
+    r->t[k] = t;
+    t += wild && (x >> (44 + k)) & 1 ? (uint64_t)-(int64_t)((x >> 50) % 1000) : (x >> (48 + k)) % 30;
+  }
+  const int ne = r->nedges < IC_MAX_EDGES ? r->nedges : IC_MAX_EDGES;
+  for (int k = 0; k < ne; k++) {
+    uint64_t y = t_mix(x + 17 + (uint64_t)k);
+    ic_edge *e = &r->edge[k];
+    const int ewild = wild && (y & 3) == 0;
+    e->kind = (uint8_t)(ewild ? y >> 8 : (y >> 8) % IC_EDGE_KIND_COUNT);
+    e->nparts = (uint8_t)(ewild ? (y >> 16) % 9 : (y >> 16) % 3 == 0);
+    if ((y >> 20) % 8 == 0) {
+      e->flags = (uint8_t)(y >> 24);
+      e->keep = (uint8_t)(y >> 32);
+    }
+    e->dist = ewild ? (uint32_t)(y >> 32) : (uint32_t)((y >> 40) % 200);
+    const int np = e->nparts < IC_MAX_PARTS ? e->nparts : IC_MAX_PARTS;
+    for (int q = 0; q < np; q++) {
+      uint64_t z = t_mix(y + (uint64_t)q);
+      e->part[q].cycles = (uint32_t)(ewild ? z & IC_PART_MAX_CYCLES : z % 300);
+      e->part[q].cat = (uint8_t)((z >> 32) % 9 == 8 ? 0xff : (z >> 32) % 9);
+    }
+  }
+}
+
+/* Do a and b agree on every field a consumer reads? */
+static inline int t_rec_same(const ic_graph_rec *a, const ic_graph_rec *b) {
+  if (a->seq != b->seq || a->pc != b->pc || a->opclass != b->opclass || a->nedges != b->nedges ||
+      a->iq != b->iq || memcmp(a->t, b->t, sizeof a->t) != 0)
+    return 0;
+  const int ne = a->nedges < IC_MAX_EDGES ? a->nedges : IC_MAX_EDGES;
+  for (int k = 0; k < ne; k++) {
+    const ic_edge *x = &a->edge[k], *y = &b->edge[k];
+    if (x->kind != y->kind || x->nparts != y->nparts || x->flags != y->flags || x->keep != y->keep ||
+        x->dist != y->dist)
+      return 0;
+    const int np = x->nparts < IC_MAX_PARTS ? x->nparts : IC_MAX_PARTS;
+    for (int q = 0; q < np; q++)
+      if (x->part[q].cycles != y->part[q].cycles || x->part[q].cat != y->part[q].cat) return 0;
+  }
+  return 1;
+}
+
+#endif
