@@ -205,12 +205,11 @@ ic_status ic_record_pipe_create(ic_record_pipe **out, ic_graph_sink down, ic_err
   atomic_init(&p->stop, 0);
   atomic_init(&p->failed, 0);
   p->down = down;
-  ic_rec_pack_reset(&p->pk);
-  ic_rec_pack_reset(&p->uk);
+  int pki = ic_rec_pack_init(&p->pk), uki = ic_rec_pack_init(&p->uk);
   p->slots = malloc((size_t)SLOTS * sizeof *p->slots);
   p->dec = calloc(DEC_RECS, sizeof *p->dec);
   int mi = 0, ci = 0;
-  if (p->slots && p->dec && (mi = pthread_mutex_init(&p->m, NULL) == 0) &&
+  if (pki == 0 && uki == 0 && p->slots && p->dec && (mi = pthread_mutex_init(&p->m, NULL) == 0) &&
       (ci = pthread_cond_init(&p->cv, NULL) == 0) && pthread_create(&p->th, NULL, consumer, p) == 0) {
     *out = p;
     return IC_OK;
@@ -219,6 +218,8 @@ ic_status ic_record_pipe_create(ic_record_pipe **out, ic_graph_sink down, ic_err
   if (mi) pthread_mutex_destroy(&p->m);
   free(p->slots);
   free(p->dec);
+  ic_rec_pack_free(&p->pk);
+  ic_rec_pack_free(&p->uk);
   free(p);
   return ic_fail(err, IC_ERUN, "cannot start the record pipe's thread");
 }
@@ -235,6 +236,8 @@ void ic_record_pipe_destroy(ic_record_pipe *p) {
   pthread_mutex_destroy(&p->m);
   free(p->slots);
   free(p->dec);
+  ic_rec_pack_free(&p->pk);
+  ic_rec_pack_free(&p->uk);
   free(p);
 }
 

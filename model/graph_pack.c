@@ -1,23 +1,30 @@
 /* graph_pack.c: packing and unpacking graph records (graph_pack.h).
  *
  * A packed record, little-endian:
- *   head   u8: nedges (5 bits; 31: a u8 with the count follows) | 0x20 seq
- *          is not the previous + 1 (u64 seq follows) | 0x80 opclass or iq
- *          changed (u8 opclass, u32 iq follow) | 0x40 wide stamps
+ *   head   u8: nedges (4 bits; 15: a u8 with the count follows) | 0x10 a
+ *          repeat | 0x20 seq is not the previous + 1 (u64 seq follows) |
+ *          0x80 opclass or iq changed (u8 opclass, u32 iq follow) | 0x40
+ *          wide stamps
  *   narrow: i16 pc - previous pc, u16 t[D] - previous t[D], u8 t[k] - t[k-1]
  *          for R, E, P, C (each within its range, else the record is wide)
  *   wide:   u64 pc, u64 t[5]
- *   per edge (the first min(nedges, IC_MAX_EDGES)):
+ *   a repeat: the edges of the pc's slot in the table (the last record of
+ *     that pc, which had as many), each with a new dist: u16 each
+ *   else per edge (the first min(nedges, IC_MAX_EDGES)), and the record's
+ *   edges become its pc's slot:
  *     short: u8 kind (5 bits) | part count (0..2) << 5, u16 dist, where the
  *            kind is below 31, flags and keep are 0 and dist fits
  *     long:  u8 0x80, then the edge's first 8 bytes as in memory (kind,
  *            nparts, flags, keep, u32 dist)
  *     then its first min(nparts, IC_MAX_PARTS) parts, a u32 each as in
  *     memory (24 bits of cycles, 8 of category).
- * Fixed-width fields, so unpacking a short edge is a few loads and one
- * predictable branch: the consumer's CPU pays for it on every record. */
+ * Fixed-width fields, so unpacking is a few loads and predictable branches:
+ * the consumer's CPU pays for it on every record. A record repeats its
+ * slot's edges when each edge has the same kind, nparts, flags, keep and
+ * parts below nparts, and every dist fits 16 bits. */
 #include "graph_pack.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 _Static_assert(offsetof(ic_edge, dist) == 4 && offsetof(ic_edge, part) == 8 &&
@@ -31,10 +38,51 @@ static inline uint8_t *put16(uint8_t *p, uint16_t v) {
 }
 static inline uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
+int ic_rec_pack_init(ic_rec_pack_state *s) {
+  *s = (ic_rec_pack_state){.seq = UINT64_MAX};
+  s->ref = malloc(IC_REC_PACK_REFS * sizeof *s->ref);
+  if (!s->ref) return -1;
+  for (uint32_t k = 0; k < IC_REC_PACK_REFS; k++) s->ref[k] = (ic_rec_pack_ref){.nedges = UINT8_MAX};
+  return 0;
+}
+
+void ic_rec_pack_free(ic_rec_pack_state *s) {
+  free(s->ref);
+  s->ref = NULL;
+}
+
+static inline ic_rec_pack_ref *ref_of(const ic_rec_pack_state *s, uint64_t pc) {
+  return &s->ref[(uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 40) & (IC_REC_PACK_REFS - 1)];
+}
+
+/* Does r repeat its slot's edges (same shape and parts, dists in 16 bits)?
+ * Per edge two words: kind, nparts, flags and keep against the slot's,
+ * with the record's dist's high half (0 where it fits 16 bits), and the
+ * first two parts, masked to those the edge has (three or four: a loop). */
+static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r) {
+  if (r->nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != r->nedges) return 0;
+  uint64_t diff = 0;
+  for (int k = 0; k < r->nedges; k++) {
+    const ic_edge *a = &r->edge[k], *b = &f->edge[k];
+    uint64_t ha, hb, pa, pb;
+    memcpy(&ha, a, 8);
+    memcpy(&hb, b, 8);
+    memcpy(&pa, a->part, 8);
+    memcpy(&pb, b->part, 8);
+    const uint64_t pm = a->nparts >= 2 ? ~0ull : a->nparts ? 0xffffffffull : 0;
+    diff |= ((ha ^ hb) & 0xffffffffull) | (ha >> 48) | ((pa ^ pb) & pm);
+    if (a->nparts > 2) {
+      const int np = a->nparts < IC_MAX_PARTS ? a->nparts : IC_MAX_PARTS;
+      for (int q = 2; q < np; q++) diff |= (uint64_t)(a->part[q].cycles != b->part[q].cycles || a->part[q].cat != b->part[q].cat);
+    }
+  }
+  return diff == 0;
+}
+
 size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
   uint8_t *p = out + 1;
-  uint8_t head = r->nedges < 31 ? r->nedges : 31;
-  if (head == 31) *p++ = r->nedges;
+  uint8_t head = r->nedges < 15 ? r->nedges : 15;
+  if (head == 15) *p++ = r->nedges;
   if (r->seq != s->seq + 1) {
     head |= 0x20;
     memcpy(p, &r->seq, 8);
@@ -60,8 +108,19 @@ size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
     memcpy(p + 8, r->t, sizeof r->t);
     p += 8 + sizeof r->t;
   }
+  ic_rec_pack_ref *f = ref_of(s, r->pc);
+  if (repeats(f, r)) {
+    out[0] = head | 0x10;
+    for (int k = 0; k < r->nedges; k++) p = put16(p, (uint16_t)r->edge[k].dist);
+    goto done;
+  }
   out[0] = head;
   const int ne = r->nedges < IC_MAX_EDGES ? r->nedges : IC_MAX_EDGES;
+  if (r->nedges <= IC_MAX_EDGES) {
+    f->pc = r->pc;
+    f->nedges = r->nedges;
+    memcpy(f->edge, r->edge, (size_t)ne * sizeof *f->edge);
+  }
   for (int k = 0; k < ne; k++) {
     const ic_edge *e = &r->edge[k];
     if (e->kind < 31 && e->nparts <= 2 && !(e->flags | e->keep) && e->dist <= UINT16_MAX) {
@@ -79,6 +138,7 @@ size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
       p += np * sizeof(ic_lat_part);
     }
   }
+done:
   s->seq = r->seq;
   s->pc = r->pc;
   s->t0 = r->t[0];
@@ -91,8 +151,8 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
   const uint8_t *p = in, *const end = in + avail;
   if (p >= end) return 0;
   const uint8_t head = *p++;
-  unsigned nedges = head & 31;
-  if (nedges == 31) {
+  unsigned nedges = head & 15;
+  if (nedges == 15) {
     if (p >= end) return 0;
     nedges = *p++;
   }
@@ -126,7 +186,17 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
   r->opclass = opclass;
   r->iq = iq;
   r->nedges = (uint8_t)nedges;
+  ic_rec_pack_ref *f = ref_of(s, r->pc);
   const unsigned ne = nedges < IC_MAX_EDGES ? nedges : IC_MAX_EDGES;
+  if (head & 0x10) { /* a repeat of the slot's edges, new dists */
+    if (nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != nedges ||
+        (size_t)(end - p) < 2 * (size_t)nedges)
+      return 0;
+    memcpy(r->edge, f->edge, (size_t)nedges * sizeof *r->edge);
+    for (unsigned k = 0; k < nedges; k++) r->edge[k].dist = get16(p + 2 * k);
+    p += 2 * nedges;
+    goto done;
+  }
   for (unsigned k = 0; k < ne; k++) {
     ic_edge *e = &r->edge[k];
     if (end - p >= 12 && !(p[0] & 0x80)) { /* a short edge with room to read 12 bytes at once */
@@ -159,6 +229,12 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
     memcpy(e->part, p, np * sizeof(ic_lat_part));
     p += np * sizeof(ic_lat_part);
   }
+  if (nedges <= IC_MAX_EDGES) {
+    f->pc = r->pc;
+    f->nedges = (uint8_t)nedges;
+    memcpy(f->edge, r->edge, (size_t)ne * sizeof *f->edge);
+  }
+done:
   s->seq = seq;
   s->pc = r->pc;
   s->t0 = r->t[0];

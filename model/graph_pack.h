@@ -1,22 +1,24 @@
 /* graph_pack.h: the compact form of graph records (graph_rec.h) in a stream.
  *
  * A record in memory is IC_MAX_EDGES edge slots of four parts each (448
- * bytes); a real one uses about 12 edges of at most one part, and its
- * sequence number, pc and stamps are close to the previous record's. The
- * packed form keeps only that: varints of the differences from the previous
- * record of the same stream, and per edge its kind, part count, distance and
- * parts (about 60 bytes a record on the suite). The record pipe carries
- * records between the model's CPU and the solver's in this form: moving 448
- * bytes a record from one CPU's cache to another cost more than the solver.
+ * bytes); a real one uses about 12 edges of at most one part, its sequence
+ * number, pc and stamps are close to the previous record's, and its edges
+ * are those of the last record of the same pc but for their distances
+ * (the producer, the earlier miss, the issue order change from one dynamic
+ * instance to the next). The packed form keeps only what changed: the
+ * differences from the previous record in small fixed-width fields, and
+ * either the distances alone (a repeat of the pc's last edges, which both
+ * ends of the stream keep in a table by pc) or every edge in full. The
+ * record pipe carries records between the model's CPU and the solver's in
+ * this form: moving 448 bytes a record from one CPU's cache to another cost
+ * more than solving it.
  *
- * The form is lossless for every field a consumer reads: seq, pc, opclass,
- * nedges, iq, the stamps, and per edge below nedges its kind, flags, keep,
- * dist, nparts and the parts below nparts. Malformed values stay malformed
- * (the consumer's checker reports them): a kind above 31 packs as 31, a
- * part count above 255 cannot occur (uint8_t), an nedges above 31 packs as
- * 31, and only the slots a record has (IC_MAX_EDGES edges, IC_MAX_PARTS
- * parts) are stored. Bytes past nedges and nparts are not kept (no consumer
- * reads them). */
+ * Lossless for every field a consumer reads: seq, pc, opclass, nedges, iq,
+ * the stamps, and per edge below nedges its kind, flags, keep, dist, nparts
+ * and the parts below nparts, malformed values included (the consumer's
+ * checker reports them as it would have). Only the slots a record has are
+ * stored (IC_MAX_EDGES edges, IC_MAX_PARTS parts); bytes past nedges and
+ * nparts are not kept (no consumer reads them). */
 #ifndef IC_GRAPH_PACK_H
 #define IC_GRAPH_PACK_H
 
@@ -29,25 +31,37 @@
  * it may write a few bytes of slack past its end). */
 #define IC_REC_PACK_MAX 640u /* 1 + 1 + 8 + 5 + 48, and 16 edges of 9 + 16 */
 
-/* The previous record of a stream, which the next one is coded against. A
- * stream starts from a zeroed state (ic_rec_pack_reset). */
+/* Slots of the table of last edges by pc (a power of two). */
+#define IC_REC_PACK_REFS 512u
+
+/* One end of a stream: the previous record, and the last edges of each
+ * pc's slot, which the next record is coded against. Both ends start from
+ * ic_rec_pack_init and see the same records, so their tables agree. */
+typedef struct ic_rec_pack_ref {
+  uint64_t pc;
+  uint8_t nedges; /* UINT8_MAX: empty */
+  ic_edge edge[IC_MAX_EDGES];
+} ic_rec_pack_ref;
+
 typedef struct ic_rec_pack_state {
   uint64_t seq, pc, t0;
   uint32_t iq;
   uint8_t opclass;
+  ic_rec_pack_ref *ref; /* [IC_REC_PACK_REFS] */
 } ic_rec_pack_state;
 
-static inline void ic_rec_pack_reset(ic_rec_pack_state *s) {
-  *s = (ic_rec_pack_state){.seq = UINT64_MAX};
-}
+/* A stream's start. 0, or -1 when out of memory (s is then empty: free it
+ * all the same). */
+int ic_rec_pack_init(ic_rec_pack_state *s);
+void ic_rec_pack_free(ic_rec_pack_state *s);
 
 /* Packs r into out (room for IC_REC_PACK_MAX bytes) and advances s.
  * Returns the packed record's bytes. */
 size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out);
 
 /* Unpacks one record from in[0, avail) into *r and advances s. Returns the
- * bytes read, or 0 when in does not hold a whole packed record. Edge and
- * part slots past nedges and nparts are left as they were. */
+ * bytes read, or 0 when in does not hold a whole packed record (s is then
+ * unusable). Edge and part slots past nedges and nparts hold anything. */
 size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_graph_rec *r);
 
 #endif

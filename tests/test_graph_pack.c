@@ -17,10 +17,11 @@
 
 Test(graph_pack, records_of_every_shape_come_back_unchanged) {
   ic_rec_pack_state pk, uk;
-  ic_rec_pack_reset(&pk);
-  ic_rec_pack_reset(&uk);
+  cr_assert_eq(ic_rec_pack_init(&pk), 0);
+  cr_assert_eq(ic_rec_pack_init(&uk), 0);
   uint8_t buf[IC_REC_PACK_MAX + 16];
   uint64_t seq = 0;
+  int repeats = 0;
   for (int i = 0; i < 200000; i++) {
     /* mostly consecutive, sometimes a jump either way */
     uint64_t x = t_mix((uint64_t)i * 7 + 1);
@@ -35,38 +36,61 @@ Test(graph_pack, records_of_every_shape_come_back_unchanged) {
     memset(&back, 0x5a, sizeof back);
     cr_assert_eq(ic_rec_unpack(&uk, buf, n, &back), n, "record %d", i);
     cr_assert(t_rec_same(&r, &back), "record %d (seq %llu) changed", i, (unsigned long long)seq);
+    /* now and then the same pc again, its edges as before but the dists:
+       the repeat form */
+    if (x % 3 == 0) {
+      r.seq = ++seq;
+      for (int k = 0; k < r.nedges && k < IC_MAX_EDGES; k++) r.edge[k].dist = (uint32_t)(t_mix(seq + (uint64_t)k) % 70000);
+      n = ic_rec_pack(&pk, &r, buf);
+      cr_assert_eq(ic_rec_unpack(&uk, buf, n, &back), n, "record %d again", i);
+      cr_assert(t_rec_same(&r, &back), "record %d (seq %llu) again changed", i, (unsigned long long)seq);
+      if (r.nedges <= IC_MAX_EDGES) {
+        int fits = 1;
+        for (int k = 0; k < r.nedges; k++) fits &= r.edge[k].dist <= UINT16_MAX;
+        repeats += fits;
+        if (fits) cr_assert_leq(n, 1 + 1 + 8 + 5 + 48 + 2u * r.nedges, "record %d again: %zu bytes", i, n);
+      }
+    }
   }
+  cr_assert_gt(repeats, 1000);
+  ic_rec_pack_free(&pk);
+  ic_rec_pack_free(&uk);
 }
 
 Test(graph_pack, a_record_cut_short_is_refused) {
-  ic_rec_pack_state pk;
-  ic_rec_pack_reset(&pk);
+  ic_rec_pack_state pk, uk;
+  cr_assert_eq(ic_rec_pack_init(&pk), 0);
+  cr_assert_eq(ic_rec_pack_init(&uk), 0);
   int tried = 0;
   for (uint64_t seq = 0; seq < 3000; seq++) {
     ic_graph_rec r, back;
     t_rec_for(seq, &r);
-    ic_rec_pack_state before = pk;
+    if (seq % 2) r.pc = 0x10000 + seq % 4 * 2; /* pcs again: repeats cut short too */
     uint8_t buf[IC_REC_PACK_MAX];
     size_t n = ic_rec_pack(&pk, &r, buf);
     for (size_t cut = 0; cut < n; cut++) {
-      ic_rec_pack_state uk = before;
+      ic_rec_pack_state u = uk; /* a failed unpack leaves the table alone */
       /* the cut copy in memory of its own size, so a read past it is ASan's */
       uint8_t *part = malloc(cut ? cut : 1);
       memcpy(part, buf, cut);
-      cr_assert_eq(ic_rec_unpack(&uk, part, cut, &back), 0, "seq %llu cut to %zu of %zu bytes",
+      cr_assert_eq(ic_rec_unpack(&u, part, cut, &back), 0, "seq %llu cut to %zu of %zu bytes",
                    (unsigned long long)seq, cut, n);
       free(part);
       tried++;
     }
+    cr_assert_eq(ic_rec_unpack(&uk, buf, n, &back), n);
+    cr_assert(t_rec_same(&r, &back));
   }
   cr_assert_gt(tried, 3000);
+  ic_rec_pack_free(&pk);
+  ic_rec_pack_free(&uk);
 }
 
 Test(graph_pack, an_ordinary_record_is_small) {
   ic_graph_rec r;
   memset(&r, 0, sizeof r);
   ic_rec_pack_state pk;
-  ic_rec_pack_reset(&pk);
+  cr_assert_eq(ic_rec_pack_init(&pk), 0);
   uint8_t buf[IC_REC_PACK_MAX];
   size_t total = 0;
   for (uint64_t seq = 0; seq < 1000; seq++) {
@@ -83,5 +107,6 @@ Test(graph_pack, an_ordinary_record_is_small) {
     }
     total += ic_rec_pack(&pk, &r, buf);
   }
+  ic_rec_pack_free(&pk);
   cr_assert_lt(total / 1000, 128, "%zu bytes a record", total / 1000);
 }
