@@ -56,27 +56,67 @@ static inline ic_rec_pack_ref *ref_of(const ic_rec_pack_state *s, uint64_t pc) {
 }
 
 /* Does r repeat its slot's edges (same shape and parts, dists in 16 bits)?
- * Per edge two words: kind, nparts, flags and keep against the slot's,
- * with the record's dist's high half (0 where it fits 16 bits), and the
- * first two parts, masked to those the edge has (three or four: a loop). */
-static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r) {
+ * Per edge: kind, nparts, flags, keep and the parts it has against the
+ * slot's, and the record's dist's high half against the slot's, which is
+ * 0 (slots keep no dists). Writes each dist's low half to dists[k] on the
+ * way (the repeat form's body, dropped when the answer is no). */
+#if defined(__SSE2__) && !defined(IC_PACK_PORTABLE)
+#include <emmintrin.h>
+/* bytes compared per part count (0..4, clamped): kind..keep, dist's high
+ * half, the first two parts' words */
+static const uint8_t part_mask[5][16] = {
+    {0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff},
+    {0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+    {0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+    {0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+    {0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
+static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r, uint8_t *dists) {
+  if (r->nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != r->nedges) return 0;
+  __m128i diff = _mm_setzero_si128();
+  uint64_t more = 0;
+  for (int k = 0; k < r->nedges; k++) {
+    const ic_edge *a = &r->edge[k], *b = &f->edge[k];
+    const int np = a->nparts < IC_MAX_PARTS ? a->nparts : IC_MAX_PARTS;
+    const __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)a),
+                                     _mm_loadu_si128((const __m128i *)(const void *)b));
+    diff = _mm_or_si128(diff, _mm_and_si128(x, _mm_loadu_si128((const __m128i *)(const void *)part_mask[np])));
+    if (np > 2) {
+      uint64_t pa, pb;
+      memcpy(&pa, &a->part[2], 8);
+      memcpy(&pb, &b->part[2], 8);
+      more |= (pa ^ pb) & (np == 4 ? ~0ull : 0xffffffffull);
+    }
+    dists[2 * k] = (uint8_t)a->dist;
+    dists[2 * k + 1] = (uint8_t)(a->dist >> 8);
+  }
+  return _mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) == 0xffff && !more;
+}
+#else
+static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r, uint8_t *dists) {
   if (r->nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != r->nedges) return 0;
   uint64_t diff = 0;
   for (int k = 0; k < r->nedges; k++) {
     const ic_edge *a = &r->edge[k], *b = &f->edge[k];
-    uint64_t ha, hb, pa, pb;
+    uint64_t ha, hb;
     memcpy(&ha, a, 8);
     memcpy(&hb, b, 8);
-    memcpy(&pa, a->part, 8);
-    memcpy(&pb, b->part, 8);
-    const uint64_t pm = a->nparts >= 2 ? ~0ull : a->nparts ? 0xffffffffull : 0;
-    diff |= ((ha ^ hb) & 0xffffffffull) | (ha >> 48) | ((pa ^ pb) & pm);
-    if (a->nparts > 2) {
-      const int np = a->nparts < IC_MAX_PARTS ? a->nparts : IC_MAX_PARTS;
-      for (int q = 2; q < np; q++) diff |= (uint64_t)(a->part[q].cycles != b->part[q].cycles || a->part[q].cat != b->part[q].cat);
-    }
+    diff |= (ha ^ hb) & 0xffff0000ffffffffull;
+    const int np = a->nparts < IC_MAX_PARTS ? a->nparts : IC_MAX_PARTS;
+    for (int q = 0; q < np; q++)
+      diff |= (uint64_t)(a->part[q].cycles != b->part[q].cycles || a->part[q].cat != b->part[q].cat);
+    dists[2 * k] = (uint8_t)a->dist;
+    dists[2 * k + 1] = (uint8_t)(a->dist >> 8);
   }
   return diff == 0;
+}
+#endif
+
+/* The record's edges become its slot's, without their dists. */
+static void keep_edges(ic_rec_pack_ref *f, const ic_graph_rec *r, int ne) {
+  f->pc = r->pc;
+  f->nedges = r->nedges;
+  memcpy(f->edge, r->edge, (size_t)ne * sizeof *f->edge);
+  for (int k = 0; k < ne; k++) f->edge[k].dist = 0;
 }
 
 size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
@@ -109,18 +149,14 @@ size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
     p += 8 + sizeof r->t;
   }
   ic_rec_pack_ref *f = ref_of(s, r->pc);
-  if (repeats(f, r)) {
+  if (repeats(f, r, p)) {
     out[0] = head | 0x10;
-    for (int k = 0; k < r->nedges; k++) p = put16(p, (uint16_t)r->edge[k].dist);
+    p += 2 * r->nedges;
     goto done;
   }
   out[0] = head;
   const int ne = r->nedges < IC_MAX_EDGES ? r->nedges : IC_MAX_EDGES;
-  if (r->nedges <= IC_MAX_EDGES) {
-    f->pc = r->pc;
-    f->nedges = r->nedges;
-    memcpy(f->edge, r->edge, (size_t)ne * sizeof *f->edge);
-  }
+  if (r->nedges <= IC_MAX_EDGES) keep_edges(f, r, ne);
   for (int k = 0; k < ne; k++) {
     const ic_edge *e = &r->edge[k];
     if (e->kind < 31 && e->nparts <= 2 && !(e->flags | e->keep) && e->dist <= UINT16_MAX) {
@@ -229,11 +265,7 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
     memcpy(e->part, p, np * sizeof(ic_lat_part));
     p += np * sizeof(ic_lat_part);
   }
-  if (nedges <= IC_MAX_EDGES) {
-    f->pc = r->pc;
-    f->nedges = (uint8_t)nedges;
-    memcpy(f->edge, r->edge, (size_t)ne * sizeof *f->edge);
-  }
+  if (nedges <= IC_MAX_EDGES) keep_edges(f, r, (int)ne);
 done:
   s->seq = seq;
   s->pc = r->pc;

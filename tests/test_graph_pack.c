@@ -110,3 +110,40 @@ Test(graph_pack, an_ordinary_record_is_small) {
   ic_rec_pack_free(&pk);
   cr_assert_lt(total / 1000, 128, "%zu bytes a record", total / 1000);
 }
+
+/* graph_pack.c again, its portable comparison (no SSE2) under other names */
+#define IC_PACK_PORTABLE 1
+#define ic_rec_pack p_rec_pack
+#define ic_rec_unpack p_rec_unpack
+#define ic_rec_pack_init p_rec_pack_init
+#define ic_rec_pack_free p_rec_pack_free
+#include "graph_pack.c"
+#undef ic_rec_pack
+#undef ic_rec_unpack
+#undef ic_rec_pack_init
+#undef ic_rec_pack_free
+
+Test(graph_pack, the_portable_path_packs_the_same_bytes) {
+  ic_rec_pack_state a, b;
+  cr_assert_eq(ic_rec_pack_init(&a), 0);
+  cr_assert_eq(p_rec_pack_init(&b), 0);
+  uint8_t x[IC_REC_PACK_MAX], y[IC_REC_PACK_MAX];
+  int repeats = 0;
+  for (uint64_t seq = 0; seq < 100000; seq++) {
+    ic_graph_rec r;
+    if (seq % 3) { /* 16 instructions again and again, their dists changing */
+      t_rec_for(1000000 + seq % 16, &r);
+      r.seq = seq;
+      for (int k = 0; k < r.nedges && k < IC_MAX_EDGES; k++) r.edge[k].dist = (uint32_t)(t_mix(seq * 31 + (uint64_t)k) % 66000);
+    } else {
+      t_rec_for(seq, &r);
+    }
+    size_t n = ic_rec_pack(&a, &r, x), m = p_rec_pack(&b, &r, y);
+    cr_assert_eq(n, m, "seq %llu", (unsigned long long)seq);
+    cr_assert(memcmp(x, y, n) == 0, "seq %llu", (unsigned long long)seq);
+    repeats += (x[0] & 0x10) != 0;
+  }
+  cr_assert_gt(repeats, 100);
+  ic_rec_pack_free(&a);
+  p_rec_pack_free(&b);
+}
