@@ -5,6 +5,7 @@
  * close the methods come on single-bottleneck programs is
  * tests/test_multisim_model.c. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,15 +38,20 @@ static char *compile(const char *name, const char *src) {
     cr_skip_test("riscv64-linux-gnu-gcc not found: validate CLI tests skipped");
     return NULL;
   }
-  char csrc[512], cmd[1400];
-  snprintf(csrc, sizeof csrc, "%s/h6_%s.c", ICOST_BUILD_DIR, name);
+  /* tests run in parallel and several build the same program: each builds
+     its own copy and renames it into place whole */
+  char csrc[512], tmp[600], cmd[1800];
+  snprintf(csrc, sizeof csrc, "%s/h6_%s.%d.c", ICOST_BUILD_DIR, name, (int)getpid());
   snprintf(out, 512, "%s/h6_%s", ICOST_BUILD_DIR, name);
+  snprintf(tmp, sizeof tmp, "%s.%d.tmp", out, (int)getpid());
   FILE *f = fopen(csrc, "w");
   cr_assert_not_null(f);
   fputs(src, f);
   fclose(f);
-  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s %s 2>&1", out, csrc);
+  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s %s 2>&1", tmp, csrc);
   cr_assert_eq(system(cmd), 0, "cross compile of %s failed", name);
+  unlink(csrc);
+  cr_assert_eq(rename(tmp, out), 0, "%s: %s", out, strerror(errno));
   return out;
 }
 
@@ -151,9 +157,10 @@ Test(validate_cli, graphfrag_column_matches_icost) {
     snprintf(path, sizeof path, "%s/h6_gf.%d", ICOST_BUILD_DIR, (int)getpid());
     snprintf(cmd, sizeof cmd, "%s --method graphfrag %s -- %s 100000 >%s 2>&1", ICOST_BINARY,
              args, prog, path);
-    cr_assert_eq(system(cmd), 0);
+    int rc = system(cmd);
     char *y = slurp(path);
     unlink(path);
+    cr_assert_eq(rc, 0, "%s: %s", cmd, y);
     /* the baseline machine: ROB 64 */
     char want[200];
     snprintf(want, sizeof want, "fragments:\n  %s", shape[k]);
