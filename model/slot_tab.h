@@ -20,7 +20,16 @@
  * later doubles the table, up to IC_SLOT_TAB_MAX entries; beyond that (the
  * cycles in flight spanning more than that many cycles, e.g. a chain of
  * memory misses in a 20x window) a cycle that far from the floor counts as
- * free and its issue is not counted. */
+ * free and its issue is not counted.
+ *
+ * On a narrow machine many instructions wait for the same few slots, and a
+ * walk would pass every full cycle from its E' to the first free one. So a
+ * walk leaves a hint in the first cycle of each run of cycles it found full
+ * for the width (bytes 6 and 7 of the entry: the run's length), and later
+ * walks jump over the run. Counts above the floor only rise, so a run stays
+ * full; an entry is zeroed, hint and all, when the floor passes its cycle.
+ * Hints are of one width, the table's first (hw); a walk with another
+ * width neither uses nor leaves them. */
 #ifndef IC_SLOT_TAB_H
 #define IC_SLOT_TAB_H
 
@@ -33,9 +42,13 @@
 #define IC_SLOT_TAB_MIN 64u     /* entries of a table's first allocation */
 #define IC_SLOT_TAB_MAX 16384u  /* entries at most (128 KB) */
 
-/* issues in a cycle: [0] all, [1 + pool] of the pool (saturating at 255) */
+/* issues in a cycle: [0] all, [1 + pool] of the pool (saturating at 255);
+ * [6], [7]: the hint, little-endian (0: none) */
 typedef uint8_t ic_slot_ent[8];
-_Static_assert(1 + OOO_POOL_COUNT <= 8, "an entry holds every pool's count");
+_Static_assert(1 + OOO_POOL_COUNT <= 6, "an entry holds every pool's count and a hint");
+#define IC_SLOT_HINT_MAX 0xffffu
+
+static inline uint32_t ic_slot_hint(const uint8_t *n) { return (uint32_t)n[6] | (uint32_t)n[7] << 8; }
 
 typedef struct ic_slot_tab {
   ic_slot_ent *e; /* [cap]: cycle c at e[c & (cap - 1)] for c in [floor, floor + cap); else 0 */
@@ -44,6 +57,7 @@ typedef struct ic_slot_tab {
   uint64_t top;   /* 1 + the latest cycle counted (0: none): the entries of
                      later cycles are 0, so a rising floor zeroes only up to
                      it (a miss-bound run's floor passes many idle cycles) */
+  unsigned hw;    /* the width the hints are of (0: none yet) */
 } ic_slot_tab;
 
 static inline void ic_slot_tab_free(ic_slot_tab *t) {
@@ -55,6 +69,7 @@ static inline void ic_slot_tab_free(ic_slot_tab *t) {
 static inline void ic_slot_tab_clear(ic_slot_tab *t) {
   if (t->cap) memset(t->e, 0, (size_t)t->cap * sizeof *t->e);
   t->floor = t->top = 0;
+  t->hw = 0;
 }
 
 /* The floor rises to d (never falls): the entries of the cycles it passes
@@ -95,9 +110,12 @@ static inline int ic_slot_tab_full(const uint8_t *n, int nw, int np, int pool) {
  * `pool`'s (np 0: no pool rule). Each full cycle holds an issue, so this
  * ends within the table's entries. */
 static inline uint64_t ic_slot_tab_time(const ic_slot_tab *t, uint64_t e0, int nw, int np, int pool) {
-  for (uint64_t c = e0;; c++) {
+  const int hints = nw && (unsigned)nw == t->hw;
+  for (uint64_t c = e0;;) {
     const uint8_t *n = ic_slot_tab_find(t, c);
     if (!n || !ic_slot_tab_full(n, nw, np, pool)) return c;
+    const uint32_t h = hints ? ic_slot_hint(n) : 0;
+    c += h ? h : 1;
   }
 }
 
@@ -125,7 +143,10 @@ static inline __attribute__((always_inline)) int ic_slot_tab_take_th(ic_slot_tab
                                                                      unsigned tp, int pool, uint64_t *at) {
   *at = e0;
   if (e0 < t->floor) return 0;
-  for (uint64_t c = e0;; c++) {
+  if (tw < 256u && !t->hw) t->hw = tw;
+  const int hints = tw == t->hw;
+  uint64_t run = UINT64_MAX; /* the first cycle of the run of width-full cycles the walk is in */
+  for (uint64_t c = e0;;) {
     if (c - t->floor >= t->cap) {
       if (t->cap < IC_SLOT_TAB_MAX && ic_slot_tab_grow(t, c) != 0) return -1;
       if (c - t->floor >= t->cap) { /* beyond the largest table: free, not counted */
@@ -134,7 +155,23 @@ static inline __attribute__((always_inline)) int ic_slot_tab_take_th(ic_slot_tab
       }
     }
     uint8_t *n = t->e[c & (t->cap - 1)];
-    if (n[0] >= tw || n[1 + pool] >= tp) continue;
+    if (n[0] >= tw) { /* full for the width: jump over its run where a hint says how long */
+      if (run == UINT64_MAX) run = c;
+      const uint32_t h = hints ? ic_slot_hint(n) : 0;
+      c += h ? h : 1;
+      continue;
+    }
+    if (hints && run != UINT64_MAX && c - run > 1) { /* the run [run, c) for later walks */
+      uint8_t *r = t->e[run & (t->cap - 1)];
+      const uint64_t len = c - run < IC_SLOT_HINT_MAX ? c - run : IC_SLOT_HINT_MAX;
+      r[6] = (uint8_t)len;
+      r[7] = (uint8_t)(len >> 8);
+    }
+    run = UINT64_MAX;
+    if (n[1 + pool] >= tp) {
+      c++;
+      continue;
+    }
     n[0] += n[0] < UINT8_MAX;
     n[1 + pool] += n[1 + pool] < UINT8_MAX;
     if (c >= t->top) t->top = c + 1;

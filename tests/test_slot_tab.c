@@ -83,6 +83,48 @@ Test(slot_tab, equals_the_list_while_growing) {
   ic_slot_tab_free(&t);
 }
 
+/* A narrow machine's crowd: most issues want one of a few cycles ahead of
+ * the floor, so walks pass long runs of full cycles (the hints jump over
+ * them), mixed with walks of another width (which neither use nor leave
+ * hints), pool-only walks and issues counted without a rule; against the
+ * list throughout. */
+Test(slot_tab, a_crowd_walks_as_the_list_says) {
+  enum { N = 5000 };
+  static uint64_t cyc[N];
+  static int pool[N];
+  ic_slot_tab t = {0};
+  uint64_t s = 777, floor = 100;
+  int m = 0, long_walks = 0;
+  ic_slot_tab_floor(&t, floor);
+  for (int i = 0; i < N; i++) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t r = s >> 33;
+    if (i % 200 == 199) { /* the floor rises a little */
+      floor += r % 30;
+      ic_slot_tab_floor(&t, floor);
+      int k = 0;
+      for (int j = 0; j < m; j++)
+        if (cyc[j] >= floor) cyc[k] = cyc[j], pool[k++] = pool[j];
+      m = k;
+    }
+    const uint64_t e0 = floor + r % 24;
+    const int p = (int)(r >> 20) % OOO_POOL_COUNT, kind = (int)(r >> 24) % 10;
+    const int nw = kind < 6 ? 2 : kind < 7 ? 3 : 0, np = kind == 8 ? 1 : (kind < 6 && p == OOO_POOL_LDST);
+    uint64_t want = e0;
+    if (nw || np)
+      while ((nw && count_in(cyc, pool, m, want, -1) >= nw) || (np && count_in(cyc, pool, m, want, p) >= np))
+        want++;
+    long_walks += want - e0 > 20;
+    uint64_t at;
+    cr_assert_eq(ic_slot_tab_time(&t, e0, nw, np, p), want, "issue %d", i);
+    cr_assert_eq(ic_slot_tab_take(&t, e0, nw, np, p, &at), 0);
+    cr_assert_eq(at, want, "issue %d", i);
+    cyc[m] = at, pool[m++] = p;
+  }
+  cr_assert_gt(long_walks, 1000, "the crowd made long walks: %d", long_walks);
+  ic_slot_tab_free(&t);
+}
+
 /* At the largest size, a cycle a whole table or more beyond the floor is
  * free and its issue is not counted; the cycles within the table keep
  * theirs. */
