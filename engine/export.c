@@ -267,22 +267,52 @@ ic_status ic_export_build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_ca
   return rc;
 }
 
-int ic_export_critical(const igraph_t *g, uint64_t *t, uint8_t *crit_v, uint8_t *crit_e) {
-  const igraph_integer_t nv = igraph_vcount(g), ne = igraph_ecount(g), start = nv - 1;
-  igraph_vector_int_t first, next; /* in-edge lists: first[v], next[e] (-1 ends) */
-  if (igraph_vector_int_init(&first, nv) != IGRAPH_SUCCESS) return -1;
-  if (igraph_vector_int_init(&next, ne) != IGRAPH_SUCCESS) {
-    igraph_vector_int_destroy(&first);
+/* In-edge lists of g: first[v] and next[e], -1 ending a list, the newest
+ * edge first (any tight in-edge is a critical one). 0, or -1 when out of
+ * memory. */
+static int in_lists(const igraph_t *g, igraph_vector_int_t *first, igraph_vector_int_t *next) {
+  const igraph_integer_t nv = igraph_vcount(g), ne = igraph_ecount(g);
+  if (igraph_vector_int_init(first, nv) != IGRAPH_SUCCESS) return -1;
+  if (igraph_vector_int_init(next, ne) != IGRAPH_SUCCESS) {
+    igraph_vector_int_destroy(first);
     return -1;
   }
-  igraph_vector_int_fill(&first, -1);
-  /* newest edge first, so the walk below prefers the record's own order
-     reversed; any tight in-edge is a critical one */
+  igraph_vector_int_fill(first, -1);
   for (igraph_integer_t e = 0; e < ne; e++) {
     igraph_integer_t v = IGRAPH_TO(g, e);
-    VECTOR(next)[e] = VECTOR(first)[v];
-    VECTOR(first)[v] = e;
+    VECTOR(*next)[e] = VECTOR(*first)[v];
+    VECTOR(*first)[v] = e;
   }
+  return 0;
+}
+
+int ic_export_critical_stamps(const igraph_t *g, uint8_t *crit_v, uint8_t *crit_e) {
+  const igraph_integer_t nv = igraph_vcount(g), ne = igraph_ecount(g), start = nv - 1;
+  igraph_vector_int_t first, next;
+  if (in_lists(g, &first, &next) < 0) return -1;
+  memset(crit_v, 0, (size_t)nv);
+  memset(crit_e, 0, (size_t)ne);
+  igraph_integer_t v = start - 1;
+  if (v >= 0) crit_v[v] = 1;
+  while (v >= 0) {
+    igraph_integer_t pick = -1;
+    const double tv = VAN(g, "t", v);
+    for (igraph_integer_t e = VECTOR(first)[v]; e >= 0 && pick < 0; e = VECTOR(next)[e])
+      if (IGRAPH_FROM(g, e) != start && VAN(g, "t", IGRAPH_FROM(g, e)) + EAN(g, "latency", e) == tv) pick = e;
+    if (pick < 0) break;
+    crit_e[pick] = 1;
+    v = IGRAPH_FROM(g, pick);
+    crit_v[v] = 1;
+  }
+  igraph_vector_int_destroy(&first);
+  igraph_vector_int_destroy(&next);
+  return 0;
+}
+
+int ic_export_critical(const igraph_t *g, uint64_t *t, uint8_t *crit_v, uint8_t *crit_e) {
+  const igraph_integer_t nv = igraph_vcount(g), ne = igraph_ecount(g), start = nv - 1;
+  igraph_vector_int_t first, next;
+  if (in_lists(g, &first, &next) < 0) return -1;
   memset(crit_v, 0, (size_t)nv);
   memset(crit_e, 0, (size_t)ne);
   /* vertex ids are a topological order once "start" (the last id, time 0)

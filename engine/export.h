@@ -63,6 +63,14 @@ ic_status ic_export_build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_ca
  * Time complexity: O(vertices + edges). */
 int ic_export_critical(const igraph_t *g, uint64_t *t, uint8_t *crit_v, uint8_t *crit_e);
 
+/* The same walk in the model's stamps (vertex attribute t) instead of the
+ * window's times: from the last instruction's C back through in-edges
+ * whose source stamp plus latency is the destination's stamp, edges from
+ * "start" excluded, until a vertex has none (the path then continues
+ * before the window). Marks crit_v and crit_e as above; 0, or -1 when out
+ * of memory. Time complexity: O(vertices + edges). */
+int ic_export_critical_stamps(const igraph_t *g, uint8_t *crit_v, uint8_t *crit_e);
+
 /* DOT: an edge joining instructions more than this many apart does not
  * constrain the ranking (one rank per instruction, in program order). */
 #define IC_EXPORT_DOT_SPAN 4
