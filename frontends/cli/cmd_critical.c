@@ -426,14 +426,14 @@ static void graph_help(void) {
         "or IW and rule edges that did not delay their destination in the window's times).\n"
         "\n"
         "DOT (for `dot -Tsvg`): one rank per instruction, a box \"SEQ PC OPCLASS\" and its\n"
-        "five nodes left to right; edge labels are latencies; one critical path of the\n"
-        "window (the longest path to the last C, each edge's source time plus latency\n"
-        "its destination's time) is drawn in red, its nodes and edges marked critical=1, its length in\n"
-        "the graph attribute critical_path. An edge from before the window, or one off the\n"
-        "critical path spanning more than 4 instructions (a CD edge spans the ROB),\n"
-        "leaves a gray stub in its destination's rank named after its source (attribute\n"
-        "stub_of), so the ranks stay in program order and `dot` lays out hundreds of\n"
-        "instructions in seconds.\n",
+        "five nodes; edge labels are latencies. One critical path of the window (the\n"
+        "longest path to the last C, each edge's source time plus latency its\n"
+        "destination's time) is drawn in red, its nodes and edges marked critical=1,\n"
+        "its length in the graph attribute critical_path. An edge from before the\n"
+        "window, or one off the critical path spanning more than 4 instructions (a CD\n"
+        "edge spans the ROB), leaves a gray stub in its destination's rank named after\n"
+        "its source (attribute stub_of), so the ranks stay in program order and `dot`\n"
+        "lays out hundreds of instructions in seconds.\n",
         stdout);
 }
 
