@@ -267,13 +267,210 @@ ic_status ic_export_build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_ca
   return rc;
 }
 
+/* In-edge lists of g: first[v] and next[e], -1 ending a list, the newest
+ * edge first (any tight in-edge is a critical one). 0, or -1 when out of
+ * memory. */
+static int in_lists(const igraph_t *g, igraph_vector_int_t *first, igraph_vector_int_t *next) {
+  const igraph_integer_t nv = igraph_vcount(g), ne = igraph_ecount(g);
+  if (igraph_vector_int_init(first, nv) != IGRAPH_SUCCESS) return -1;
+  if (igraph_vector_int_init(next, ne) != IGRAPH_SUCCESS) {
+    igraph_vector_int_destroy(first);
+    return -1;
+  }
+  igraph_vector_int_fill(first, -1);
+  for (igraph_integer_t e = 0; e < ne; e++) {
+    igraph_integer_t v = IGRAPH_TO(g, e);
+    VECTOR(*next)[e] = VECTOR(*first)[v];
+    VECTOR(*first)[v] = e;
+  }
+  return 0;
+}
+
+int ic_export_critical_stamps(const igraph_t *g, uint8_t *crit_v, uint8_t *crit_e) {
+  const igraph_integer_t nv = igraph_vcount(g), ne = igraph_ecount(g), start = nv - 1;
+  igraph_vector_int_t first, next;
+  if (in_lists(g, &first, &next) < 0) return -1;
+  memset(crit_v, 0, (size_t)nv);
+  memset(crit_e, 0, (size_t)ne);
+  igraph_integer_t v = start - 1;
+  if (v >= 0) crit_v[v] = 1;
+  while (v >= 0) {
+    igraph_integer_t pick = -1;
+    const double tv = VAN(g, "t", v);
+    for (igraph_integer_t e = VECTOR(first)[v]; e >= 0 && pick < 0; e = VECTOR(next)[e])
+      if (IGRAPH_FROM(g, e) != start && VAN(g, "t", IGRAPH_FROM(g, e)) + EAN(g, "latency", e) == tv) pick = e;
+    if (pick < 0) break;
+    crit_e[pick] = 1;
+    v = IGRAPH_FROM(g, pick);
+    crit_v[v] = 1;
+  }
+  igraph_vector_int_destroy(&first);
+  igraph_vector_int_destroy(&next);
+  return 0;
+}
+
+int ic_export_critical(const igraph_t *g, uint64_t *t, uint8_t *crit_v, uint8_t *crit_e) {
+  const igraph_integer_t nv = igraph_vcount(g), ne = igraph_ecount(g), start = nv - 1;
+  igraph_vector_int_t first, next;
+  if (in_lists(g, &first, &next) < 0) return -1;
+  memset(crit_v, 0, (size_t)nv);
+  memset(crit_e, 0, (size_t)ne);
+  /* vertex ids are a topological order once "start" (the last id, time 0)
+     goes first: edges join earlier instructions, or earlier nodes of the
+     same instruction, to later ones */
+  t[start] = 0;
+  igraph_integer_t end = start;
+  for (igraph_integer_t v = 0; v < start; v++) {
+    uint64_t m = 0;
+    for (igraph_integer_t e = VECTOR(first)[v]; e >= 0; e = VECTOR(next)[e]) {
+      uint64_t a = t[IGRAPH_FROM(g, e)] + (uint64_t)EAN(g, "latency", e);
+      if (a > m) m = a;
+    }
+    t[v] = m;
+    if (m >= t[end]) end = v;
+  }
+  if (end != start) crit_v[end] = 1;
+  for (igraph_integer_t v = end; v != start;) {
+    igraph_integer_t pick = -1;
+    for (igraph_integer_t e = VECTOR(first)[v]; e >= 0 && pick < 0; e = VECTOR(next)[e])
+      if (t[IGRAPH_FROM(g, e)] + (uint64_t)EAN(g, "latency", e) == t[v]) pick = e;
+    if (pick < 0) break; /* a vertex without in-edges at time 0 */
+    crit_e[pick] = 1;
+    v = IGRAPH_FROM(g, pick);
+    crit_v[v] = 1;
+  }
+  igraph_vector_int_destroy(&first);
+  igraph_vector_int_destroy(&next);
+  return (int)end;
+}
+
+/* A DOT string: quotes and backslashes escaped. */
+static void dot_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') fputc('\\', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+/* Is edge e drawn from a stub in its destination's rank (write_dot)? */
+static int dot_stub(const igraph_t *g, igraph_integer_t e, const uint8_t *ce) {
+  const igraph_integer_t a = IGRAPH_FROM(g, e), b = IGRAPH_TO(g, e);
+  if (a == igraph_vcount(g) - 1) return 1;
+  return !ce[e] && b / IC_NODE_COUNT - a / IC_NODE_COUNT > IC_EXPORT_DOT_SPAN;
+}
+
+/* DOT for a person to look at and for `dot` to lay out quickly: one rank per
+ * instruction (its five nodes in a rank=same subgraph, left to right by the
+ * in-instruction edges, after a box naming the instruction), latencies as
+ * edge xlabels (placed after layout: a label would be a node of its own,
+ * and on a flat edge a rank of its own), the critical path in red. An edge
+ * from before the window, or one not on the critical path that spans more
+ * than IC_EXPORT_DOT_SPAN ranks (a CD edge spans the ROB), leaves a stub in
+ * its destination's rank named after its source (stub_of: the source
+ * vertex, "start" for one before the window): drawn whole, each would be a
+ * chain of a node per rank crossed, most of `dot`'s time and the tangle.
+ * A long critical edge is drawn whole but does not constrain the ranking,
+ * so the ranks stay in program order. */
+static ic_status write_dot(FILE *f, const igraph_t *g, ic_err *err) {
+  const igraph_integer_t nv = igraph_vcount(g), ne = igraph_ecount(g), start = nv - 1;
+  uint64_t *t = malloc((size_t)nv * sizeof *t);
+  uint8_t *cv = malloc((size_t)nv), *ce = malloc(ne ? (size_t)ne : 1);
+  if (!t || !cv || !ce || ic_export_critical(g, t, cv, ce) < 0) {
+    free(t);
+    free(cv);
+    free(ce);
+    return ic_fail(err, IC_ERUN, "graph export: out of memory");
+  }
+  uint64_t crit_len = 0, crit_edges = 0;
+  for (igraph_integer_t v = 0; v < start; v++)
+    if (cv[v] && t[v] > crit_len) crit_len = t[v];
+  for (igraph_integer_t e = 0; e < ne; e++) crit_edges += ce[e];
+  fprintf(f, "digraph icost_window {\n"
+             "  graph [rankdir=TB, newrank=true, ranksep=0.25, nodesep=0.12, fontsize=10,\n"
+             "         first_seq=%.0f, instructions=%.0f, external_edges=%.0f, dropped_edges=%.0f, ideal=",
+          GAN(g, "first_seq"), GAN(g, "instructions"), GAN(g, "external_edges"), GAN(g, "dropped_edges"));
+  dot_str(f, GAS(g, "ideal"));
+  fprintf(f, ",\n         critical_path=%llu, critical_edges=%llu];\n"
+             "  node [shape=box, fontsize=9, height=0.2, margin=\"0.03,0.01\"];\n"
+             "  edge [fontsize=8, arrowsize=0.5];\n",
+          (unsigned long long)crit_len, (unsigned long long)crit_edges);
+  const igraph_integer_t ninst = start / IC_NODE_COUNT;
+  igraph_integer_t xe = 0;
+  for (igraph_integer_t i = 0; i < ninst; i++) {
+    igraph_integer_t v0 = IC_NODE_COUNT * i;
+    const char *pc = VAS(g, "pc", v0), *opc = VAS(g, "opclass", v0);
+    fprintf(f, "  subgraph i%.0f {\n    rank=same;\n    I%.0f [shape=plaintext, label=", VAN(g, "seq", v0),
+            VAN(g, "seq", v0));
+    char head[96];
+    snprintf(head, sizeof head, "%.0f %s %s", VAN(g, "seq", v0), pc, opc);
+    dot_str(f, head);
+    fputs("];\n", f);
+    for (int k = 0; k < IC_NODE_COUNT; k++) {
+      igraph_integer_t v = v0 + k;
+      fprintf(f, "    %s [label=", VAS(g, "name", v));
+      dot_str(f, VAS(g, "label", v));
+      fprintf(f, ", \"node\"=%s, seq=%.0f, t=%.0f, pc=", VAS(g, "node", v), VAN(g, "seq", v), VAN(g, "t", v));
+      dot_str(f, pc);
+      fprintf(f, ", opclass=%s%s];\n", opc, cv[v] ? ", critical=1, color=red, fontcolor=red, penwidth=2" : "");
+    }
+    /* keeps the instruction's box left of its nodes */
+    fprintf(f, "    I%.0f -> %s [style=invis];\n", VAN(g, "seq", v0), VAS(g, "name", v0));
+    /* a stub for each edge from before the window into this instruction
+       (the edges are in destination order): drawn from "start", they would
+       cross every rank above */
+    for (; xe < ne && IGRAPH_TO(g, xe) < v0 + IC_NODE_COUNT; xe++) {
+      if (!dot_stub(g, xe, ce)) continue;
+      const igraph_integer_t a = IGRAPH_FROM(g, xe);
+      char src[48];
+      if (a == start) {
+        int node = 'S';
+        for (int k = 0; k < IC_EDGE_KIND_COUNT; k++)
+          if (strcmp(EAS(g, "kind", xe), ic_edge_names[k]) == 0) node = ic_node_names[ic_edge_src_node[k]];
+        snprintf(src, sizeof src, "%c%.0f", node, VAN(g, "seq", v0) - EAN(g, "dist", xe));
+      } else {
+        snprintf(src, sizeof src, "%s", VAS(g, "name", a));
+      }
+      fprintf(f, "    x%lld [shape=plaintext, fontcolor=%s, label=\"%s\", stub_of=\"%s\"];\n", (long long)xe,
+              ce[xe] ? "red" : "gray", src, a == start ? "start" : src);
+    }
+    fputs("  }\n", f);
+  }
+  for (igraph_integer_t e = 0; e < ne; e++) {
+    igraph_integer_t a = IGRAPH_FROM(g, e), b = IGRAPH_TO(g, e);
+    const int ext = EAN(g, "external", e) != 0;
+    const igraph_integer_t span = ext ? 0 : b / IC_NODE_COUNT - a / IC_NODE_COUNT;
+    if (dot_stub(g, e, ce)) fprintf(f, "  x%lld", (long long)e);
+    else fprintf(f, "  %s", VAS(g, "name", a));
+    fprintf(f, " -> %s [xlabel=\"%.0f\", kind=%s, latency=%.0f, dist=%.0f, parts=", VAS(g, "name", b),
+            EAN(g, "latency", e), EAS(g, "kind", e), EAN(g, "latency", e), EAN(g, "dist", e));
+    dot_str(f, EAS(g, "parts", e));
+    fprintf(f, ", mem=%.0f, external=%d%s%s%s];\n", EAN(g, "mem", e), ext, span > IC_EXPORT_DOT_SPAN ? ", constraint=false" : "",
+            ext ? ", style=dashed, color=gray" : "", ce[e] ? ", critical=1, color=red, fontcolor=red, penwidth=2" : "");
+  }
+  fputs("}\n", f);
+  free(t);
+  free(cv);
+  free(ce);
+  return IC_OK;
+}
+
 ic_status ic_export_write(FILE *f, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_export_format fmt,
                           ic_err *err) {
   igraph_t g;
   ic_status rc = ic_export_build(&g, recs, n, ideal, err);
   if (rc != IC_OK) return rc;
+  if (fmt == IC_EXPORT_DOT) {
+    rc = write_dot(f, &g, err);
+    quiet q = quiet_begin();
+    igraph_destroy(&g);
+    quiet_end(q);
+    if (rc == IC_OK && ferror(f)) rc = ic_fail(err, IC_ERUN, "graph export: write error");
+    return rc;
+  }
   quiet q = quiet_begin();
-  igraph_error_t irc = fmt == IC_EXPORT_DOT ? igraph_write_graph_dot(&g, f) : igraph_write_graph_graphml(&g, f, 0);
+  igraph_error_t irc = igraph_write_graph_graphml(&g, f, 0);
   igraph_destroy(&g);
   quiet_end(q);
   if (irc != IGRAPH_SUCCESS) return ic_fail(err, IC_ERUN, "graph export: igraph: %s", igraph_strerror(irc));

@@ -54,7 +54,34 @@ ic_status ic_export_parse_format(const char *s, ic_export_format *out, ic_err *e
  * n >= 1 consecutive records. Time: O(n * edges). */
 ic_status ic_export_build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_err *err);
 
-/* Builds the graph and writes it to f in the format. */
+/* The longest path of a graph ic_export_build made, from "start": t[v]
+ * (vcount entries) the time of every vertex, crit_v[v] (vcount) and
+ * crit_e[e] (ecount) 1 on one critical path, ending at the latest vertex
+ * (the last of the latest vertices: the last instruction's C), each
+ * step back taking a tight in-edge (source time + latency = the
+ * destination's time). Returns that vertex, -1 when out of memory.
+ * Time complexity: O(vertices + edges). */
+int ic_export_critical(const igraph_t *g, uint64_t *t, uint8_t *crit_v, uint8_t *crit_e);
+
+/* The same walk in the model's stamps (vertex attribute t) instead of the
+ * window's times: from the last instruction's C back through in-edges
+ * whose source stamp plus latency is the destination's stamp, edges from
+ * "start" excluded, until a vertex has none (the path then continues
+ * before the window). Marks crit_v and crit_e as above; 0, or -1 when out
+ * of memory. Time complexity: O(vertices + edges). */
+int ic_export_critical_stamps(const igraph_t *g, uint8_t *crit_v, uint8_t *crit_e);
+
+/* DOT: an edge joining instructions more than this many apart does not
+ * constrain the ranking (one rank per instruction, in program order). */
+#define IC_EXPORT_DOT_SPAN 4
+
+/* Builds the graph and writes it to f in the format. DOT is written for
+ * `dot`: one rank per instruction (a rank=same subgraph of its five nodes
+ * after a plaintext box "SEQ PC OPCLASS"), edge labels the latencies under
+ * the mask, one critical path (ic_export_critical) drawn in red with the
+ * attribute critical=1 on its nodes and edges, the graph attributes
+ * critical_path (its length) and critical_edges; the other attributes as
+ * above. */
 ic_status ic_export_write(FILE *f, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_export_format fmt,
                           ic_err *err);
 

@@ -161,6 +161,11 @@ typedef struct ooo_core ooo_core;
 ic_status ooo_create(ooo_core **out, const ooo_config *c, ic_catmask ideal, ic_err *err);
 /* Optional graph hook: one ic_graph_rec per committed timed instruction. */
 void ooo_set_graph_sink(ooo_core *core, ic_graph_sink sink);
+/* Optional, with a graph sink: the cycle in which each timed instruction
+ * with seq in [from, from + n) was fetched, written to f[seq - from] when
+ * its record is built (the pipeline view's fetch stage; the records carry
+ * D..C only). f NULL: none. */
+void ooo_set_fetch_log(ooo_core *core, uint64_t *f, uint64_t from, uint64_t n);
 /* Optional progress callback, called about every `every` committed
  * instructions with the count so far (library never prints). */
 void ooo_set_progress(ooo_core *core, void (*fn)(void *ctx, uint64_t committed), void *ctx,

@@ -5,8 +5,10 @@
  * keys are either sections holding a mapping ("core: {rob: 64}") or dotted
  * flat keys ("core.rob: 64"); both spell the key "core.rob". Values are
  * non-negative integers, optionally with a binary suffix K, M or G
- * ("32K" = 32768). The top-level key `base: FILE` names a config (relative to
- * this file's directory) that this one overrides. A file without `base:`
+ * ("32K" = 32768). The top-level key `base: FILE` names a config that this
+ * one overrides: relative to this file's directory, or, a bare name not
+ * found there, one of the installed configs or the source tree's
+ * (find_base). A file without `base:`
  * overrides the built-in baseline, which is the embedded copy of
  * configs/baseline.yaml (OOO_CONFIG_LIST defaults; a test keeps them equal),
  * so ooo_config_load(NULL) needs no file at run time.
@@ -17,6 +19,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "ic_file.h"
@@ -300,6 +303,41 @@ static void join_dir(char *out, size_t cap, const char *path, const char *rel) {
   else snprintf(out, cap, "%.*s/%s", (int)(slash - path), path, rel);
 }
 
+/* The installed configs, relative to the directory of the running
+ * executable (bin/): `cmake --install` puts them there (CMakeLists.txt). */
+#ifndef ICOST_REL_CONFIGS
+#define ICOST_REL_CONFIGS "../share/icost/configs"
+#endif
+
+/* Resolves `base: rel` of the config at path into base (the path found,
+ * or the first one tried) and rbase (its real path); 0 when found. A relative
+ * name is looked for in the including file's directory, then among the
+ * installed configs, then in the source tree's configs/, so that a user's
+ * file anywhere can say `base: baseline.yaml`. */
+static int find_base(const char *path, const char *rel, char *base, char *rbase) {
+  join_dir(base, PATH_MAX, path, rel);
+  if (realpath(base, rbase)) return 0;
+  const int err0 = errno;
+  if (rel[0] != '/' && !strchr(rel, '/')) {
+    char exe[PATH_MAX], cand[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = n > 0 ? (exe[n] = 0, strrchr(exe, '/')) : NULL;
+    if (slash) {
+      *slash = 0;
+      if ((size_t)snprintf(cand, sizeof cand, "%s/%s/%s", exe, ICOST_REL_CONFIGS, rel) < sizeof cand &&
+          realpath(cand, rbase))
+        return snprintf(base, PATH_MAX, "%s", rbase) < 0;
+    }
+#ifdef ICOST_SOURCE_DIR
+    if ((size_t)snprintf(cand, sizeof cand, "%s/configs/%s", ICOST_SOURCE_DIR, rel) < sizeof cand &&
+        realpath(cand, rbase))
+      return snprintf(base, PATH_MAX, "%s", rbase) < 0;
+#endif
+  }
+  errno = err0;
+  return -1;
+}
+
 static ic_status load_file(ooo_config *c, const char *path, char chain[][PATH_MAX], int depth,
                            ic_err *err) {
   char real[PATH_MAX];
@@ -310,12 +348,11 @@ static ic_status load_file(ooo_config *c, const char *path, char chain[][PATH_MA
   for (size_t i = 0; i < es.n; i++) {
     if (strcmp(es.e[i].key, "base") != 0) continue;
     const entry *e = &es.e[i];
-    char base[PATH_MAX];
-    join_dir(base, sizeof base, path, e->value);
-    char rbase[PATH_MAX];
-    if (!realpath(base, rbase)) {
-      st = ic_fail(err, IC_EINPUT, "%s:%zu:%zu: base file '%s' not found: %s", path, e->vline,
-                   e->vcol, base, strerror(errno));
+    char base[PATH_MAX], rbase[PATH_MAX];
+    if (find_base(path, e->value, base, rbase) != 0) {
+      st = ic_fail(err, IC_EINPUT,
+                   "%s:%zu:%zu: base file '%s' not found: %s (nor among the installed or source configs)",
+                   path, e->vline, e->vcol, base, strerror(errno));
       goto out;
     }
     snprintf(chain[depth], PATH_MAX, "%s", real);

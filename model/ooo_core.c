@@ -183,7 +183,9 @@ struct ooo_core {
   uint32_t nblk;
   uint64_t blk_wake;
 
-  /* fetch */
+  /* fetch; flog: the fetch cycles of timed instructions [flog_from,
+     flog_from + flog_n), written at their commit (ooo_set_fetch_log) */
+  uint64_t *flog, flog_from, flog_n;
   uint64_t stall_until;
   uint8_t stall_reason;
   uint64_t misp_seq;
@@ -591,6 +593,12 @@ void ooo_destroy(ooo_core *c) {
   free(c);
 }
 
+void ooo_set_fetch_log(ooo_core *c, uint64_t *f, uint64_t from, uint64_t n) {
+  c->flog = f;
+  c->flog_from = from;
+  c->flog_n = f ? n : 0;
+}
+
 void ooo_set_graph_sink(ooo_core *c, ic_graph_sink sink) {
   c->sink = sink;
   c->have_sink = sink.consume != NULL;
@@ -756,6 +764,7 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   r->t[IC_NODE_E] = c->E[x];
   r->t[IC_NODE_P] = c->P[x];
   r->t[IC_NODE_C] = t;
+  if (c->flog && i >= c->flog_from && i - c->flog_from < c->flog_n) c->flog[i - c->flog_from] = c->F[x];
   ic_edge *e[6];
   uint64_t v[6];
   int n = 0;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +37,8 @@ void sig_file_header_free(sig_file_header *h) {
     for (int i = 0; i < h->argc; i++) free(h->argv[i]);
   free(h->argv);
   free(h->config_yaml);
+  free(h->program);
+  h->program = NULL;
   h->argv = NULL;
   h->config_yaml = NULL;
   h->argc = 0;
@@ -134,16 +137,26 @@ static ic_status wr_flush_block(sig_writer *w, ic_err *err) {
     w->failed = 1;
     return ic_fail(err, IC_ERUN, "%s: out of memory", w->path);
   }
+  /* the payload as one zstd frame (its content size in the frame too) */
+  size_t zcap = ZSTD_compressBound(w->blk.n);
+  void *z = malloc(zcap);
+  size_t zn = z ? ZSTD_compress(z, zcap, w->blk.p, w->blk.n, SIG_FILE_ZSTD_LEVEL) : 0;
+  if (!z || ZSTD_isError(zn)) {
+    free(z);
+    w->failed = 1;
+    return ic_fail(err, IC_ERUN, "%s: out of memory compressing a block", w->path);
+  }
   bbuf h = {0};
   bb_u32(&h, w->blk_type);
   bb_u32(&h, w->blk_count);
+  bb_u32(&h, (uint32_t)zn);
   bb_u32(&h, (uint32_t)w->blk.n);
-  bb_u32(&h, 0);
-  bb_u64(&h, sig_fnv(SIG_FNV_INIT, w->blk.p, w->blk.n));
+  bb_u64(&h, sig_fnv(SIG_FNV_INIT, z, zn));
   ic_status st = h.oom ? ic_fail(err, IC_ERUN, "%s: out of memory", w->path)
                        : wr_raw(w, h.p, h.n, err);
   free(h.p);
-  if (st == IC_OK && w->blk.n) st = wr_raw(w, w->blk.p, w->blk.n, err);
+  if (st == IC_OK) st = wr_raw(w, z, zn, err);
+  free(z);
   w->blk.n = 0;
   w->blk_type = 0;
   w->blk_count = 0;
@@ -252,6 +265,9 @@ ic_status sig_writer_open(sig_writer **out, const char *path, const sig_file_hea
   bb_u32(&p, h->length);
   bb_u64(&p, h->elf_size);
   bb_u64(&p, h->elf_hash);
+  size_t pl = h->program ? strlen(h->program) : 0;
+  bb_u32(&p, (uint32_t)pl);
+  bb_bytes(&p, h->program, pl);
   bb_u32(&p, (uint32_t)h->argc);
   for (int i = 0; i < h->argc; i++) {
     size_t n = strlen(h->argv[i]);
@@ -397,6 +413,12 @@ static ic_status parse_header(rd *r, sig_file_header *h) {
   CHECK(h->length >= 1 && h->length <= SIG_MAX_LENGTH, "fragment length out of range in");
   NEED(rd_u64(r, &h->elf_size));
   NEED(rd_u64(r, &h->elf_hash));
+  uint32_t pn;
+  NEED(rd_u32(r, &pn));
+  CHECK(pn >= 1 && pn <= 4096 && pn <= r->n - r->pos, "program path length out of range in");
+  CHECK(!memchr(r->p + r->pos, 0, pn) && r->p[r->pos] == '/', "not an absolute program path in");
+  h->program = rd_str(r, pn);
+  CHECK(h->program, "out of memory reading");
   uint32_t argc;
   NEED(rd_u32(r, &argc));
   CHECK(argc >= 1 && argc <= 4096, "argument count out of range in");
@@ -528,6 +550,7 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
       "the issue slots of each pool)",
       "recorded before the MSHR and IQ rules (its graphs would lack them; the stitcher needs "
       "the IQ's size)",
+      "uncompressed and without the program's absolute path",
   };
   _Static_assert(sizeof older / sizeof *older == SIG_FILE_VERSION, "a reason per older version");
   if (h->version >= 1 && h->version < SIG_FILE_VERSION)
@@ -547,7 +570,14 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
   if (st != IC_OK) return st;
   r->pos += hl;
   uint8_t *bits = malloc(SIG_MAX_LENGTH);
-  if (!bits) return ic_fail(err, IC_ERUN, "%s: out of memory", name);
+  /* a block's payload, decompressed (grown to the largest block) */
+  size_t zcap = 1u << 16;
+  uint8_t *zbuf = malloc(zcap);
+  if (!bits || !zbuf) {
+    free(bits);
+    free(zbuf);
+    return ic_fail(err, IC_ERUN, "%s: out of memory", name);
+  }
   int ended = 0;
   while (st == IC_OK && r->pos < len) {
     r->what = "block header";
@@ -555,26 +585,49 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
       st = rd_fail(r, "data after the end block:");
       break;
     }
-    uint32_t type, count, pl, resv;
+    uint32_t type, count, zl, pl;
     uint64_t sum;
-    if (rd_u32(r, &type) || rd_u32(r, &count) || rd_u32(r, &pl) || rd_u32(r, &resv) ||
+    if (rd_u32(r, &type) || rd_u32(r, &count) || rd_u32(r, &zl) || rd_u32(r, &pl) ||
         rd_u64(r, &sum)) {
       st = rd_fail(r, "truncated");
       break;
     }
-    if (type < BLK_DETAIL || type > BLK_END || resv != 0) {
+    if (type < BLK_DETAIL || type > BLK_END) {
       st = rd_fail(r, "bad type in");
       break;
     }
-    if (pl > SIG_FILE_MAX_PAYLOAD || pl > len - r->pos) {
+    if (zl > ZSTD_compressBound(SIG_FILE_MAX_PAYLOAD) || zl > len - r->pos) {
       st = rd_fail(r, "truncated block: payload length beyond the end, in");
       break;
     }
-    if (sig_fnv(SIG_FNV_INIT, buf + r->pos, pl) != sum) {
+    if (pl > SIG_FILE_MAX_PAYLOAD) {
+      st = rd_fail(r, "block too large in");
+      break;
+    }
+    if (sig_fnv(SIG_FNV_INIT, buf + r->pos, zl) != sum) {
       st = rd_fail(r, "checksum mismatch in the block after");
       break;
     }
-    rd b = {buf + r->pos, pl, 0, r->pos, name, "", err};
+    /* the payload: one zstd frame that holds exactly pl bytes */
+    const unsigned long long fcs = ZSTD_getFrameContentSize(buf + r->pos, zl);
+    size_t got = 0;
+    if (fcs == pl && pl > zcap) {
+      uint8_t *nz = realloc(zbuf, pl);
+      if (!nz) {
+        st = ic_fail(err, IC_ERUN, "%s: out of memory", name);
+        break;
+      }
+      zbuf = nz;
+      zcap = pl;
+    }
+    if (fcs == pl) got = ZSTD_decompress(zbuf, zcap, buf + r->pos, zl);
+    if (fcs != pl || ZSTD_isError(got) || got != pl) {
+      st = rd_fail(r, "corrupt compressed block after");
+      break;
+    }
+    const size_t at = r->pos;
+    r->pos += zl;
+    rd b = {zbuf, pl, 0, at, name, "", err};
     if (type == BLK_END) {
       b.what = "end block";
       uint64_t d, s, n;
@@ -613,9 +666,9 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
         st = rd_fail(&b, "trailing bytes in");
       }
     }
-    r->pos += pl;
   }
   free(bits);
+  free(zbuf);
   if (st == IC_OK && !ended)
     st = ic_fail(err, IC_EINPUT, "%s: truncated: no end block (the file is incomplete)", name);
   if (st == IC_OK && tot) *tot = t;

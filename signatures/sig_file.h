@@ -1,7 +1,8 @@
 /* sig_file.h: the sample file, written incrementally and read with every
  * field checked.
  *
- * Format, version 5 (version 1, without the edge kind count, predates the
+ * Format, version 7 (version 6 was uncompressed and kept no program path;
+ * version 5 lacks the MSHR and IQ rules; version 1, without the edge kind count, predates the
  * MSHR edge; version 2 lacks the machine's l1i.line; version 3 predates the
  * IW edge and its keep mask; version 4 lacks the functional unit counts;
  * all are refused with that reason). Integers are little-endian; "varint" is unsigned LEB128
@@ -21,15 +22,17 @@
  *                u64 seed, u64 skip, u64 warm, u64 max (run options)
  *                u32 L: signature sample length
  *                u64 ELF size, u64 ELF hash (FNV-1a 64 of the file)
+ *                u32 length (1..4096), bytes: the program's absolute path
  *                u32 argc, then argc times: u32 length, bytes (the guest argv)
  *                u32 length, bytes: the resolved machine config (YAML)
  *   then blocks, each
  *                u32 type (1 detailed samples, 2 signature samples, 3 end)
  *                u32 count of samples in the block
+ *                u32 Z: compressed payload bytes
  *                u32 P: payload bytes (<= 16 MiB)
- *                u32 0 (reserved)
- *                u64 checksum of the payload
- *                payload
+ *                u64 checksum of the Z compressed bytes
+ *                the payload compressed: one zstd frame whose content size
+ *                is P (what follows describes the payload decompressed)
  *   detailed sample: varint seq, varint pc, varint next pc, varint signature
  *                (< 2^42), u8 opclass, u8 present (SIG_HAS_*), u8 n items,
  *                then per item: u8 edge kind, u8 flags, u8 keep (IC_CATBITs,
@@ -56,7 +59,8 @@
 #include "sig.h"
 
 #define SIG_FILE_MAGIC "ICSAMPLE"
-#define SIG_FILE_VERSION 6u
+#define SIG_FILE_VERSION 7u
+#define SIG_FILE_ZSTD_LEVEL 3
 #define SIG_FILE_MAX_PAYLOAD (16u << 20)
 
 typedef struct sig_file_header {
@@ -68,6 +72,7 @@ typedef struct sig_file_header {
   int argc;
   char **argv;       /* argc strings (owned; freed by sig_file_header_free) */
   char *config_yaml; /* owned */
+  char *program;     /* the program's absolute path (owned); analyze finds it there */
 } sig_file_header;
 
 void sig_file_header_free(sig_file_header *h);

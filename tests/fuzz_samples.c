@@ -7,7 +7,11 @@
  *
  * Inputs whose last byte is odd get their checksums recomputed (on a
  * copy) before parsing, so that mutations reach the field checks behind
- * them instead of stopping at a checksum mismatch.
+ * them instead of stopping at a checksum mismatch (a block's checksum
+ * covers its compressed bytes, whose length is at offset 8 of the block
+ * header, so mutated frames reach the decompression checks). The seed
+ * corpus (tests/fuzz/corpus/samples) is written by `icost profile` in the
+ * current version.
  *
  * Build: cmake -DICOST_FUZZ=ON -DCMAKE_C_COMPILER=clang; run
  * ./fuzz_samples -max_total_time=300 CORPUS_DIR (seed it with files
@@ -52,7 +56,7 @@ static void fixup(uint8_t *b, size_t n) {
   put64(b + 16, sig_fnv(SIG_FNV_INIT, b + 24, hl));
   size_t pos = 24 + (size_t)hl;
   while (n - pos >= 24) {
-    uint32_t pl = get32(b + pos + 8);
+    uint32_t pl = get32(b + pos + 8); /* compressed bytes */
     if (pl > n - pos - 24) return;
     put64(b + pos + 16, sig_fnv(SIG_FNV_INIT, b + pos + 24, pl));
     pos += 24 + (size_t)pl;

@@ -500,3 +500,78 @@ Test(export, mshr_and_slot_rules_together_match_solver) {
   cr_assert_gt(expect_paths_match(r, n, cats, "MSHR"), 0, "the MSHR rule never delayed a load");
   free(r);
 }
+
+/* The attribute `key=` of a DOT line as a number, -1 when absent. */
+static double dot_attr(const char *line, const char *key) {
+  char k[32];
+  snprintf(k, sizeof k, " %s=", key);
+  const char *p = strstr(line, k);
+  return p ? atof(p + strlen(k)) : -1;
+}
+
+/* DOT: every instruction's five nodes in one rank=same subgraph; the edges
+ * marked critical=1 form one path whose latencies add up to the window's
+ * critical-path length, the independent evaluation's last commit (window
+ * from seq 0), under no mask and under bw; its nodes are marked too and it
+ * ends at the last instruction's C; long edges leave stubs named after
+ * their sources. */
+Test(export, dot_ranks_and_critical_path) {
+  const size_t n = 60;
+  ic_graph_rec *r = gen(n, 11);
+  const ic_catmask masks[] = {0, IC_CATBIT(IC_CAT_BW)};
+  for (size_t m = 0; m < 2; m++) {
+    uint64_t(*t)[5] = calloc(n, sizeof *t);
+    evaluate(r, n, masks[m], t);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ic_err err;
+    cr_assert_eq(ic_export_write(f, r, n, masks[m], IC_EXPORT_DOT, &err), IC_OK, "%s", err.msg);
+    fclose(f);
+    for (size_t i = 0; i < n; i++) {
+      char head[64], node[32];
+      snprintf(head, sizeof head, "subgraph i%zu {\n    rank=same;", i);
+      const char *s = strstr(text, head);
+      cr_assert(s, "no %s", head);
+      const char *end = strstr(s, "\n  }\n");
+      cr_assert(end);
+      for (int k = 0; k < 5; k++) {
+        snprintf(node, sizeof node, "\n    %c%zu [", "DREPC"[k], i);
+        const char *v = strstr(s, node);
+        cr_assert(v && v < end, "%s outside its rank", node + 5);
+      }
+    }
+    const char *g = strstr(text, "critical_path=");
+    cr_assert(g);
+    const uint64_t want_len = strtoull(g + 14, NULL, 10);
+    const double want_edges = dot_attr(text, "critical_edges");
+    double sum = 0, crit_edges = 0, stubs = 0;
+    char last[32] = "", ends[32];
+    for (char *line = text; line && *line;) {
+      char *nl = strchr(line, '\n');
+      if (nl) *nl = 0;
+      if (strstr(line, " -> ") && strstr(line, "critical=1")) {
+        sum += dot_attr(line, "latency");
+        crit_edges++;
+        /* one path: each critical edge starts where the previous ended
+           (the path is written in edge order, sources first) */
+        char a[32], b[32];
+        cr_assert_eq(sscanf(line, " %31s -> %31s", a, b), 2, "%s", line);
+        if (last[0] && a[0] != 'x') cr_assert_str_eq(a, last, "path breaks at %s", line);
+        snprintf(last, sizeof last, "%s", b);
+      }
+      if (strstr(line, "stub_of=") && !strstr(line, "stub_of=\"start\"")) stubs++;
+      line = nl ? nl + 1 : NULL;
+    }
+    cr_assert_gt(stubs, 0, "CD edges span 8 instructions: stubs expected");
+    snprintf(ends, sizeof ends, "C%zu", n - 1);
+    cr_assert_str_eq(last, ends);
+    cr_assert_eq((uint64_t)sum, t[n - 1][IC_NODE_C], "critical edges add up to %.0f, want %llu", sum,
+                 (unsigned long long)t[n - 1][IC_NODE_C]);
+    cr_assert_eq(want_len, t[n - 1][IC_NODE_C]);
+    cr_assert_eq(want_edges, crit_edges);
+    free(text);
+    free(t);
+  }
+  free(r);
+}

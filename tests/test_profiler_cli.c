@@ -285,3 +285,64 @@ Test(profiler_cli, method_profiler_and_validate_column, .timeout = 600) {
   cr_assert_lt(fabs(pr - ms), 5.0, "%s", t);
   free(t);
 }
+
+/* The sample file keeps the program's absolute path: analyze from another
+ * directory finds it; moved, analyze stops with one line naming --program,
+ * and --program then finds it; changed in place, one line naming --program
+ * too. */
+Test(profiler_cli, program_by_absolute_path_and_hash, .timeout = 600) {
+  char exe[512], other[512], out[512], err[512], args[2048], dir[] = "/tmp/icost_prog_XXXXXX";
+  if (!build("cli_loop", loop_src, exe, sizeof exe)) cr_skip_test("riscv64-linux-gnu-gcc missing");
+  if (!build("cli_other", "int main(void) { return 0; }\n", other, sizeof other))
+    cr_assert_fail("second build failed");
+  cr_assert(mkdtemp(dir));
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd,
+           "cp %s %s/prog && cd %s && %s profile -o s.samples " RUN_OPTS " --seed 4 -- ./prog 10000000 "
+           ">/dev/null 2>&1",
+           exe, dir, dir, ICOST_BINARY);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  snprintf(args, sizeof args, "analyze %s/s.samples --categories dmiss", dir);
+  cr_assert_eq(icost(args, out, err), 0, "analyze from another directory: %s", t_slurp(err, NULL));
+  snprintf(cmd, sizeof cmd, "mv %s/prog %s/prog2", dir, dir);
+  cr_assert_eq(system(cmd), 0);
+  cr_assert_eq(icost(args, out, err), 2);
+  cr_assert(one_line(err));
+  char *e = t_slurp(err, NULL);
+  cr_assert(strstr(e, "--program") && strstr(e, "/prog,") && strstr(e, "gone"), "%s", e);
+  free(e);
+  snprintf(args, sizeof args, "analyze %s/s.samples --categories dmiss --program %s/prog2", dir, dir);
+  cr_assert_eq(icost(args, out, err), 0, "--program: %s", t_slurp(err, NULL));
+  snprintf(cmd, sizeof cmd, "cp %s %s/prog", other, dir);
+  cr_assert_eq(system(cmd), 0);
+  snprintf(args, sizeof args, "analyze %s/s.samples --categories dmiss", dir);
+  cr_assert_eq(icost(args, out, err), 2);
+  cr_assert(one_line(err));
+  e = t_slurp(err, NULL);
+  cr_assert(strstr(e, "--program") && strstr(e, "changed"), "%s", e);
+  free(e);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+/* A profile interrupted by SIGINT or SIGTERM leaves neither its file nor a
+ * temporary file. */
+Test(profiler_cli, interrupted_profile_leaves_nothing, .timeout = 120) {
+  char exe[512], dir[] = "/tmp/icost_intr_XXXXXX";
+  if (!build("cli_loop", loop_src, exe, sizeof exe)) cr_skip_test("riscv64-linux-gnu-gcc missing");
+  cr_assert(mkdtemp(dir));
+  static const char *const sigs[] = {"INT", "TERM"};
+  for (int k = 0; k < 2; k++) {
+    char cmd[4096];
+    /* a run far longer than the signal's delay; the exit status says the
+       signal ended it */
+    snprintf(cmd, sizeof cmd,
+             "timeout -s %s 2 %s profile -o %s/s.samples --sample-interval 8 -- %s 1000000000 "
+             ">/dev/null 2>&1; test $? -ne 0",
+             sigs[k], ICOST_BINARY, dir, exe);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    cr_assert_eq(system(cmd), 0, "SIG%s left files in %s", sigs[k], dir);
+  }
+  cr_assert_eq(rmdir(dir), 0);
+}

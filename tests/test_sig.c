@@ -302,6 +302,7 @@ static void header(sig_file_header *h) {
   h->argc = 2;
   h->argv = argv_prog;
   h->config_yaml = "core:\n  rob: 64\n";
+  h->program = "/opt/some dir/prog";
 }
 
 /* Writes the synthetic stream's samples to path; returns the file bytes. */
@@ -388,6 +389,7 @@ Test(sig, file_round_trip_and_deterministic) {
   cr_assert_str_eq(h.config_yaml, "core:\n  rob: 64\n");
   cr_assert_eq(h.machine.mem_latency, 100);
   cr_assert_eq(h.elf_hash, 0xabcdef);
+  cr_assert_str_eq(h.program, "/opt/some dir/prog");
   sig_file_header_free(&h);
   col_free(&c);
   col_free(&back);
@@ -407,6 +409,28 @@ Test(sig, file_rejects_truncation_and_corruption, .timeout = 600) {
   sig_out none = {0};
   cr_assert_eq(sig_file_parse(buf, len, "small.bin", &h, none, NULL, &err), IC_OK, "%s", err.msg);
   sig_file_header_free(&h);
+  /* the blocks are zstd frames: the first block's payload (after the
+     24-byte prefix, the header payload and the 24-byte block header)
+     starts with zstd's magic */
+  uint32_t hl;
+  memcpy(&hl, buf + 12, 4);
+  cr_assert_lt(24 + (size_t)hl + 28, len);
+  static const uint8_t zmagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
+  cr_assert_eq(memcmp(buf + 24 + hl + 24, zmagic, 4), 0, "a block is not a zstd frame");
+  /* a corrupt frame whose checksum was made to match: one line, no crash */
+  {
+    uint8_t *z = malloc(len);
+    memcpy(z, buf, len);
+    uint32_t zl;
+    memcpy(&zl, z + 24 + hl + 8, 4);
+    for (uint32_t k = 4; k < zl; k++) z[24 + hl + 24 + k] ^= 0x5a;
+    uint64_t sum = sig_fnv(SIG_FNV_INIT, z + 24 + hl + 24, zl);
+    memcpy(z + 24 + hl + 16, &sum, 8);
+    cr_assert_eq(sig_file_parse(z, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
+    cr_assert(strncmp(err.msg, "small.bin: ", 11) == 0 && !strchr(err.msg, '\n'), "%s", err.msg);
+    sig_file_header_free(&h);
+    free(z);
+  }
   /* every truncation */
   for (size_t cut = 0; cut < len; cut++) {
     ic_status st = sig_file_parse(buf, cut, "small.bin", &h, none, NULL, &err);
@@ -436,9 +460,15 @@ Test(sig, file_rejects_truncation_and_corruption, .timeout = 600) {
      l1i.line), 3 (before the IW edge), 4 (without the unit counts) and 5
      (before the MSHR and IQ rules) say why */
   memcpy(c, buf, len);
-  c[8] = 7;
+  c[8] = 8;
   cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
-  cr_assert(strstr(err.msg, "version 7") != NULL, "%s", err.msg);
+  cr_assert(strstr(err.msg, "version 8") != NULL, "%s", err.msg);
+  sig_file_header_free(&h);
+  c[8] = 6;
+  cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "version 6") != NULL && strstr(err.msg, "uncompressed") != NULL &&
+                !strchr(err.msg, '\n'),
+            "%s", err.msg);
   sig_file_header_free(&h);
   c[8] = 5;
   cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);

@@ -21,6 +21,7 @@ int cmd_profile(int argc, char **argv);  /* icost profile: write a sample file *
 int cmd_analyze(int argc, char **argv);  /* icost analyze: stitch a sample file */
 int cmd_record(int argc, char **argv);   /* icost record: write a trace file */
 int cmd_sweep(int argc, char **argv);    /* icost sweep: design-space sweep */
+int cmd_pipeview(int argc, char **argv); /* icost pipeview: a window as a Kanata log */
 
 /* Prints "icost: <msg>" on stderr and returns `code`. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -420,7 +420,20 @@ static void graph_help(void) {
         "in-edges, and then comes from an older instruction that issued in the full cycle just\n"
         "before (dist says which).\n"
         "The longest path from \"start\" to each vertex is its time in the window's graph (for\n"
-        "--from 0 and no --ideal, exactly the model's stamp t).\n",
+        "--from 0 and no --ideal, exactly the model's stamp t).\n"
+        "Graph attributes: first_seq, instructions, ideal, external_edges (edges from\n"
+        "\"start\"), dropped_edges (edges of the records not exported: removed by --ideal,\n"
+        "or IW and rule edges that did not delay their destination in the window's times).\n"
+        "\n"
+        "DOT (for `dot -Tsvg`): one rank per instruction, a box \"SEQ PC OPCLASS\" and its\n"
+        "five nodes; edge labels are latencies. One critical path of the window (the\n"
+        "longest path to the last C, each edge's source time plus latency its\n"
+        "destination's time) is drawn in red, its nodes and edges marked critical=1,\n"
+        "its length in the graph attribute critical_path. An edge from before the\n"
+        "window, or one off the critical path spanning more than 4 instructions (a CD\n"
+        "edge spans the ROB), leaves a gray stub in its destination's rank named after\n"
+        "its source (attribute stub_of), so the ranks stay in program order and `dot`\n"
+        "lays out hundreds of instructions in seconds.\n",
         stdout);
 }
 

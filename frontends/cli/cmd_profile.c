@@ -4,6 +4,7 @@
  * pieces are signatures/ (hook, file, database) and engine/stitch.h,
  * engine/profiler.h. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,8 +89,9 @@ static const char analyze_help[] =
     "\n"
     "  --categories LIST  comma list (default: all eight, dl1,win,bw,bmisp,dmiss,\n"
     "                     shalu,lgalu,imiss)\n"
-    "  --program PROGRAM  the ELF the samples came from (default: the path recorded in\n"
-    "                     FILE); its size and hash must match the recorded ones\n"
+    "  --program PROGRAM  the ELF the samples came from (default: its absolute path\n"
+    "                     recorded in FILE); its size and hash must match the recorded\n"
+    "                     ones, or analyze stops with an error naming --program\n"
     "  --fragments K      stitch K signature samples chosen at random without\n"
     "                     replacement (default: all of them)\n"
     "  --warmup W         the first W instructions of each fragment are solved but\n"
@@ -270,6 +272,11 @@ int cmd_profile(int argc, char **argv) {
   }
   if ((st = sig_file_identity(run.workload.argv[0], &h.elf_size, &h.elf_hash, &err)) != IC_OK)
     goto fail;
+  /* by absolute path, so that analyze finds it from any directory */
+  if (!(h.program = realpath(run.workload.argv[0], NULL))) {
+    st = ic_fail(&err, IC_EINPUT, "%s: cannot resolve its absolute path", run.workload.argv[0]);
+    goto fail;
+  }
   FILE *ys = open_memstream(&yaml, &yaml_len);
   if (!ys || ooo_config_write(run.config, ys) != IC_OK || fclose(ys) != 0) {
     st = ic_fail(&err, IC_ERUN, "profile: cannot format the machine config");
@@ -339,6 +346,7 @@ int cmd_profile(int argc, char **argv) {
   sig_sampler_destroy(smp);
   sig_db_destroy(kept);
   free(yaml);
+  free(h.program);
   int rc = cli_run_finish(&run, 0);
   cli_run_free(&run);
   return rc;
@@ -347,6 +355,7 @@ fail:
   sig_sampler_destroy(smp);
   sig_db_destroy(kept);
   free(yaml);
+  free(h.program);
   cli_run_free(&run);
   return cli_fail_err(st, &err);
 }
@@ -484,15 +493,25 @@ int cmd_analyze(int argc, char **argv) {
   if ((st = sig_db_create(&db, &err)) != IC_OK) goto done;
   if ((st = sig_file_read(file, &h, sig_db_out(db), &tot, &err)) != IC_OK) goto done;
   if ((st = sig_db_build(db, &err)) != IC_OK) goto done;
-  const char *prog = program ? program : h.argv[0];
+  const char *prog = program ? program : h.program;
   uint64_t size, hash;
+  if (!program && access(prog, R_OK) != 0) {
+    st = ic_fail(&err, IC_EINPUT,
+                 "%s: the program the samples came from, %s, is gone (%s): give it with --program PATH",
+                 file, prog, strerror(errno));
+    goto done;
+  }
   if ((st = sig_file_identity(prog, &size, &hash, &err)) != IC_OK) goto done;
   if (size != h.elf_size || hash != h.elf_hash) {
-    st = ic_fail(&err, IC_EINPUT,
-                 "%s: not the program the samples in %s came from (size %llu, recorded %llu; "
-                 "hash differs: %s)",
-                 prog, file, (unsigned long long)size, (unsigned long long)h.elf_size,
-                 hash != h.elf_hash ? "yes" : "no");
+    st = program ? ic_fail(&err, IC_EINPUT,
+                           "%s: --program %s is not the program the samples came from (size %llu, "
+                           "recorded %llu; hash differs: %s)",
+                           file, prog, (unsigned long long)size, (unsigned long long)h.elf_size,
+                           hash != h.elf_hash ? "yes" : "no")
+                 : ic_fail(&err, IC_EINPUT,
+                           "%s: the program the samples came from, %s, has changed since (size %llu, "
+                           "recorded %llu): give the profiled one with --program PATH",
+                           file, prog, (unsigned long long)size, (unsigned long long)h.elf_size);
     goto done;
   }
   ic_program_image img;

@@ -69,6 +69,7 @@ static const struct subcommand subcommands[] = {
     {"analyze", cmd_analyze},
     {"record", cmd_record},
     {"sweep", cmd_sweep},
+    {"pipeview", cmd_pipeview},
 };
 
 /* At exit, as GNU tools do: output that could not be written (a full disk,

@@ -119,6 +119,8 @@ typedef struct cli_run {
   int refuse_partial;      /* set by the caller: a guest killed by a signal fails the run
                               (validate compares methods over complete runs only) */
   char guest_why[400];     /* the emulator's reason for it */
+  uint64_t *fetch_log;     /* set by the caller: ooo_set_fetch_log of each run's core */
+  uint64_t fetch_from, fetch_n;
 } cli_run;
 
 /* A run whose guest was killed by a signal (a fault, abort) after some

@@ -74,6 +74,7 @@ ic_status cli_trace_execute(const cli_run *r, ic_catmask ideal, const ic_graph_s
   }
   if ((st = ooo_create(&core, r->config, ideal, err))) goto out;
   if (sink) ooo_set_graph_sink(core, *sink);
+  if (r->fetch_log) ooo_set_fetch_log(core, r->fetch_log, r->fetch_from, r->fetch_n);
   if (progress) ooo_set_progress(core, progress, pctx, 1000000);
   uint64_t warmed = 0;
   if (r->warm && (st = ooo_warm(core, src, r->warm, &warmed, err))) goto out;

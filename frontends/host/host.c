@@ -479,6 +479,10 @@ static const char *plugin_path(char *buf, size_t cap) {
       if ((size_t)snprintf(buf, cap, "%.*s/icost-qemu-plugin.so", (int)(cap - 32), exe) < cap &&
           access(buf, R_OK) == 0)
         return buf;
+      /* where `cmake --install` puts it: PREFIX/lib/icost beside PREFIX/bin */
+      if ((size_t)snprintf(buf, cap, "%.*s/../lib/icost/icost-qemu-plugin.so", (int)(cap - 48), exe) < cap &&
+          access(buf, R_OK) == 0)
+        return buf;
     }
   }
 #ifdef ICOST_BUILD_DIR_PLUGIN
@@ -515,8 +519,8 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
   const char *plugin = plugin_path(pbuf, sizeof pbuf);
   if (!plugin)
     return ic_fail(err, IC_EINPUT,
-                   "%s: icost's qemu plugin icost-qemu-plugin.so is not next to the icost "
-                   "executable (set ICOST_QEMU_PLUGIN)", path);
+                   "%s: icost's qemu plugin icost-qemu-plugin.so is neither next to the icost "
+                   "executable nor in ../lib/icost beside it (set ICOST_QEMU_PLUGIN)", path);
   if (access(path, R_OK) != 0)
     return ic_fail(err, IC_EINPUT, "%s: cannot open: %s", path, strerror(errno));
   ic_host *h = calloc(1, sizeof *h);
