@@ -24,6 +24,7 @@
 #include "validate.h"
 
 #include "test_guests.h"
+#include "test_util.h"
 
 static const char chase_src[] =
     "#include <stdint.h>\n"
@@ -49,15 +50,8 @@ static const char chase_src[] =
 static void compile(const char *name, const char *src, char *out, size_t cap) {
   if (system("riscv64-linux-gnu-gcc --version >/dev/null 2>&1") != 0)
     cr_skip_test("riscv64-linux-gnu-gcc not found: model multisim tests skipped");
-  char csrc[512], cmd[1400];
-  snprintf(csrc, sizeof csrc, "%s/h6_%s.c", ICOST_BUILD_DIR, name);
   snprintf(out, cap, "%s/h6_%s", ICOST_BUILD_DIR, name);
-  FILE *f = fopen(csrc, "w");
-  cr_assert_not_null(f);
-  fputs(src, f);
-  fclose(f);
-  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s %s", out, csrc);
-  cr_assert_eq(system(cmd), 0, "cross compile of %s failed", name);
+  cr_assert(t_cross_build(out, src, NULL), "cross compile of %s failed", name);
 }
 
 /* The shared checkpoint and how to run from it. */

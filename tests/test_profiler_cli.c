@@ -28,16 +28,8 @@ static const char loop_src[] =
     "}\n";
 
 static int build(const char *name, const char *src, char *exe, size_t cap) {
-  if (system("riscv64-linux-gnu-gcc --version >/dev/null 2>&1") != 0) return 0;
-  char c[512], cmd[1400];
-  snprintf(c, sizeof c, "%s/h7_%s.c", ICOST_BUILD_DIR, name);
   snprintf(exe, cap, "%s/h7_%s", ICOST_BUILD_DIR, name);
-  FILE *f = fopen(c, "w");
-  if (!f) return 0;
-  fputs(src, f);
-  fclose(f);
-  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s %s", exe, c);
-  return system(cmd) == 0;
+  return t_cross_build(exe, src, NULL);
 }
 
 /* Runs `icost ARGS`; returns the exit status; out/err get file paths. */

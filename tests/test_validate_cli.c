@@ -5,7 +5,6 @@
  * close the methods come on single-bottleneck programs is
  * tests/test_multisim_model.c. */
 #include <criterion/criterion.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,20 +37,8 @@ static char *compile(const char *name, const char *src) {
     cr_skip_test("riscv64-linux-gnu-gcc not found: validate CLI tests skipped");
     return NULL;
   }
-  /* tests run in parallel and several build the same program: each builds
-     its own copy and renames it into place whole */
-  char csrc[512], tmp[600], cmd[1800];
-  snprintf(csrc, sizeof csrc, "%s/h6_%s.%d.c", ICOST_BUILD_DIR, name, (int)getpid());
   snprintf(out, 512, "%s/h6_%s", ICOST_BUILD_DIR, name);
-  snprintf(tmp, sizeof tmp, "%s.%d.tmp", out, (int)getpid());
-  FILE *f = fopen(csrc, "w");
-  cr_assert_not_null(f);
-  fputs(src, f);
-  fclose(f);
-  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static -o %s %s 2>&1", tmp, csrc);
-  cr_assert_eq(system(cmd), 0, "cross compile of %s failed", name);
-  unlink(csrc);
-  cr_assert_eq(rename(tmp, out), 0, "%s: %s", out, strerror(errno));
+  cr_assert(t_cross_build(out, src, NULL), "cross compile of %s failed", name);
   return out;
 }
 
