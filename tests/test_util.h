@@ -2,8 +2,11 @@
 #ifndef IC_TEST_UTIL_H
 #define IC_TEST_UTIL_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The whole file at path, NUL-terminated, in malloc'd memory (its length in
@@ -24,22 +27,29 @@ static inline char *t_slurp(const char *path, size_t *len) {
 
 /* Builds the static riscv64 program `src` into `exe` (riscv64-linux-gnu-gcc
  * -O2 -static and `flags`). Tests run in parallel processes and several may
- * build the same program: each writes its own source and binary and renames
- * the binary into place whole, so no test runs a half-written one. 1 on
- * success, 0 when the compiler is missing or fails. */
+ * build the same program: each compiles in a directory of its own (the
+ * source under the program's name, so every build is the same bytes) and
+ * renames the binary into place whole, so no test runs a half-written one
+ * and a program does not change under a test that checks it. 1 on success,
+ * 0 when the compiler is missing or fails. */
 static inline int t_cross_build(const char *exe, const char *src, const char *flags) {
   if (system("riscv64-linux-gnu-gcc --version >/dev/null 2>&1") != 0) return 0;
-  char c[600], tmp[600], cmd[1600];
-  snprintf(c, sizeof c, "%s.%d.c", exe, (int)getpid());
-  snprintf(tmp, sizeof tmp, "%s.%d.tmp", exe, (int)getpid());
+  const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+  char dir[600], c[1300], tmp[1300], cmd[3000];
+  snprintf(dir, sizeof dir, "%s.%d.d", exe, (int)getpid());
+  snprintf(c, sizeof c, "%s/%s.c", dir, base);
+  snprintf(tmp, sizeof tmp, "%s/%s", dir, base);
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) return 0;
   FILE *f = fopen(c, "w");
   if (!f) return 0;
   fputs(src, f);
   fclose(f);
-  snprintf(cmd, sizeof cmd, "riscv64-linux-gnu-gcc -O2 -static %s -o %s %s", flags ? flags : "", tmp, c);
+  snprintf(cmd, sizeof cmd, "cd '%s' && riscv64-linux-gnu-gcc -O2 -static %s -o '%s' '%s.c'", dir,
+           flags ? flags : "", base, base);
   const int ok = system(cmd) == 0 && rename(tmp, exe) == 0;
   unlink(c);
-  if (!ok) unlink(tmp);
+  unlink(tmp);
+  rmdir(dir);
   return ok;
 }
 
