@@ -51,6 +51,7 @@ struct ic_emit {
   frame stack[EMIT_MAX_DEPTH];
   int depth;                 /* stack[depth - 1] is the open container */
   int started;         /* an event was given (the provenance must be first) */
+  unsigned only;       /* ic_emit_only's mask */
   int any_value;       /* text: something was printed (a table then starts with a blank line) */
   yaml_emitter_t yaml;
   int yaml_ready;
@@ -66,11 +67,15 @@ struct ic_emit {
 
 /* ---- errors ------------------------------------------------------------ */
 
-static int failed(const ic_emit *e) { return e->status != IC_OK; }
+/* A call does nothing after an error, or where ic_emit_only leaves this
+   format out. */
+static int failed(const ic_emit *e) {
+  return e->status != IC_OK || !(e->only & IC_EMIT_ONLY(e->fmt));
+}
 
 __attribute__((format(printf, 3, 4))) static void fail(ic_emit *e, ic_status st, const char *fmt,
                                                         ...) {
-  if (failed(e)) return;
+  if (e->status != IC_OK) return;
   e->status = st;
   va_list ap;
   va_start(ap, fmt);
@@ -742,6 +747,7 @@ ic_status ic_emit_open(ic_emit **res, FILE *f, ic_emit_format format, ic_err *er
   e->fmt = format;
   e->depth = 1;
   e->stack[0].kind = F_ROOT;
+  e->only = IC_EMIT_ALL;
   if (format == IC_EMIT_YAML) {
     if (!yaml_emitter_initialize(&e->yaml)) {
       free(e);
@@ -768,6 +774,8 @@ ic_status ic_emit_open(ic_emit **res, FILE *f, ic_emit_format format, ic_err *er
 }
 
 ic_emit_format ic_emit_get_format(const ic_emit *e) { return e->fmt; }
+
+void ic_emit_only(ic_emit *e, unsigned formats) { e->only = formats & IC_EMIT_ALL; }
 
 void ic_emit_provenance(ic_emit *e, const ic_provenance *p) {
   if (failed(e)) return;
@@ -814,6 +822,7 @@ static void release(ic_emit *e) {
 
 ic_status ic_emit_close(ic_emit *e, ic_err *err) {
   if (!e) return IC_OK;
+  e->only = IC_EMIT_ALL;
   while (!failed(e) && e->depth > 1) {
     switch (top(e)->kind) {
     case F_MAP: ic_emit_map_end(e); break;

@@ -131,6 +131,14 @@ void ic_emit_row_begin(ic_emit *e);
 void ic_emit_row_end(ic_emit *e);
 void ic_emit_table_end(ic_emit *e);
 
+/* Formats that the following calls reach, a mask of IC_EMIT_ONLY bits
+ * (IC_EMIT_ALL again ends it): a total row only text shows, values that
+ * text leaves out. The calls between two changes must nest on their own. */
+#define IC_EMIT_ONLY(fmt) (1u << (fmt))
+#define IC_EMIT_ALL 0xfu
+#define IC_EMIT_MACHINE (IC_EMIT_ALL & ~IC_EMIT_ONLY(IC_EMIT_TEXT))
+void ic_emit_only(ic_emit *e, unsigned formats);
+
 /* Text only: a line of prose written as is (a note under a table); the
  * other formats ignore it. */
 void ic_emit_text_line(ic_emit *e, const char *line);
