@@ -311,7 +311,7 @@ static ic_status write_header(const ic_sweep_spec *s, size_t job, const char *ke
     else put_quoted(f, v);
     fputc('\n', f);
   }
-  fputs("provenance:\n  icost_version: ", f);
+  fputs("sweep_provenance:\n  icost_version: ", f);
   put_quoted(f, s->version);
   fputs("\n  config: ", f);
   put_quoted(f, s->config_path ? s->config_path : "baseline");
@@ -769,7 +769,10 @@ static ic_status read_record(const char *path, const char *name, ic_sweep_rec *r
     }
     r->npoint = n;
   }
-  yaml_node_t *pv = map_get(&d, root, "provenance");
+  /* sweep_provenance; records written before the run's own output began
+     with a `provenance` mapping called it provenance */
+  yaml_node_t *pv = map_get(&d, root, "sweep_provenance");
+  if (!pv) pv = map_get(&d, root, "provenance");
   r->workload = dup_scalar(map_get(&d, root, "workload"));
   r->method = dup_scalar(map_get(&d, root, "method"));
   r->config = dup_scalar(map_get(&d, pv, "config"));

@@ -429,6 +429,16 @@ ic_status ooo_config_get(const ooo_config *c, const char *key, int64_t *value, i
 }
 
 const char *ooo_config_name(const ooo_config *c) { return c->name; }
+
+uint64_t ooo_config_hash(const ooo_config *c) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  char line[128];
+  for (int i = 0; i < OOO_PARAM_COUNT; i++) {
+    int n = snprintf(line, sizeof line, "%s=%lld\n", param_keys[i], (long long)c->v[i]);
+    for (int k = 0; k < n && k < (int)sizeof line; k++) h = (h ^ (unsigned char)line[k]) * 0x100000001b3ull;
+  }
+  return h;
+}
 const int64_t *ooo_config_values(const ooo_config *c) { return c->v; }
 uint32_t ooo_config_rob(const ooo_config *c) { return (uint32_t)c->v[OOO_ROB]; }
 uint32_t ooo_config_fetch_width(const ooo_config *c) { return (uint32_t)c->v[OOO_FETCH_WIDTH]; }
