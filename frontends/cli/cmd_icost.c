@@ -449,7 +449,7 @@ static int known_method(const char *m) {
 /* The run's values before the breakdown: text shows them as lines, csv as
    "#" records, yaml and json as keys. */
 static void write_header(ic_emit *em, const cli_run *run, const char *method, const result *r) {
-  if (cli_run_partial(run)) ic_emit_str(em, "partial", cli_run_partial(run));
+  cli_report_partial(em, run);
   ic_emit_str(em, "workload", run->workload.name);
   ic_emit_str(em, "config", ooo_config_name(run->config));
   ic_emit_str(em, "method", method);

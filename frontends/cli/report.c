@@ -51,6 +51,16 @@ ic_status cli_report_open(ic_emit **out, FILE *f, ic_emit_format fmt, const char
   return IC_OK;
 }
 
+void cli_report_partial(ic_emit *em, const cli_run *r) {
+  const char *why = cli_run_partial(r);
+  if (!why) return;
+  ic_emit_only(em, IC_EMIT_MACHINE);
+  ic_emit_str(em, "partial", why);
+  ic_emit_only(em, IC_EMIT_ONLY(IC_EMIT_TEXT));
+  ic_emit_str(em, "PARTIAL", why);
+  ic_emit_only(em, IC_EMIT_ALL);
+}
+
 ic_status cli_format_parse(const char *command, const char *value, ic_emit_format *out,
                            ic_err *err) {
   if (ic_emit_format_parse(value, out, err) == IC_OK) return IC_OK;

@@ -22,6 +22,10 @@ void cli_run_provenance(const cli_run_opts *o, const cli_run *r, const char *com
 ic_status cli_report_open(ic_emit **out, FILE *f, ic_emit_format fmt, const char *command,
                           const cli_run_opts *o, const cli_run *r, ic_err *err);
 
+/* A partial run's line (cli_run_partial), if any: `partial` in csv, yaml
+ * and json, a PARTIAL line in text. */
+void cli_report_partial(ic_emit *em, const cli_run *r);
+
 /* --format's value: text, csv, yaml or json; IC_EINPUT naming the
  * command and the four. */
 ic_status cli_format_parse(const char *command, const char *value, ic_emit_format *out,
