@@ -46,7 +46,9 @@ printf "  %-16s %9s %9s\n" workload "err $METHOD" "pp $METHOD"
 for w in $names; do
   # the reference's rows of this workload: "set multisim", set joined by +
   awk -v w="$w" '
-    /^- name:/ { n = $3; gsub(/"/, "", n); on = (n == w) }
+    /^- name:/ { n = $3; gsub(/"/, "", n); on = (n == w); entries = 0 }
+    /^  entries:/ { entries = 1 }
+    !entries { next }
     on && /^  - set:/ { s = ""; next }
     on && /^    - / { s = s (s == "" ? "" : "+") $2 }
     on && /^    multisim:/ { print s, $2 }
