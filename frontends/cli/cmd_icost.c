@@ -31,6 +31,8 @@ static const char icost_help[] =
     "Runs PROGRAM (default: the default workload of the manifest) on the out-of-order\n"
     "timing model and breaks its execution time into the cost of each category of\n"
     "events and the interaction costs between them (Fields et al., TACO 2004).\n"
+    "`icost help` lists the other commands (sim, critical, graph, validate, ...);\n"
+    "`icost --version` prints the version.\n"
     "\n"
     "options:\n"
     "  --categories LIST   comma list of categories, in the order the table shows them\n"

@@ -88,7 +88,7 @@ static void close_stdout(void) {
 
 int main(int argc, char **argv) {
   atexit(close_stdout);
-  if (argc >= 2 && (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "-h") == 0)) {
+  if (argc >= 2 && strcmp(argv[1], "help") == 0) {
     usage(stdout);
     return 0;
   }
