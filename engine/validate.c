@@ -350,6 +350,14 @@ static void row_label(const ic_validate_report *r, vrow row, const char *sep, ch
     }
 }
 
+/* v with one decimal, never "-0.0" (emit.h); signed: "+0.3", "-1.2". */
+static const char *one_decimal(char *buf, size_t cap, double v, int sign) {
+  buf[0] = '+';
+  ic_emit_fmt_fixed(buf + (sign != 0), cap - 1, v, 1);
+  if (sign && buf[1] == '-') memmove(buf, buf + 1, strlen(buf));
+  return buf;
+}
+
 /* "<what>: 2.3 points (dl1+bmisp)", or that every entry is exact. */
 static void write_largest(const ic_validate_report *r, FILE *f, const char *what, double pp,
                           uint32_t set) {
@@ -360,7 +368,8 @@ static void write_largest(const ic_validate_report *r, FILE *f, const char *what
     return;
   }
   row_label(r, (vrow){set, 0}, "+", label, sizeof label);
-  fprintf(f, "%s: %.1f points (%s)\n", what, pp, label);
+  char b[64];
+  fprintf(f, "%s: %s points (%s)\n", what, one_decimal(b, sizeof b, pp, 0), label);
 }
 
 static int method_has_ci(const ic_validate_report *r, const vworkload *w, int m) {
@@ -393,16 +402,17 @@ static void write_text_workload(const ic_validate_report *r, const vworkload *w,
     double ref = row_value(r, w, 0, rows[i], show_all);
     for (int m = 0; m < r->nmethods; m++) {
       double v = row_value(r, w, m, rows[i], show_all);
-      fprintf(f, " %10.1f", v);
+      char b[64], c[64];
+      fprintf(f, " %10s", one_decimal(b, sizeof b, v, 0));
       if (hasci[m]) {
         double lo, hi;
         row_ci(r, w, m, rows[i], &lo, &hi);
         if (isnan(lo))
           fprintf(f, " %15s", "");
         else
-          fprintf(f, "  [%5.1f, %5.1f]", lo, hi);
+          fprintf(f, "  [%5s, %5s]", one_decimal(b, sizeof b, lo, 0), one_decimal(c, sizeof c, hi, 0));
       }
-      if (m > 0) fprintf(f, " %+7.1f", v - ref);
+      if (m > 0) fprintf(f, " %7s", one_decimal(b, sizeof b, v - ref, 1));
     }
     fputc('\n', f);
   }
@@ -487,7 +497,8 @@ static void write_error_rows(const ic_validate_report *r, FILE *f, int width, in
       if (isnan(e)) {
         fprintf(f, " %*s", width, "n/a");
       } else {
-        fprintf(f, " %*.1f", width, e);
+        char b[64];
+        fprintf(f, " %*s", width, one_decimal(b, sizeof b, e, 0));
         sum += e;
         k++;
       }
@@ -497,7 +508,7 @@ static void write_error_rows(const ic_validate_report *r, FILE *f, int width, in
     if (isnan(mean))
       fprintf(f, " %*s\n", width, "n/a");
     else
-      fprintf(f, " %*.1f\n", width, mean);
+      fprintf(f, " %*s\n", width, one_decimal(label, sizeof label, mean, 0));
   }
 }
 
@@ -792,6 +803,7 @@ ic_status ic_validate_parse_methods(const char *list, int *methods, int *n, ic_e
   for (;;) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
+    ic_list_item_trim(&p, &len);
     char name[64];
     if (len == 0) return ic_fail(err, IC_EINPUT, "--methods '%s': empty item", list);
     if (len >= sizeof name) return ic_fail(err, IC_EINPUT, "--methods '%s': item too long", list);

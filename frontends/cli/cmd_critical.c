@@ -39,9 +39,11 @@ static ic_status parse_ideal(const char *opt, const char *list, ic_catmask *out,
   while (1) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
+    const char *item = p;
+    ic_list_item_trim(&item, &len);
     if (len == 0 || len >= sizeof name)
       return ic_fail(err, IC_EINPUT, "%s '%s': empty or overlong category name", opt, list);
-    memcpy(name, p, len);
+    memcpy(name, item, len);
     name[len] = 0;
     int c = ic_category_lookup(name);
     if (c < 0) return ic_fail(err, IC_EINPUT, "%s: unknown category '%s'", opt, name);

@@ -88,16 +88,22 @@ static int sim_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
   return 0;
 }
 
-/* Parses "dl1,win" into a mask. */
+/* Parses "dl1,win" (spaces around items allowed) into a mask. */
 static ic_status parse_ideal(const char *list, ic_catmask *mask, ic_err *err) {
   *mask = 0;
   if (!list || !*list) return IC_OK;
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", list);
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    int c = ic_category_lookup(tok);
-    if (c < 0) return ic_fail(err, IC_EINPUT, "sim: --ideal: unknown category '%s'", tok);
+  for (const char *p = list;;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    const char *item = p;
+    ic_list_item_trim(&item, &len);
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), item);
+    int c = ic_category_lookup(name);
+    if (c < 0) return ic_fail(err, IC_EINPUT, "sim: --ideal: unknown category '%s'", name);
     *mask |= IC_CATBIT(c);
+    if (!e) break;
+    p = e + 1;
   }
   return IC_OK;
 }
