@@ -201,6 +201,11 @@ static ic_status read_entries(const char *path, entries *es, ic_err *err) {
   yaml_parser_set_input_file(&parser, f);
 
   char prefix[MAX_NEST][160];
+  struct {
+    char key[160];
+    size_t line;
+  } sections[64];      /* keys whose value is a mapping ("core"), for duplicates */
+  size_t nsections = 0;
   int depth = 0;       /* open mappings */
   int want_key[MAX_NEST];
   entry cur;
@@ -234,6 +239,19 @@ static ic_status read_entries(const char *path, entries *es, ic_err *err) {
         else {
           snprintf(prefix[depth], sizeof prefix[depth], "%s", cur.key);
           want_key[depth - 1] = 1;
+          /* "core:" twice would merge silently after flattening */
+          for (size_t k = 0; k < nsections && st == IC_OK; k++)
+            if (strcmp(sections[k].key, cur.key) == 0)
+              st = ic_fail(err, IC_EINPUT, "%s:%zu:%zu: %s given twice (first at line %zu)", path,
+                           cur.kline, cur.kcol, cur.key, sections[k].line);
+          for (size_t k = 0; k < es->n && st == IC_OK; k++)
+            if (strcmp(es->e[k].key, cur.key) == 0)
+              st = ic_fail(err, IC_EINPUT, "%s:%zu:%zu: %s given twice (first at line %zu)", path,
+                           cur.kline, cur.kcol, cur.key, es->e[k].kline);
+          if (nsections < sizeof sections / sizeof sections[0]) {
+            snprintf(sections[nsections].key, sizeof sections[nsections].key, "%s", cur.key);
+            sections[nsections++].line = cur.kline;
+          }
         }
         want_key[depth] = 1;
         depth++;

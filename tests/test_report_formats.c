@@ -150,3 +150,32 @@ Test(report_formats, max_zero_refused) {
     free(out);
   }
 }
+
+/* A key given twice in a machine file (a scalar key or a section) or in a
+   sweep file is a one-line error naming the file and the key. */
+Test(report_formats, duplicate_yaml_keys_refused) {
+  static const struct {
+    const char *text, *cmd, *key;
+  } cases[] = {
+      {"core:\n  rob: 64\n  rob: 32\n", "sim --print-config --config", "core.rob given twice"},
+      {"core:\n  rob: 64\ncore:\n  iq: 32\n", "sim --print-config --config", "core given twice"},
+      {"axes:\n  core.rob: [32, 64]\n  core.rob: [16]\n", "sweep --out " ICOST_BUILD_DIR
+       "/test_report_formats_sweep --file", "core.rob given twice"},
+  };
+  const char *path = ICOST_BUILD_DIR "/test_report_formats_dup.yaml";
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(cases[k].text, f);
+    fclose(f);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s %s 2>&1", ICOST_BINARY, cases[k].cmd, path);
+    int st;
+    char *out = run_cmd(cmd, &st);
+    cr_expect_eq(st, 2, "%s: %s", cases[k].text, out);
+    cr_expect(strstr(out, path) && strstr(out, cases[k].key), "%s: %s", cases[k].text, out);
+    cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "one line: %s", out);
+    free(out);
+  }
+  remove(path);
+}
