@@ -100,7 +100,7 @@ static void crit_help(void) {
       "  --top N        print the N static instructions of highest cost (default 20; 0: all)\n"
       "  --window W     slack window, instructions (default %u, %u..%u); see below\n"
       "  --ideal LIST   analyse the graph with these categories idealized (comma list of\n"
-      "                 dl1 win bw bmisp dmiss shalu lgalu imiss; graph rules of DESIGN.md):\n"
+      "                 dl1 win bw bmisp dmiss shalu lgalu imiss; the rules of model/graph_rec.h):\n"
       "                 what is critical once those events are gone; cycles is then the\n"
       "                 idealized critical-path length and the stamp check is off. The run\n"
       "                 itself is always the baseline machine.\n"
@@ -407,7 +407,8 @@ static void graph_help(void) {
         "  -o FILE         output file, written completely or not at all (default: stdout)\n"
         "  --ideal LIST    comma list of categories to idealize in the exported edges:\n"
         "                  dl1 win bw bmisp dmiss shalu lgalu imiss (the run itself is the\n"
-        "                  baseline machine; the mask is applied to the graph, DESIGN.md)\n"
+        "                  baseline machine; the mask is applied to the graph by the rules\n"
+        "                  of model/graph_rec.h and engine/graph.h)\n"
         "  --run-ideal LIST  the run itself on the machine with these categories idealized\n"
         "                  (as multisim's run of that subset): its graph's stamps are that\n"
         "                  machine's times, to compare with the baseline graph under --ideal\n"
@@ -436,7 +437,14 @@ static void graph_help(void) {
         "in-edges, and then comes from an older instruction that issued in the full cycle just\n"
         "before (dist says which).\n"
         "The longest path from \"start\" to each vertex is its time in the window's graph (for\n"
-        "--from 0 and no --ideal, exactly the model's stamp t).\n",
+        "--from 0 and no --ideal, exactly the model's stamp t).\n"
+        "Graph attributes (GraphML graph data; DOT graph attributes):\n"
+        "  first_seq       sequence number of the window's first instruction (--from)\n"
+        "  instructions    instructions in the window (--count, fewer if the run ended)\n"
+        "  ideal           the --ideal categories, comma separated\n"
+        "  external_edges  edges whose source is before the window (they leave \"start\")\n"
+        "  dropped_edges   edges of the window left out: removed by the --ideal mask, and IW\n"
+        "                  edges whose condition fails in the window's times (above)\n",
         stdout);
 }
 
