@@ -3,6 +3,7 @@
 #include "breakdown.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,14 @@ ic_status ic_breakdown_from_times(ic_breakdown *b, const uint8_t *cats, int ncat
     for (size_t s = 0; s < n; s++)
       if (s & ((size_t)1 << k)) b->icost[s] -= b->icost[s ^ ((size_t)1 << k)];
   return IC_OK;
+}
+
+const char *ic_breakdown_ci_warning(const ic_breakdown *b, char *buf, size_t cap) {
+  if (!b->lo || b->ci_fragments >= IC_CI_MIN_FRAGMENTS) return NULL;
+  snprintf(buf, cap, "warning: the 95%% CI is a bootstrap over only %llu fragment%s (fewer than "
+           "%d): it says little about the error", (unsigned long long)b->ci_fragments,
+           b->ci_fragments == 1 ? "" : "s", IC_CI_MIN_FRAGMENTS);
+  return buf;
 }
 
 void ic_breakdown_free(ic_breakdown *b) {
@@ -230,7 +239,15 @@ ic_status ic_breakdown_emit(const ic_breakdown *b, ic_emit *em, int show_all, in
   ic_emit_row_end(em);
   ic_emit_only(em, IC_EMIT_ALL);
   ic_emit_table_end(em);
-  if (b->lo) ic_emit_text_line(em, "lo, hi: the 95% CI of percent (bootstrap over the fragments)");
+  if (b->lo) {
+    char warn[256];
+    ic_emit_text_line(em, "lo, hi: the 95% CI of percent (bootstrap over the fragments)");
+    ic_emit_only(em, IC_EMIT_MACHINE);
+    ic_emit_u64(em, "ci_fragments", b->ci_fragments);
+    if (ic_breakdown_ci_warning(b, warn, sizeof warn)) ic_emit_str(em, "ci_warning", warn);
+    ic_emit_only(em, IC_EMIT_ALL);
+    if (ic_breakdown_ci_warning(b, warn, sizeof warn)) ic_emit_text_line(em, warn);
+  }
   free(e);
   return IC_OK;
 }

@@ -34,7 +34,16 @@ typedef struct ic_breakdown {
   double total;                        /* t, cycles (or per-instruction-normalized) */
   double *cost, *icost;                /* [1 << ncat], indexed by subset mask */
   double *lo, *hi;                     /* optional 95% CI of icost in percent, NULL if none */
+  uint64_t ci_fragments;               /* fragments the CI was resampled from */
 } ic_breakdown;
+
+/* Fewer fragments than this make a bootstrap interval say little (it can
+ * only resample what few there are): a report with such a CI warns. */
+#define IC_CI_MIN_FRAGMENTS 10
+
+/* The warning for b's interval, or NULL when it has none or enough
+ * fragments. */
+const char *ic_breakdown_ci_warning(const ic_breakdown *b, char *buf, size_t cap);
 
 /* The report formats (emit.h). */
 typedef ic_emit_format ic_format;
@@ -91,7 +100,8 @@ void ic_breakdown_entries(const ic_breakdown *b, int show_all, ic_bd_entry *out)
  * none]. Text shows name and percent (one decimal; the base row is 100.0
  * minus the other printed rows, so the column sums to exactly 100.0), cycles
  * if in_cycles, lo and hi, then a "total" row; csv, yaml and json leave the
- * total row out and have every column. IC_ERUN when out of memory (write
+ * total row out and have every column. With a CI: `ci_fragments`, and the
+ * warning of ic_breakdown_ci_warning (text: a line; others: `ci_warning`). IC_ERUN when out of memory (write
  * errors come from ic_emit_close). */
 ic_status ic_breakdown_emit(const ic_breakdown *b, ic_emit *em, int show_all, int in_cycles,
                             ic_err *err);

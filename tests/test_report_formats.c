@@ -179,3 +179,50 @@ Test(report_formats, duplicate_yaml_keys_refused) {
   }
   remove(path);
 }
+
+/* A bootstrap interval from 2 fragments is printed with a warning (stderr,
+   the text report, and ci_warning in yaml); from many, without. */
+Test(report_formats, ci_from_few_fragments_warns, .timeout = 300) {
+  const char *prog = weird_program();
+  if (!prog) cr_skip_test("riscv64-linux-gnu-gcc cannot build the test program");
+  for (int few = 1; few >= 0; few--) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "%s --method graphfrag --fragments %d --frag-length 2000 --categories dl1,win "
+             "--max 100k --format yaml -- '%s' 3 2>&1",
+             ICOST_BINARY, few ? 2 : 40, prog);
+    int st;
+    char *out = run_cmd(cmd, &st);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "\nci_fragments: "), "%s", out);
+    if (few) {
+      cr_expect(strstr(out, "icost: warning: the 95% CI is a bootstrap over only 2 fragments"), "%s", out);
+      cr_expect(strstr(out, "\nci_warning: "), "%s", out);
+    } else {
+      cr_expect_null(strstr(out, "warning: the 95% CI"), "%s", out);
+    }
+    free(out);
+  }
+}
+
+/* validate's profiler column and `icost --method profiler` print the same
+   cycles for the same run (the t the percents are of). */
+Test(report_formats, profiler_cycles_agree_with_validate, .timeout = 300) {
+  const char *prog = weird_program();
+  if (!prog) cr_skip_test("riscv64-linux-gnu-gcc cannot build the test program");
+  const char *opts = "--categories dl1,win --max 100k --frag-length 2000 --fragments 20";
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "a=$(%s --method profiler %s --format json -- '%s' 3 2>/dev/null) && "
+           "b=$(%s validate --methods profiler %s --format json -- '%s' 3 2>/dev/null) && "
+           "/usr/bin/python3 -c 'import json, sys; a = json.loads(sys.argv[1]); "
+           "b = json.loads(sys.argv[2]); x = a[\"cycles\"]; "
+           "y = b[\"workloads\"][0][\"cycles\"][\"profiler\"]; "
+           "print(\"ok\" if x == round(y) and a[\"run_cycles\"] > 0 else \"%%s %%s\" %% (x, y))' "
+           "\"$a\" \"$b\" 2>&1",
+           ICOST_BINARY, opts, prog, ICOST_BINARY, opts, prog);
+  int st;
+  char *out = run_cmd(cmd, &st);
+  cr_assert(st == 0 && strncmp(out, "ok", 2) == 0, "%s", out);
+  free(out);
+}

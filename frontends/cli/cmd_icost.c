@@ -129,7 +129,9 @@ static const char icost_help[] =
     "  cycles          the model's simulated cycles of the run (multisim: its\n"
     "                  unidealized run; graphfrag: t estimated from the windows,\n"
     "                  their cycles per instruction times the run's instructions;\n"
-    "                  profiler: the sampled run's cycles)\n"
+    "                  profiler: the same from its fragments; validate's columns\n"
+    "                  show these same cycles)\n"
+    "  run_cycles      profiler: the sampled run's own simulated cycles\n"
     "  critical_path   graph: the critical-path length of the recorded dependence\n"
     "                  graph; the model guarantees it equals cycles (a warning says\n"
     "                  when it does not, with the number of mismatching records)\n"
@@ -289,6 +291,7 @@ static void progress_runs(void *ctx, int done, int total) {
 typedef struct result {
   ic_breakdown b;
   uint64_t cycles, instructions;
+  uint64_t run_cycles;        /* profiler: the sampled run's own cycles (0: other methods) */
   int have_graph;             /* graph method: the fields below are valid */
   uint64_t critical_path;
   ic_solver_stats solver;
@@ -408,7 +411,10 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
   ic_program_image img = cli_run_image(run);
   ic_profiler_stats ps;
   st = ic_profiler_run(&po, run_once, &rc, &img, &res->b, &ps, err);
-  res->cycles = rc.base_cycles;
+  /* cycles is the t the percents are of (as validate's profiler column);
+     the sampled run's own cycles beside it */
+  res->cycles = st == IC_OK ? (uint64_t)(res->b.total + 0.5) : 0;
+  res->run_cycles = rc.base_cycles;
   res->instructions = rc.base_insns;
   if (st == IC_OK)
     fprintf(stderr,
@@ -457,6 +463,7 @@ static void write_header(ic_emit *em, const cli_run *run, const char *method, co
   ic_emit_str(em, "method", method);
   ic_emit_u64(em, "instructions", r->instructions);
   ic_emit_u64(em, "cycles", r->cycles);
+  if (r->run_cycles) ic_emit_u64(em, "run_cycles", r->run_cycles);
   if (r->have_graph)
     ic_emit_u64(em, "critical_path", r->critical_path);
   else {
@@ -614,6 +621,8 @@ int cmd_icost(int argc, char **argv) {
             (unsigned long long)res.critical_path, (unsigned long long)res.cycles,
             (unsigned long long)res.solver.violations,
             (unsigned long long)res.solver.first_violation_seq);
+  char ci_warn[256];
+  if (ic_breakdown_ci_warning(&res.b, ci_warn, sizeof ci_warn)) fprintf(stderr, "icost: %s\n", ci_warn);
   ic_emit *em = NULL;
   st = cli_report_open(&em, stdout, fmt, "icost", &ro, &run, &err);
   if (st == IC_OK) {

@@ -564,6 +564,8 @@ int cmd_analyze(int argc, char **argv) {
   memset(&ps, 0, sizeof ps);
   st = ic_profiler_analyze(&o, db, &img, tot.instructions, &b, &ps, &err);
   if (st != IC_OK) goto done;
+  char ci_warn[256];
+  if (ic_breakdown_ci_warning(&b, ci_warn, sizeof ci_warn)) fprintf(stderr, "icost: %s\n", ci_warn);
   ic_emit *em;
   if ((st = ic_emit_open(&em, stdout, fmt, &err)) != IC_OK) goto done;
   analyze_provenance(em, prog, &h);
