@@ -260,6 +260,7 @@ static char **child_argv(const sweep_run_ctx *c, const ic_sweep_spec *s, size_t 
   const char *nn[] = {"--skip", "--warm", "--max", "--seed"};
   uint64_t nv[] = {s->skip, s->warm, s->max, s->seed};
   for (int k = 0; k < 4; k++) {
+    if (k == 2 && nv[k] == 0) continue; /* no --max: to the end */
     char *v = NULL;
     if (asprintf(&v, "%llu", (unsigned long long)nv[k]) < 0) v = NULL;
     av[n++] = (char *)nn[k];
