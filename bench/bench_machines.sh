@@ -83,11 +83,13 @@ while read -r sets; do
       # the workload's score of method m: its mean_error_percent and largest error
       read -r e pp set < <(awk -v m="$m" '
         /^workloads:/ { w = 1 } !w { next }
-        $0 ~ "^      " m ":$" { on = 1; next }
-        on && /^      [a-z]+:$/ { on = 0 }
-        on && /^        mean_error_percent:/ { e = $2 }
-        on && /^        max_abs_error_pp:/ { pp = $2 }
-        on && /^        max_abs_error_set:/ { sub(/^ *max_abs_error_set: */, ""); set = $0 }
+        $0 ~ "^    " m ":$" { on = 1; next }
+        on && /^    [a-z]+:$/ { on = 0 }
+        on && /^      mean_error_percent:/ { e = $2 }
+        on && /^      max_abs_error_pp:/ { pp = $2 }
+        on && /^      max_abs_error_set:/ { inset = 1; set = ""; next }
+        on && inset && /^      - / { set = set (set == "" ? "" : "+") $2; next }
+        { inset = 0 }
         END { printf "%s %s %s\n", (e == "" || e ~ /nan/ ? "-" : e), (pp == "" ? "-" : pp), (set == "" ? "-" : set) }' "$tmp")
       printf ' %10s / %5s %-7s' "$( [ "$e" = - ] && echo - || printf '%.1f' "$e")" \
         "$( [ "$pp" = - ] && echo - || printf '%.1f' "$pp")" "$set"

@@ -62,7 +62,7 @@ measure() {
   local out
   out=$( { /usr/bin/time -f "TIME %U %S" "$icost" sim --format csv "$@" "${prog[@]}"; } 2>&1 )
   local ins cpu
-  ins=$(echo "$out" | awk -F, '$1=="instructions"{print $2}')
+  ins=$(echo "$out" | awk -F, '$1=="#" && $2=="instructions"{print $3}')
   cpu=$(echo "$out" | awk '$1=="TIME"{print $2+$3}')
   echo "$ins $cpu"
 }

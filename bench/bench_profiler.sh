@@ -84,7 +84,7 @@ metric() {
     return
   fi
   awk -F, -v first="${CATS%%,*}" '
-    FNR == 1 { next }
+    $1 == "#" || $1 == "name" { next }   # the provenance and the header
     FILENAME == ARGV[1] { m[$1] = $3; next }
     $1 != "base" && ($1 in m) && (m[$1] > 5 || m[$1] < -5) {
       n1 = split($1, q, "+")

@@ -78,24 +78,24 @@ for cfg in $CONFIGS; do
     sect == "methods" && /^    mean_error_percent_all:/ { meanall[m] = $2 }
     sect == "methods" && /^    workloads_sign_agree:/ { agree[m] = $2 }
     sect == "methods" && /^    mean_abs_error_pp:/ { meanpp[m] = $2 }
-    sect == "w" && /^  - name:/ {
+    sect == "w" && /^- name:/ {
       flush(); w = $3; gsub(/"/, "", w); eg = ega = xg = ef = ep = xp = sg = sga = tm = tg = sl = "-"
     }
-    sect == "w" && /^    [a-z]+:$/ { sub2 = $1 }
-    sect == "w" && /^      [a-z]+:/ { meth = $1; sub(":", "", meth)
+    sect == "w" && /^  [a-z_]+:$/ { sub2 = $1 }
+    sect == "w" && /^    [a-z]+:/ { meth = $1; sub(":", "", meth)
       if (sub2 == "seconds:" && meth == "multisim") tm = sprintf("%.1f", $2)
       if (sub2 == "seconds:" && meth == "graph") tg = sprintf("%.2f", $2) }
-    sect == "w" && /^      worst_percent:/ { sl = sprintf("%.1f", $2) }
-    sect == "w" && /^        mean_error_percent:/ {
+    sect == "w" && /^    worst_percent:/ { sl = sprintf("%.1f", $2) }
+    sect == "w" && /^      mean_error_percent:/ {
       if (meth == "graph") eg = sprintf("%.1f", $2)
       else if (meth == "graphfrag") ef = sprintf("%.1f", $2)
       else if (meth == "profiler") ep = sprintf("%.1f", $2) }
-    sect == "w" && /^        mean_error_percent_all:/ { if (meth == "graph") ega = sprintf("%.1f", $2) }
-    sect == "w" && /^        max_abs_error_pp:/ {
+    sect == "w" && /^      mean_error_percent_all:/ { if (meth == "graph") ega = sprintf("%.1f", $2) }
+    sect == "w" && /^      max_abs_error_pp:/ {
       if (meth == "graph") xg = sprintf("%.1f", $2)
       else if (meth == "profiler") xp = sprintf("%.1f", $2) }
-    sect == "w" && /^        sign_mismatches:/ { if (meth == "graph") sg = ($2 == 0) ? "yes" : "no(" $2 ")" }
-    sect == "w" && /^        sign_mismatches_all:/ {
+    sect == "w" && /^      sign_mismatches:/ { if (meth == "graph") sg = ($2 == 0) ? "yes" : "no(" $2 ")" }
+    sect == "w" && /^      sign_mismatches_all:/ {
       if (meth == "graph") sga = ($2 == 0) ? "yes" : "no(" $2 ")" }
     END {
       flush()

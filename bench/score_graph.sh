@@ -35,9 +35,10 @@ METHOD=${METHOD:-graph}
 case $METHOD in graph|graphfrag|profiler) ;; *) echo "score_graph: METHOD=$METHOD: not graph, graphfrag or profiler" >&2; exit 2 ;; esac
 [ -x "$ICOST" ] || { echo "score_graph: $ICOST not found (build first)" >&2; exit 2; }
 [ -r "$REF" ] || { echo "score_graph: $REF: cannot read" >&2; exit 2; }
-cats=$(awk -F'[][]' '/^categories:/ { gsub(/ /, "", $2); print $2; exit }' "$REF")
+cats=$(awk '/^categories:/ { on = 1; next } on && /^- / { c = c (c == "" ? "" : ",") $2; next }
+            on { print c; exit }' "$REF")
 [ -n "$cats" ] || { echo "score_graph: $REF: no categories line (not a validate YAML?)" >&2; exit 2; }
-names=$(awk '/^  - name:/ { n = $3; gsub(/"/, "", n); print n }' "$REF")
+names=$(awk '/^- name:/ { n = $3; gsub(/"/, "", n); print n }' "$REF")
 [ -n "$names" ] || { echo "score_graph: $REF: no workloads" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -45,9 +46,12 @@ printf "  %-16s %9s %9s\n" workload "err $METHOD" "pp $METHOD"
 for w in $names; do
   # the reference's rows of this workload: "set multisim", set joined by +
   awk -v w="$w" '
-    /^  - name:/ { n = $3; gsub(/"/, "", n); on = (n == w) }
-    on && /^      - set: \[/ { s = $0; sub(/.*\[/, "", s); sub(/\].*/, "", s); gsub(/, /, "+", s) }
-    on && /^        multisim:/ { print s, $2 }
+    /^- name:/ { n = $3; gsub(/"/, "", n); on = (n == w); entries = 0 }
+    /^  entries:/ { entries = 1 }
+    !entries { next }
+    on && /^  - set:/ { s = ""; next }
+    on && /^    - / { s = s (s == "" ? "" : "+") $2 }
+    on && /^    multisim:/ { print s, $2 }
   ' "$REF" >"$tmp/ref"
   if ! "$ICOST" --workload "$w" --config "$ROOT/configs/$CONFIG.yaml" --categories "$cats" \
       --method "$METHOD" ${ARGS:-} --skip "$SKIP" --warm "$WARM" --max "$MAX" --format csv >"$tmp/g" 2>"$tmp/err"; then
@@ -56,7 +60,7 @@ for w in $names; do
   fi
   awk -F, -v w="$w" -v first="${cats%%,*}" '
     NR == FNR { ref[$1] = $2; next }   # ref: "set value" (space-separated)
-    FNR > 1 { g[$1] = $3 }
+    $1 != "#" && $1 != "name" { g[$1] = $3 }   # percent; not the provenance or the header
     END {
       for (s in ref) {
         if (s == "other" || s == "base") continue

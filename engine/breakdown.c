@@ -1,18 +1,14 @@
 /* breakdown.c: cost, interaction cost (Moebius inversion over the subset
- * lattice), the paper's entry layout, and text/CSV/YAML output
- * (breakdown.h). */
+ * lattice), the paper's entry layout, and its report (breakdown.h). */
 #include "breakdown.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 ic_status ic_format_parse(const char *name, ic_format *out, ic_err *err) {
-  if (!strcmp(name, "text")) *out = IC_FMT_TEXT;
-  else if (!strcmp(name, "csv")) *out = IC_FMT_CSV;
-  else if (!strcmp(name, "yaml")) *out = IC_FMT_YAML;
-  else return ic_fail(err, IC_EINPUT, "format '%s': expected text, csv or yaml", name);
-  return IC_OK;
+  return ic_emit_format_parse(name, out, err);
 }
 
 ic_status ic_breakdown_from_times(ic_breakdown *b, const uint8_t *cats, int ncat,
@@ -47,6 +43,14 @@ ic_status ic_breakdown_from_times(ic_breakdown *b, const uint8_t *cats, int ncat
     for (size_t s = 0; s < n; s++)
       if (s & ((size_t)1 << k)) b->icost[s] -= b->icost[s ^ ((size_t)1 << k)];
   return IC_OK;
+}
+
+const char *ic_breakdown_ci_warning(const ic_breakdown *b, char *buf, size_t cap) {
+  if (!b->lo || b->ci_fragments >= IC_CI_MIN_FRAGMENTS) return NULL;
+  snprintf(buf, cap, "warning: the 95%% CI is a bootstrap over only %llu fragment%s (fewer than "
+           "%d): it says little about the error", (unsigned long long)b->ci_fragments,
+           b->ci_fragments == 1 ? "" : "s", IC_CI_MIN_FRAGMENTS);
+  return buf;
 }
 
 void ic_breakdown_free(ic_breakdown *b) {
@@ -162,10 +166,9 @@ void ic_breakdown_entries(const ic_breakdown *b, int show_all, ic_bd_entry *out)
   e->lo = e->hi = NAN;
 }
 
-/* A value in tenths as text: -3 -> "-0.3". */
+/* A value in tenths as text: -3 -> "-0.3", never "-0.0". */
 static void fmt_tenths(char *buf, size_t cap, long long v) {
-  unsigned long long a = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
-  snprintf(buf, cap, "%s%llu.%llu", v < 0 ? "-" : "", a / 10, a % 10);
+  ic_emit_fmt_fixed(buf, cap, (double)v / 10.0, 1);
 }
 
 static int all_integral(const ic_bd_entry *e, int n, double total) {
@@ -175,16 +178,31 @@ static int all_integral(const ic_bd_entry *e, int n, double total) {
   return 1;
 }
 
-static void write_text(const ic_breakdown *b, FILE *f, const ic_bd_entry *e, int n,
-                       int in_cycles) {
-  int w = 8;
-  for (int j = 0; j < n; j++)
-    if ((int)strlen(e[j].name) > w) w = (int)strlen(e[j].name);
-  int integral = all_integral(e, n, b->total);
-  fprintf(f, "%-*s %9s", w, "category", "percent");
-  if (in_cycles) fprintf(f, " %16s", "cycles");
-  if (b->lo) fprintf(f, "  %s", "95% CI (percent)");
-  fputc('\n', f);
+static const char *const kind_names[] = {"single", "interaction", "other", "base"};
+
+ic_status ic_breakdown_emit(const ic_breakdown *b, ic_emit *em, int show_all, int in_cycles,
+                            ic_err *err) {
+  const int n = ic_breakdown_entry_count(b, show_all);
+  ic_bd_entry *e = malloc((size_t)n * sizeof *e);
+  if (!e) return ic_fail(err, IC_ERUN, "breakdown: out of memory");
+  ic_breakdown_entries(b, show_all, e);
+  ic_emit_only(em, IC_EMIT_MACHINE);
+  ic_emit_list_begin(em, "categories");
+  for (int k = 0; k < b->ncat; k++) ic_emit_str(em, NULL, ic_category_names[b->cats[k]]);
+  ic_emit_list_end(em);
+  ic_emit_double(em, "total", b->total);
+  ic_emit_only(em, IC_EMIT_ALL);
+  const int integral = all_integral(e, n, b->total);
+  const ic_emit_col cols[] = {
+      {"name", -1, 0},
+      {"kind", -1, IC_EMIT_COL_TEXT_HIDE},
+      {"set", -1, IC_EMIT_COL_NESTED},
+      {"percent", 1, 0},
+      {"cycles", integral ? 0 : 2, in_cycles ? 0 : IC_EMIT_COL_TEXT_HIDE},
+      {"lo", 1, 0},
+      {"hi", 1, 0},
+  };
+  ic_emit_table_begin(em, "breakdown", cols, b->lo ? 7 : 5, 0);
   long long sum = 0;
   for (int j = 0; j < n; j++) {
     long long tenths;
@@ -196,62 +214,52 @@ static void write_text(const ic_breakdown *b, FILE *f, const ic_bd_entry *e, int
     }
     char pct[32];
     fmt_tenths(pct, sizeof pct, tenths);
-    fprintf(f, "%-*s %9s", w, e[j].name, pct);
-    if (in_cycles) fprintf(f, integral ? " %16.0f" : " %16.2f", e[j].cycles);
-    if (b->lo && !isnan(e[j].lo)) fprintf(f, "  [%.1f, %.1f]", e[j].lo, e[j].hi);
-    fputc('\n', f);
-  }
-  fprintf(f, "%-*s %9s", w, "total", "100.0");
-  if (in_cycles) fprintf(f, integral ? " %16.0f" : " %16.2f", b->total);
-  fputc('\n', f);
-}
-
-static void write_csv(const ic_breakdown *b, FILE *f, const ic_bd_entry *e, int n) {
-  fprintf(f, "set,cycles,percent%s\n", b->lo ? ",lo,hi" : "");
-  for (int j = 0; j < n; j++) {
-    fprintf(f, "%s,%.17g,%.17g", e[j].name, e[j].cycles, e[j].percent);
-    if (b->lo) {
-      if (isnan(e[j].lo))
-        fputs(",,", f);
-      else
-        fprintf(f, ",%.17g,%.17g", e[j].lo, e[j].hi);
-    }
-    fputc('\n', f);
-  }
-}
-
-static const char *const kind_names[] = {"single", "interaction", "other", "base"};
-
-static void write_yaml(const ic_breakdown *b, FILE *f, const ic_bd_entry *e, int n) {
-  fputs("categories: [", f);
-  for (int k = 0; k < b->ncat; k++)
-    fprintf(f, "%s%s", k ? ", " : "", ic_category_names[b->cats[k]]);
-  fprintf(f, "]\ntotal: %.17g\nbreakdown:\n", b->total);
-  for (int j = 0; j < n; j++) {
-    fprintf(f, "  - name: %s\n    kind: %s\n    set: [", e[j].name, kind_names[e[j].kind]);
-    int first = 1;
+    ic_emit_row_begin(em);
+    ic_emit_str(em, NULL, e[j].name);
+    ic_emit_str(em, NULL, kind_names[e[j].kind]);
+    ic_emit_list_begin(em, NULL);
     for (int k = 0; k < b->ncat; k++)
-      if (e[j].mask & (1u << k)) {
-        fprintf(f, "%s%s", first ? "" : ", ", ic_category_names[b->cats[k]]);
-        first = 0;
-      }
-    fprintf(f, "]\n    cycles: %.17g\n    percent: %.17g\n", e[j].cycles, e[j].percent);
-    if (b->lo && !isnan(e[j].lo)) fprintf(f, "    lo: %.17g\n    hi: %.17g\n", e[j].lo, e[j].hi);
+      if (e[j].mask & (1u << k)) ic_emit_str(em, NULL, ic_category_names[b->cats[k]]);
+    ic_emit_list_end(em);
+    ic_emit_shown(em, NULL, e[j].percent, pct);
+    ic_emit_double(em, NULL, e[j].cycles);
+    if (b->lo && !isnan(e[j].lo)) {
+      ic_emit_double(em, NULL, e[j].lo);
+      ic_emit_double(em, NULL, e[j].hi);
+    }
+    ic_emit_row_end(em);
   }
+  ic_emit_only(em, IC_EMIT_ONLY(IC_EMIT_TEXT));
+  ic_emit_row_begin(em);
+  ic_emit_str(em, NULL, "total");
+  ic_emit_skip(em, NULL);
+  ic_emit_skip(em, NULL);
+  ic_emit_shown(em, NULL, 100.0, "100.0");
+  ic_emit_double(em, NULL, b->total);
+  ic_emit_row_end(em);
+  ic_emit_only(em, IC_EMIT_ALL);
+  ic_emit_table_end(em);
+  if (b->lo) {
+    char warn[256];
+    ic_emit_text_line(em, "lo, hi: the 95% CI of percent (bootstrap over the fragments)");
+    ic_emit_only(em, IC_EMIT_MACHINE);
+    ic_emit_u64(em, "ci_fragments", b->ci_fragments);
+    if (ic_breakdown_ci_warning(b, warn, sizeof warn)) ic_emit_str(em, "ci_warning", warn);
+    ic_emit_only(em, IC_EMIT_ALL);
+    if (ic_breakdown_ci_warning(b, warn, sizeof warn)) ic_emit_text_line(em, warn);
+  }
+  free(e);
+  return IC_OK;
 }
 
 ic_status ic_breakdown_write(const ic_breakdown *b, FILE *f, ic_format format, int show_all,
                              int in_cycles, ic_err *err) {
-  int n = ic_breakdown_entry_count(b, show_all);
-  ic_bd_entry *e = malloc((size_t)n * sizeof *e);
-  if (!e) return ic_fail(err, IC_ERUN, "breakdown: out of memory");
-  ic_breakdown_entries(b, show_all, e);
-  switch (format) {
-  case IC_FMT_TEXT: write_text(b, f, e, n, in_cycles); break;
-  case IC_FMT_CSV: write_csv(b, f, e, n); break;
-  case IC_FMT_YAML: write_yaml(b, f, e, n); break;
+  ic_emit *em;
+  ic_status st = ic_emit_open(&em, f, format, err);
+  if (st != IC_OK) return st;
+  if ((st = ic_breakdown_emit(b, em, show_all, in_cycles, err)) != IC_OK) {
+    ic_emit_abandon(em);
+    return st;
   }
-  free(e);
-  if (ferror(f)) return ic_fail(err, IC_ERUN, "breakdown: write error");
-  return IC_OK;
+  return ic_emit_close(em, err);
 }

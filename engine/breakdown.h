@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "categories.h"
+#include "emit.h"
 #include "ic_err.h"
 
 #define IC_BREAKDOWN_MAX_CATS 12
@@ -33,11 +34,25 @@ typedef struct ic_breakdown {
   double total;                        /* t, cycles (or per-instruction-normalized) */
   double *cost, *icost;                /* [1 << ncat], indexed by subset mask */
   double *lo, *hi;                     /* optional 95% CI of icost in percent, NULL if none */
+  uint64_t ci_fragments;               /* fragments the CI was resampled from */
 } ic_breakdown;
 
-typedef enum ic_format { IC_FMT_TEXT, IC_FMT_CSV, IC_FMT_YAML } ic_format;
+/* Fewer fragments than this make a bootstrap interval say little (it can
+ * only resample what few there are): a report with such a CI warns. */
+#define IC_CI_MIN_FRAGMENTS 10
 
-/* Parses "text", "csv" or "yaml"; IC_EINPUT otherwise. */
+/* The warning for b's interval, or NULL when it has none or enough
+ * fragments. */
+const char *ic_breakdown_ci_warning(const ic_breakdown *b, char *buf, size_t cap);
+
+/* The report formats (emit.h). */
+typedef ic_emit_format ic_format;
+#define IC_FMT_TEXT IC_EMIT_TEXT
+#define IC_FMT_CSV IC_EMIT_CSV
+#define IC_FMT_YAML IC_EMIT_YAML
+#define IC_FMT_JSON IC_EMIT_JSON
+
+/* Parses "text", "csv", "yaml" or "json"; IC_EINPUT otherwise. */
 ic_status ic_format_parse(const char *name, ic_format *out, ic_err *err);
 
 /* Fills b (its arrays allocated here; free with ic_breakdown_free) from
@@ -77,16 +92,22 @@ int ic_breakdown_entry_count(const ic_breakdown *b, int show_all);
 /* Writes the entries in order into out[0 .. ic_breakdown_entry_count). */
 void ic_breakdown_entries(const ic_breakdown *b, int show_all, ic_bd_entry *out);
 
-/* Writes the breakdown.
- *   text: aligned table "category  percent" (and "cycles" if in_cycles),
- *         percents with one decimal; the base row is 100.0 minus the other
- *         printed (rounded) rows, so the printed column sums to exactly
- *         100.0; then a "total" row.
- *   csv:  header "set,cycles,percent[,lo,hi]"; set names joined by '+'.
- *   yaml: "categories: [..]", "total: t", and "breakdown:" a list of
- *         {name, set: [names], cycles, percent[, lo, hi]}; the base entry has
- *         name: base and set: [].
- * in_cycles only affects text. IC_ERUN on a write error. */
+/* The breakdown's part of a report (the entries of ic_breakdown_entries):
+ * `categories` (the list) and `total` (t), then the
+ * table `breakdown`, a row per entry: name ("dl1+win", "other", "base"),
+ * kind (single, interaction, other, base), set (the categories; yaml and
+ * json), percent, cycles[, lo, hi: the 95% CI in percent, absent where
+ * none]. Text shows name and percent (one decimal; the base row is 100.0
+ * minus the other printed rows, so the column sums to exactly 100.0), cycles
+ * if in_cycles, lo and hi, then a "total" row; csv, yaml and json leave the
+ * total row out and have every column. With a CI: `ci_fragments`, and the
+ * warning of ic_breakdown_ci_warning (text: a line; others: `ci_warning`). IC_ERUN when out of memory (write
+ * errors come from ic_emit_close). */
+ic_status ic_breakdown_emit(const ic_breakdown *b, ic_emit *em, int show_all, int in_cycles,
+                            ic_err *err);
+
+/* The breakdown alone as a report of its own on f (ic_breakdown_emit
+ * without provenance). IC_ERUN on a write error. */
 ic_status ic_breakdown_write(const ic_breakdown *b, FILE *f, ic_format format, int show_all,
                              int in_cycles, ic_err *err);
 

@@ -246,6 +246,7 @@ ic_status ic_fragments_bootstrap(const double *t, uint64_t m, int ncat, int nb, 
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   out->lo = malloc(nsub * sizeof *out->lo);
   out->hi = malloc(nsub * sizeof *out->hi);
+  out->ci_fragments = m;
   if (!pcts || !col || !pct || !sum || !idx || !rng || !out->lo || !out->hi) {
     st = ic_fail(err, IC_ERUN, "bootstrap: out of memory");
     goto done;

@@ -299,6 +299,7 @@ ic_status ic_parse_categories(const char *list, uint8_t *cats, int *ncat, ic_err
   for (;;) {
     const char *end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
+    ic_list_item_trim(&p, &len);
     if (len == 0)
       return ic_fail(err, IC_EINPUT, "categories '%s': empty item", list);
     char name[32];

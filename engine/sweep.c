@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "emit.h"
 #include "ooo.h"
 
 /* ---- axes -------------------------------------------------------------- */
@@ -311,7 +312,7 @@ static ic_status write_header(const ic_sweep_spec *s, size_t job, const char *ke
     else put_quoted(f, v);
     fputc('\n', f);
   }
-  fputs("provenance:\n  icost_version: ", f);
+  fputs("sweep_provenance:\n  icost_version: ", f);
   put_quoted(f, s->version);
   fputs("\n  config: ", f);
   put_quoted(f, s->config_path ? s->config_path : "baseline");
@@ -769,7 +770,10 @@ static ic_status read_record(const char *path, const char *name, ic_sweep_rec *r
     }
     r->npoint = n;
   }
-  yaml_node_t *pv = map_get(&d, root, "provenance");
+  /* sweep_provenance; records written before the run's own output began
+     with a `provenance` mapping called it provenance */
+  yaml_node_t *pv = map_get(&d, root, "sweep_provenance");
+  if (!pv) pv = map_get(&d, root, "provenance");
   r->workload = dup_scalar(map_get(&d, root, "workload"));
   r->method = dup_scalar(map_get(&d, root, "method"));
   r->config = dup_scalar(map_get(&d, pv, "config"));
@@ -894,23 +898,6 @@ void ic_sweep_table_free(ic_sweep_table *t) {
 
 /* ---- export ------------------------------------------------------------ */
 
-static void csv_field(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-static void csv_num(FILE *f, double v) {
-  if (!isnan(v)) fprintf(f, "%.17g", v);
-}
-
 /* the union of entry names over the records, in order of appearance */
 static int entry_names(const ic_sweep_table *t, int shapley, char ***out) {
   char **names = NULL;
@@ -937,65 +924,81 @@ static const ic_sweep_entry *find_entry(const ic_sweep_entry *e, int n, const ch
   return NULL;
 }
 
-ic_status ic_sweep_export(const ic_sweep_table *t, int json, FILE *f, ic_err *err) {
-  if (json) {
-    fputs("[\n", f);
-    for (size_t i = 0; i < t->n; i++) fprintf(f, "  %s%s\n", t->rec[i].json, i + 1 < t->n ? "," : "");
-    fputs("]\n", f);
-  } else {
-    char **bn, **sn;
-    int nb = entry_names(t, 0, &bn), ns = entry_names(t, 1, &sn);
-    for (int k = 0; k < t->nkeys; k++) {
-      csv_field(f, t->keys[k]);
-      fputc(',', f);
-    }
-    fputs("workload,method,config,overrides,categories,skip,max,seed,icost_version,program_hash,"
-          "instructions,cycles,ipc",
-          f);
-    for (int k = 0; k < nb; k++) fprintf(f, ",%s_cycles,%s_percent", bn[k], bn[k]);
-    for (int k = 0; k < ns; k++) fprintf(f, ",shapley_%s_cycles,shapley_%s_percent", sn[k], sn[k]);
-    fputc('\n', f);
+/* The csv table: a column per swept key, the provenance columns, then
+   NAME_cycles and NAME_percent per breakdown and Shapley entry, through the
+   emitter (emit.h). */
+static ic_status export_csv(const ic_sweep_table *t, FILE *f, ic_err *err) {
+  char **bn, **sn;
+  int nb = entry_names(t, 0, &bn), ns = entry_names(t, 1, &sn);
+  static const char *const fixed[] = {"workload", "method",       "config",       "overrides",
+                                      "categories", "skip",       "max",          "seed",
+                                      "icost_version", "program_hash", "instructions", "cycles",
+                                      "ipc"};
+  const int nfixed = (int)(sizeof fixed / sizeof fixed[0]);
+  const int ncols = t->nkeys + nfixed + 2 * (nb + ns);
+  ic_emit_col *cols = calloc((size_t)ncols, sizeof *cols);
+  char **names = calloc((size_t)ncols, sizeof *names);
+  ic_emit *em = NULL;
+  ic_status st = cols && names ? ic_emit_open(&em, f, IC_EMIT_CSV, err)
+                               : ic_fail(err, IC_ERUN, "sweep export: out of memory");
+  int c = 0;
+  for (int k = 0; k < t->nkeys; k++) cols[c++].name = t->keys[k];
+  for (int k = 0; k < nfixed; k++) cols[c++].name = fixed[k];
+  for (int shap = 0; shap < 2; shap++)
+    for (int k = 0; k < (shap ? ns : nb); k++)
+      for (int pct = 0; pct < 2; pct++) {
+        if (asprintf(&names[c], "%s%s_%s", shap ? "shapley_" : "", shap ? sn[k] : bn[k],
+                     pct ? "percent" : "cycles") < 0)
+          names[c] = NULL;
+        cols[c].name = names[c] ? names[c] : "?";
+        c++;
+      }
+  for (int k = 0; k < ncols; k++) cols[k].decimals = -1;
+  if (st == IC_OK) {
+    ic_emit_table_begin(em, "runs", cols, ncols, 0);
     for (size_t i = 0; i < t->n; i++) {
       const ic_sweep_rec *r = &t->rec[i];
+      ic_emit_row_begin(em);
       for (int k = 0; k < t->nkeys; k++) {
         const char *v = ic_sweep_rec_value(r, t->keys[k]);
-        csv_field(f, v ? v : "");
-        fputc(',', f);
+        ic_emit_str(em, NULL, v ? v : "");
       }
       const char *strs[] = {r->workload, r->method, r->config, r->overrides, r->categories};
-      for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
-        csv_field(f, strs[k]);
-        fputc(',', f);
-      }
-      fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", r->skip, r->max, r->seed);
-      csv_field(f, r->version);
-      fputc(',', f);
-      csv_field(f, r->program_hash);
-      fputc(',', f);
-      csv_num(f, r->instructions);
-      fputc(',', f);
-      csv_num(f, r->cycles);
-      fputc(',', f);
-      csv_num(f, r->cycles > 0 ? r->instructions / r->cycles : NAN);
-      for (int k = 0; k < nb; k++) {
-        const ic_sweep_entry *e = find_entry(r->breakdown, r->nbreakdown, bn[k]);
-        fputc(',', f);
-        if (e) csv_num(f, e->cycles);
-        fputc(',', f);
-        if (e) csv_num(f, e->percent);
-      }
-      for (int k = 0; k < ns; k++) {
-        const ic_sweep_entry *e = find_entry(r->shapley, r->nshapley, sn[k]);
-        fputc(',', f);
-        if (e) csv_num(f, e->cycles);
-        fputc(',', f);
-        if (e) csv_num(f, e->percent);
-      }
-      fputc('\n', f);
+      for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) ic_emit_str(em, NULL, strs[k] ? strs[k] : "");
+      ic_emit_u64(em, NULL, r->skip);
+      ic_emit_u64(em, NULL, r->max);
+      ic_emit_u64(em, NULL, r->seed);
+      ic_emit_str(em, NULL, r->version ? r->version : "");
+      ic_emit_str(em, NULL, r->program_hash ? r->program_hash : "");
+      ic_emit_double(em, NULL, r->instructions);
+      ic_emit_double(em, NULL, r->cycles);
+      ic_emit_double(em, NULL, r->cycles > 0 ? r->instructions / r->cycles : NAN);
+      for (int shap = 0; shap < 2; shap++)
+        for (int k = 0; k < (shap ? ns : nb); k++) {
+          const ic_sweep_entry *e = shap ? find_entry(r->shapley, r->nshapley, sn[k])
+                                         : find_entry(r->breakdown, r->nbreakdown, bn[k]);
+          ic_emit_double(em, NULL, e ? e->cycles : NAN);
+          ic_emit_double(em, NULL, e ? e->percent : NAN);
+        }
+      ic_emit_row_end(em);
     }
-    free(bn);
-    free(sn);
+    ic_emit_table_end(em);
+    st = ic_emit_close(em, err);
   }
+  for (int k = 0; k < ncols && names; k++) free(names[k]);
+  free(names);
+  free(cols);
+  free(bn);
+  free(sn);
+  return st;
+}
+
+ic_status ic_sweep_export(const ic_sweep_table *t, int json, FILE *f, ic_err *err) {
+  if (!json) return export_csv(t, f, err);
+  /* each record's json was built from its YAML when the store was read */
+  fputs("[\n", f);
+  for (size_t i = 0; i < t->n; i++) fprintf(f, "  %s%s\n", t->rec[i].json, i + 1 < t->n ? "," : "");
+  fputs("]\n", f);
   if (ferror(f)) return ic_fail(err, IC_ERUN, "sweep export: write error");
   return IC_OK;
 }

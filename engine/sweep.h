@@ -19,10 +19,10 @@
  * host once PID is gone). A record holds
  *
  *   sweep_record: 1, key, point: {KEY: VALUE ...} (the swept keys),
- *   provenance: {icost_version, config, overrides, machine (the resolved
- *     machine), workload, argv, program_hash, categories, method, skip,
- *     warm, max, seed, shapley, command},
- *   then the run's own `icost --format yaml` output (workload, cycles,
+ *   sweep_provenance: {icost_version, config, overrides, machine (the
+ *     resolved machine), workload, argv, program_hash, categories, method,
+ *     skip, warm, max, seed, shapley, command},
+ *   then the run's own `icost --format yaml` output (its provenance, workload, cycles,
  *   instructions, categories, total, breakdown, shapley, ...),
  *   run: {host, pid, started (UTC), seconds} (not part of exports).
  *

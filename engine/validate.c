@@ -350,6 +350,14 @@ static void row_label(const ic_validate_report *r, vrow row, const char *sep, ch
     }
 }
 
+/* v with one decimal, never "-0.0" (emit.h); signed: "+0.3", "-1.2". */
+static const char *one_decimal(char *buf, size_t cap, double v, int sign) {
+  buf[0] = '+';
+  ic_emit_fmt_fixed(buf + (sign != 0), cap - 1, v, 1);
+  if (sign && buf[1] == '-') memmove(buf, buf + 1, strlen(buf));
+  return buf;
+}
+
 /* "<what>: 2.3 points (dl1+bmisp)", or that every entry is exact. */
 static void write_largest(const ic_validate_report *r, FILE *f, const char *what, double pp,
                           uint32_t set) {
@@ -360,7 +368,8 @@ static void write_largest(const ic_validate_report *r, FILE *f, const char *what
     return;
   }
   row_label(r, (vrow){set, 0}, "+", label, sizeof label);
-  fprintf(f, "%s: %.1f points (%s)\n", what, pp, label);
+  char b[64];
+  fprintf(f, "%s: %s points (%s)\n", what, one_decimal(b, sizeof b, pp, 0), label);
 }
 
 static int method_has_ci(const ic_validate_report *r, const vworkload *w, int m) {
@@ -393,16 +402,17 @@ static void write_text_workload(const ic_validate_report *r, const vworkload *w,
     double ref = row_value(r, w, 0, rows[i], show_all);
     for (int m = 0; m < r->nmethods; m++) {
       double v = row_value(r, w, m, rows[i], show_all);
-      fprintf(f, " %10.1f", v);
+      char b[64], c[64];
+      fprintf(f, " %10s", one_decimal(b, sizeof b, v, 0));
       if (hasci[m]) {
         double lo, hi;
         row_ci(r, w, m, rows[i], &lo, &hi);
         if (isnan(lo))
           fprintf(f, " %15s", "");
         else
-          fprintf(f, "  [%5.1f, %5.1f]", lo, hi);
+          fprintf(f, "  [%5s, %5s]", one_decimal(b, sizeof b, lo, 0), one_decimal(c, sizeof c, hi, 0));
       }
-      if (m > 0) fprintf(f, " %+7.1f", v - ref);
+      if (m > 0) fprintf(f, " %7s", one_decimal(b, sizeof b, v - ref, 1));
     }
     fputc('\n', f);
   }
@@ -487,7 +497,8 @@ static void write_error_rows(const ic_validate_report *r, FILE *f, int width, in
       if (isnan(e)) {
         fprintf(f, " %*s", width, "n/a");
       } else {
-        fprintf(f, " %*.1f", width, e);
+        char b[64];
+        fprintf(f, " %*s", width, one_decimal(b, sizeof b, e, 0));
         sum += e;
         k++;
       }
@@ -497,7 +508,7 @@ static void write_error_rows(const ic_validate_report *r, FILE *f, int width, in
     if (isnan(mean))
       fprintf(f, " %*s\n", width, "n/a");
     else
-      fprintf(f, " %*.1f\n", width, mean);
+      fprintf(f, " %*s\n", width, one_decimal(label, sizeof label, mean, 0));
   }
 }
 
@@ -536,32 +547,25 @@ static void write_text_summary(const ic_validate_report *r, FILE *f) {
   }
 }
 
-/* ---- CSV and YAML ---- */
+/* ---- csv, yaml and json (emit.h) ---- */
 
-static void csv_num(FILE *f, double v) {
-  if (isnan(v))
-    fputs(",", f);
-  else
-    fprintf(f, ",%.6g", v);
+/* A subset as a list of category names (base and other: their name). */
+static void emit_set(const ic_validate_report *r, ic_emit *em, const char *key, vrow row) {
+  ic_emit_list_begin(em, key);
+  if (row.mask == 0) ic_emit_str(em, NULL, row.other ? "other" : "base");
+  for (int c = 0; c < r->ncat; c++)
+    if (row.mask & (1u << c)) ic_emit_str(em, NULL, ic_category_names[r->cats[c]]);
+  ic_emit_list_end(em);
 }
 
-/* Workload names come from manifests or paths: quote for CSV when needed. */
-static void csv_str(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-static void write_csv(const ic_validate_report *r, FILE *f, int show_all, vrow *rows) {
+/* csv: one table, a row per (workload, entry, method) and per (workload,
+   summary item, method). */
+static void emit_csv_table(const ic_validate_report *r, ic_emit *em, int show_all, vrow *rows) {
   char label[160];
-  fputs("workload,item,method,percent,error_pp,ci_lo,ci_hi\n", f);
+  const ic_emit_col cols[] = {{"workload", -1, 0}, {"item", -1, 0},     {"method", -1, 0},
+                              {"percent", -1, 0},  {"error_pp", -1, 0}, {"ci_lo", -1, 0},
+                              {"ci_hi", -1, 0}};
+  ic_emit_table_begin(em, "rows", cols, 7, 0);
   for (int i = 0; i < r->nw; i++) {
     const vworkload *w = &r->w[i];
     size_t nrows = build_rows(r, show_all, rows);
@@ -571,223 +575,206 @@ static void write_csv(const ic_validate_report *r, FILE *f, int show_all, vrow *
       for (int m = 0; m < r->nmethods; m++) {
         double v = row_value(r, w, m, rows[k], show_all), lo, hi;
         row_ci(r, w, m, rows[k], &lo, &hi);
-        csv_str(f, w->name);
-        fprintf(f, ",%s,%s", label, r->methods[m]);
-        csv_num(f, v);
-        csv_num(f, m > 0 ? v - ref : NAN);
-        csv_num(f, lo);
-        csv_num(f, hi);
-        fputc('\n', f);
+        ic_emit_row_begin(em);
+        ic_emit_str(em, NULL, w->name);
+        ic_emit_str(em, NULL, label);
+        ic_emit_str(em, NULL, r->methods[m]);
+        ic_emit_double(em, NULL, v);
+        ic_emit_double(em, NULL, m > 0 ? v - ref : NAN);
+        ic_emit_double(em, NULL, lo);
+        ic_emit_double(em, NULL, hi);
+        ic_emit_row_end(em);
       }
     }
     for (int m = 1; m < r->nmethods; m++) {
-      csv_str(f, w->name);
-      fprintf(f, ",mean_error_percent,%s", r->methods[m]);
-      csv_num(f, w->score[m].mean_error_percent);
-      fputs(",,,\n", f);
-      csv_str(f, w->name);
-      fprintf(f, ",sign_mismatches,%s,%d,,,\n", r->methods[m], w->score[m].sign_mismatches);
-      csv_str(f, w->name);
-      fprintf(f, ",mean_abs_error_pp,%s", r->methods[m]);
-      csv_num(f, w->score[m].mean_abs_pp);
-      fputs(",,,\n", f);
-      csv_str(f, w->name);
-      fprintf(f, ",max_abs_error_pp,%s", r->methods[m]);
-      csv_num(f, w->score[m].max_abs_pp);
-      fputs(",,,\n", f);
-      csv_str(f, w->name);
-      fprintf(f, ",mean_error_percent_all,%s", r->methods[m]);
-      csv_num(f, w->score[m].mean_error_percent_all);
-      fputs(",,,\n", f);
-      csv_str(f, w->name);
-      fprintf(f, ",sign_mismatches_all,%s,%d,,,\n", r->methods[m],
-              w->score[m].sign_mismatches_all);
-      csv_str(f, w->name);
-      fprintf(f, ",max_abs_error_pp_all,%s", r->methods[m]);
-      csv_num(f, w->score[m].max_abs_pp_all);
-      fputs(",,,\n", f);
+      const ic_validate_score *sc = &w->score[m];
+      const struct {
+        const char *item;
+        double v;
+      } items[] = {{"mean_error_percent", sc->mean_error_percent},
+                   {"sign_mismatches", sc->sign_mismatches},
+                   {"mean_abs_error_pp", sc->mean_abs_pp},
+                   {"max_abs_error_pp", sc->max_abs_pp},
+                   {"mean_error_percent_all", sc->mean_error_percent_all},
+                   {"sign_mismatches_all", sc->sign_mismatches_all},
+                   {"max_abs_error_pp_all", sc->max_abs_pp_all}};
+      for (size_t k = 0; k < sizeof items / sizeof items[0]; k++) {
+        ic_emit_row_begin(em);
+        ic_emit_str(em, NULL, w->name);
+        ic_emit_str(em, NULL, items[k].item);
+        ic_emit_str(em, NULL, r->methods[m]);
+        ic_emit_double(em, NULL, items[k].v);
+        ic_emit_row_end(em);
+      }
     }
-    csv_str(f, w->name);
-    fprintf(f, ",slowdown_steps,%s,%d,,,\n", r->methods[0], w->slow_steps);
-    csv_str(f, w->name);
-    fprintf(f, ",slowdown_worst_percent,%s", r->methods[0]);
-    csv_num(f, w->slow_worst);
-    fputs(",,,\n", f);
-  }
-}
-
-static void yaml_num(FILE *f, double v) {
-  if (isnan(v))
-    fputs(".nan", f);
-  else
-    fprintf(f, "%.6g", v);
-}
-
-/* Double-quoted YAML scalar. */
-static void yaml_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\x%02x", (unsigned char)*s);
-    else
-      fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-/* A subset as a YAML flow list of category names, then a newline. */
-static void yaml_set(const ic_validate_report *r, FILE *f, uint32_t set) {
-  fputc('[', f);
-  for (int c = 0, first = 1; c < r->ncat; c++)
-    if (set & (1u << c)) {
-      fprintf(f, "%s%s", first ? "" : ", ", ic_category_names[r->cats[c]]);
-      first = 0;
+    for (int k = 0; k < 2; k++) {
+      ic_emit_row_begin(em);
+      ic_emit_str(em, NULL, w->name);
+      ic_emit_str(em, NULL, k ? "slowdown_worst_percent" : "slowdown_steps");
+      ic_emit_str(em, NULL, r->methods[0]);
+      ic_emit_double(em, NULL, k ? w->slow_worst : w->slow_steps);
+      ic_emit_row_end(em);
     }
-  fputs("]\n", f);
+  }
+  ic_emit_table_end(em);
 }
 
-static void write_yaml(const ic_validate_report *r, FILE *f, int show_all, vrow *rows) {
-  fputs("categories: [", f);
-  for (int k = 0; k < r->ncat; k++)
-    fprintf(f, "%s%s", k ? ", " : "", ic_category_names[r->cats[k]]);
-  fprintf(f, "]\nreference: %s\nthreshold_percent: %g\nsign_epsilon_pp: %g\nmethods:\n",
-          r->methods[0], IC_VALIDATE_THRESHOLD, IC_VALIDATE_SIGN_EPS);
+/* yaml and json: the tree validate.h describes. */
+static void emit_tree(const ic_validate_report *r, ic_emit *em, int show_all, vrow *rows) {
+  ic_emit_list_begin(em, "categories");
+  for (int k = 0; k < r->ncat; k++) ic_emit_str(em, NULL, ic_category_names[r->cats[k]]);
+  ic_emit_list_end(em);
+  ic_emit_str(em, "reference", r->methods[0]);
+  ic_emit_double(em, "threshold_percent", IC_VALIDATE_THRESHOLD);
+  ic_emit_double(em, "sign_epsilon_pp", IC_VALIDATE_SIGN_EPS);
+  ic_emit_map_begin(em, "methods");
   for (int m = 1; m < r->nmethods; m++) {
-    int agree = 0;
-    for (int i = 0; i < r->nw; i++) agree += r->w[i].score[m].sign_mismatches == 0;
-    int agree_all = 0;
-    for (int i = 0; i < r->nw; i++) agree_all += r->w[i].score[m].sign_mismatches_all == 0;
-    fprintf(f, "  %s:\n    mean_error_percent: ", r->methods[m]);
-    yaml_num(f, ic_validate_report_mean_error(r, m, 0));
-    fprintf(f, "\n    sign_agree: %s\n    workloads_sign_agree: %d\n",
-            agree == r->nw ? "true" : "false", agree);
-    fputs("    mean_error_percent_all: ", f);
-    yaml_num(f, ic_validate_report_mean_error(r, m, 1));
-    fprintf(f, "\n    workloads_sign_agree_all: %d\n", agree_all);
+    int agree = 0, agree_all = 0, kabs = 0;
     double mabs = 0, xabs = NAN;
-    int kabs = 0;
     for (int i = 0; i < r->nw; i++) {
-      const ic_validate_score *s = &r->w[i].score[m];
-      if (!isnan(s->mean_abs_pp)) mabs += s->mean_abs_pp, kabs++;
-      if (!isnan(s->max_abs_pp) && !(s->max_abs_pp <= xabs)) xabs = s->max_abs_pp;
+      const ic_validate_score *sc = &r->w[i].score[m];
+      agree += sc->sign_mismatches == 0;
+      agree_all += sc->sign_mismatches_all == 0;
+      if (!isnan(sc->mean_abs_pp)) mabs += sc->mean_abs_pp, kabs++;
+      if (!isnan(sc->max_abs_pp) && !(sc->max_abs_pp <= xabs)) xabs = sc->max_abs_pp;
     }
-    fputs("    mean_abs_error_pp: ", f);
-    yaml_num(f, kabs ? mabs / kabs : NAN);
-    fputs("\n    max_abs_error_pp: ", f);
-    yaml_num(f, xabs);
-    fputc('\n', f);
+    ic_emit_map_begin(em, r->methods[m]);
+    ic_emit_double(em, "mean_error_percent", ic_validate_report_mean_error(r, m, 0));
+    ic_emit_bool(em, "sign_agree", agree == r->nw);
+    ic_emit_i64(em, "workloads_sign_agree", agree);
+    ic_emit_double(em, "mean_error_percent_all", ic_validate_report_mean_error(r, m, 1));
+    ic_emit_i64(em, "workloads_sign_agree_all", agree_all);
+    ic_emit_double(em, "mean_abs_error_pp", kabs ? mabs / kabs : NAN);
+    ic_emit_double(em, "max_abs_error_pp", xabs);
+    ic_emit_map_end(em);
   }
-  fputs("workloads:\n", f);
+  ic_emit_map_end(em);
+  ic_emit_list_begin(em, "workloads");
   for (int i = 0; i < r->nw; i++) {
     const vworkload *w = &r->w[i];
-    fputs("  - name: ", f);
-    yaml_str(f, w->name);
-    fputs("\n    cycles:\n", f);
-    for (int m = 0; m < r->nmethods; m++) {
-      fprintf(f, "      %s: ", r->methods[m]);
-      yaml_num(f, w->cycles[m]);
-      fputc('\n', f);
+    ic_emit_map_begin(em, NULL);
+    ic_emit_str(em, "name", w->name);
+    for (int k = 0; k < 2; k++) {
+      ic_emit_map_begin(em, k ? "seconds" : "cycles");
+      for (int m = 0; m < r->nmethods; m++) ic_emit_double(em, r->methods[m], k ? w->seconds[m] : w->cycles[m]);
+      ic_emit_map_end(em);
     }
-    fputs("    seconds:\n", f);
-    for (int m = 0; m < r->nmethods; m++) {
-      fprintf(f, "      %s: ", r->methods[m]);
-      yaml_num(f, w->seconds[m]);
-      fputc('\n', f);
-    }
-    fputs("    scores:\n", f);
+    ic_emit_map_begin(em, "scores");
     for (int m = 1; m < r->nmethods; m++) {
-      const ic_validate_score *s = &w->score[m];
-      fprintf(f, "      %s:\n        mean_error_percent: ", r->methods[m]);
-      yaml_num(f, s->mean_error_percent);
-      fprintf(f, "\n        counted: %d\n        interactions: %d\n        sign_mismatches: %d\n",
-              s->counted, s->interactions, s->sign_mismatches);
-      fputs("        mean_abs_error_pp: ", f);
-      yaml_num(f, s->mean_abs_pp);
-      fputs("\n        max_abs_error_pp: ", f);
-      yaml_num(f, s->max_abs_pp);
-      fputs("\n        max_abs_error_set: ", f);
-      yaml_set(r, f, s->max_abs_set);
-      fputs("        mean_error_percent_all: ", f);
-      yaml_num(f, s->mean_error_percent_all);
-      fprintf(f, "\n        counted_all: %d\n        interactions_all: %d\n"
-                 "        sign_mismatches_all: %d\n",
-              s->counted_all, s->interactions_all, s->sign_mismatches_all);
-      fputs("        max_abs_error_pp_all: ", f);
-      yaml_num(f, s->max_abs_pp_all);
-      fputs("\n        max_abs_error_set_all: ", f);
-      yaml_set(r, f, s->max_abs_set_all);
+      const ic_validate_score *sc = &w->score[m];
+      ic_emit_map_begin(em, r->methods[m]);
+      ic_emit_double(em, "mean_error_percent", sc->mean_error_percent);
+      ic_emit_i64(em, "counted", sc->counted);
+      ic_emit_i64(em, "interactions", sc->interactions);
+      ic_emit_i64(em, "sign_mismatches", sc->sign_mismatches);
+      ic_emit_double(em, "mean_abs_error_pp", sc->mean_abs_pp);
+      ic_emit_double(em, "max_abs_error_pp", sc->max_abs_pp);
+      emit_set(r, em, "max_abs_error_set", (vrow){sc->max_abs_set, 0});
+      ic_emit_double(em, "mean_error_percent_all", sc->mean_error_percent_all);
+      ic_emit_i64(em, "counted_all", sc->counted_all);
+      ic_emit_i64(em, "interactions_all", sc->interactions_all);
+      ic_emit_i64(em, "sign_mismatches_all", sc->sign_mismatches_all);
+      ic_emit_double(em, "max_abs_error_pp_all", sc->max_abs_pp_all);
+      emit_set(r, em, "max_abs_error_set_all", (vrow){sc->max_abs_set_all, 0});
+      ic_emit_map_end(em);
     }
-    fprintf(f, "    reference_slowdown:\n      steps: %d\n      worst_percent: ", w->slow_steps);
-    yaml_num(f, w->slow_worst);
-    fputc('\n', f);
+    ic_emit_map_end(em);
+    ic_emit_map_begin(em, "reference_slowdown");
+    ic_emit_i64(em, "steps", w->slow_steps);
+    ic_emit_double(em, "worst_percent", w->slow_worst);
     if (w->slow_steps) {
-      fprintf(f, "      worst_added: %s\n      worst_on: ", ic_category_names[r->cats[w->slow_add]]);
-      yaml_set(r, f, w->slow_on);
+      ic_emit_str(em, "worst_added", ic_category_names[r->cats[w->slow_add]]);
+      emit_set(r, em, "worst_on", (vrow){w->slow_on, 0});
     }
-    fputs("    entries:\n", f);
+    ic_emit_map_end(em);
+    ic_emit_list_begin(em, "entries");
     size_t nrows = build_rows(r, show_all, rows);
     for (size_t k = 0; k < nrows; k++) {
       vrow row = rows[k];
-      fputs("      - set: [", f);
-      if (row.mask == 0)
-        fputs(row.other ? "other" : "base", f);
-      for (int c = 0, first = 1; c < r->ncat; c++)
-        if (row.mask & (1u << c)) {
-          fprintf(f, "%s%s", first ? "" : ", ", ic_category_names[r->cats[c]]);
-          first = 0;
-        }
-      fputs("]\n", f);
+      ic_emit_map_begin(em, NULL);
+      emit_set(r, em, "set", row);
       double ref = row_value(r, w, 0, row, show_all);
       for (int m = 0; m < r->nmethods; m++) {
         double v = row_value(r, w, m, row, show_all), lo, hi;
-        fprintf(f, "        %s: ", r->methods[m]);
-        yaml_num(f, v);
-        fputc('\n', f);
+        char key[96];
+        ic_emit_double(em, r->methods[m], v);
         if (m > 0) {
-          fprintf(f, "        %s_error_pp: ", r->methods[m]);
-          yaml_num(f, v - ref);
-          fputc('\n', f);
+          snprintf(key, sizeof key, "%s_error_pp", r->methods[m]);
+          ic_emit_double(em, key, v - ref);
         }
         row_ci(r, w, m, row, &lo, &hi);
         if (!isnan(lo)) {
-          fprintf(f, "        %s_ci: [", r->methods[m]);
-          yaml_num(f, lo);
-          fputs(", ", f);
-          yaml_num(f, hi);
-          fputs("]\n", f);
+          snprintf(key, sizeof key, "%s_ci", r->methods[m]);
+          ic_emit_list_begin(em, key);
+          ic_emit_double(em, NULL, lo);
+          ic_emit_double(em, NULL, hi);
+          ic_emit_list_end(em);
         }
       }
+      ic_emit_map_end(em);
     }
+    ic_emit_list_end(em);
+    ic_emit_map_end(em);
   }
+  ic_emit_list_end(em);
+}
+
+static void write_text(const ic_validate_report *r, FILE *f, int show_all, vrow *rows) {
+  for (int i = 0; i < r->nw; i++) {
+    if (i) fputc('\n', f);
+    write_text_workload(r, &r->w[i], f, show_all, rows);
+  }
+  if (r->nw > 1 && r->nmethods > 1) {
+    fputc('\n', f);
+    write_text_summary(r, f);
+  }
+}
+
+ic_status ic_validate_report_emit(const ic_validate_report *r, ic_emit *em, int show_all,
+                                  ic_err *err) {
+  vrow *rows = malloc((r->nsub + 2) * sizeof *rows);
+  if (!rows) return ic_fail(err, IC_ERUN, "validate: out of memory");
+  ic_status st = IC_OK;
+  switch (ic_emit_get_format(em)) {
+  case IC_EMIT_TEXT: {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+      st = ic_fail(err, IC_ERUN, "validate: out of memory");
+      break;
+    }
+    write_text(r, f, show_all, rows);
+    if (fclose(f) != 0) {
+      free(buf);
+      st = ic_fail(err, IC_ERUN, "validate: out of memory");
+      break;
+    }
+    for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+      nl = strchr(line, '\n');
+      if (nl) *nl = 0;
+      ic_emit_text_line(em, line);
+    }
+    free(buf);
+    break;
+  }
+  case IC_EMIT_CSV: emit_csv_table(r, em, show_all, rows); break;
+  default: emit_tree(r, em, show_all, rows); break;
+  }
+  free(rows);
+  return st;
 }
 
 ic_status ic_validate_report_write(const ic_validate_report *r, FILE *f,
                                    ic_validate_format fmt, int show_all, ic_err *err) {
-  vrow *rows = malloc((r->nsub + 2) * sizeof *rows);
-  if (!rows) return ic_fail(err, IC_ERUN, "validate: out of memory");
-  switch (fmt) {
-  case IC_VALIDATE_TEXT:
-    for (int i = 0; i < r->nw; i++) {
-      if (i) fputc('\n', f);
-      write_text_workload(r, &r->w[i], f, show_all, rows);
-    }
-    if (r->nw > 1 && r->nmethods > 1) {
-      fputc('\n', f);
-      write_text_summary(r, f);
-    }
-    break;
-  case IC_VALIDATE_CSV:
-    write_csv(r, f, show_all, rows);
-    break;
-  case IC_VALIDATE_YAML:
-    write_yaml(r, f, show_all, rows);
-    break;
+  ic_emit *em;
+  ic_status st = ic_emit_open(&em, f, (ic_emit_format)fmt, err);
+  if (st != IC_OK) return st;
+  if ((st = ic_validate_report_emit(r, em, show_all, err)) != IC_OK) {
+    ic_emit_abandon(em);
+    return st;
   }
-  free(rows);
-  if (ferror(f)) return ic_fail(err, IC_ERUN, "validate: write error");
-  return IC_OK;
+  return ic_emit_close(em, err);
 }
 /* ---- computing a workload's breakdowns ---- */
 
@@ -816,6 +803,7 @@ ic_status ic_validate_parse_methods(const char *list, int *methods, int *n, ic_e
   for (;;) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
+    ic_list_item_trim(&p, &len);
     char name[64];
     if (len == 0) return ic_fail(err, IC_EINPUT, "--methods '%s': empty item", list);
     if (len >= sizeof name) return ic_fail(err, IC_EINPUT, "--methods '%s': item too long", list);

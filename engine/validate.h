@@ -41,6 +41,7 @@
 #include <stdio.h>
 
 #include "categories.h"
+#include "emit.h"
 #include "ic_err.h"
 #include "multisim.h"
 #include "profiler.h"
@@ -90,10 +91,12 @@ void ic_validate_score_pct(const double *ref_pct, const double *val_pct, int nca
 ic_status ic_validate_pct_from_times(const double *t_subset, int ncat, double *pct,
                                      ic_err *err);
 
+/* The report formats (emit.h): the same values. */
 typedef enum ic_validate_format {
-  IC_VALIDATE_TEXT,
-  IC_VALIDATE_CSV,
-  IC_VALIDATE_YAML
+  IC_VALIDATE_TEXT = IC_EMIT_TEXT,
+  IC_VALIDATE_CSV = IC_EMIT_CSV,
+  IC_VALIDATE_YAML = IC_EMIT_YAML,
+  IC_VALIDATE_JSON = IC_EMIT_JSON
 } ic_validate_format;
 
 /* The side-by-side report over one or more workloads. methods[0] is the
@@ -148,6 +151,10 @@ int ic_validate_report_workloads(const ic_validate_report *r);
  * complexity: O(workloads * (methods + ncat) * 2^ncat). */
 ic_status ic_validate_report_write(const ic_validate_report *r, FILE *f,
                                    ic_validate_format fmt, int show_all, ic_err *err);
+/* The same as part of a report on em (json: the yaml tree; text: the lines
+ * of the text report). IC_ERUN when out of memory. */
+ic_status ic_validate_report_emit(const ic_validate_report *r, ic_emit *em, int show_all,
+                                  ic_err *err);
 
 /* ---- computing a workload's breakdowns ---------------------------------- */
 

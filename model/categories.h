@@ -8,6 +8,7 @@
 #ifndef IC_CATEGORIES_H
 #define IC_CATEGORIES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define IC_CATEGORY_LIST(X) \
@@ -43,5 +44,12 @@ extern const char *const ic_category_help[IC_CAT_COUNT];
 
 /* Category id for a CLI name, or -1. */
 int ic_category_lookup(const char *name);
+
+/* An item of a comma list without the spaces and tabs around it
+ * ("dl1, win": "win"): *p and *len are narrowed in place. */
+static inline void ic_list_item_trim(const char **p, size_t *len) {
+  while (*len && (**p == ' ' || **p == '\t')) ++*p, --*len;
+  while (*len && ((*p)[*len - 1] == ' ' || (*p)[*len - 1] == '\t')) --*len;
+}
 
 #endif

@@ -98,6 +98,10 @@ void ooo_config_destroy(ooo_config *c);
 ic_status ooo_config_get(const ooo_config *c, const char *key, int64_t *value, ic_err *err);
 /* The source of the config (path of the file loaded, or "baseline"). */
 const char *ooo_config_name(const ooo_config *c);
+/* 64-bit FNV-1a hash of the resolved machine: every parameter's key and
+ * value, not its name, so two files that give the same machine hash alike
+ * (a report's provenance). Time complexity: O(parameters). */
+uint64_t ooo_config_hash(const ooo_config *c);
 
 uint32_t ooo_config_rob(const ooo_config *c);          /* ROB entries (CD distance) */
 uint32_t ooo_config_fetch_width(const ooo_config *c);  /* fetch = dispatch width (FBW) */

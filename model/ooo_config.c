@@ -204,6 +204,11 @@ static ic_status read_entries(const char *path, entries *es, ic_err *err) {
   yaml_parser_set_input_file(&parser, f);
 
   char prefix[MAX_NEST][160];
+  struct {
+    char key[160];
+    size_t line;
+  } sections[64];      /* keys whose value is a mapping ("core"), for duplicates */
+  size_t nsections = 0;
   int depth = 0;       /* open mappings */
   int want_key[MAX_NEST];
   entry cur;
@@ -237,6 +242,19 @@ static ic_status read_entries(const char *path, entries *es, ic_err *err) {
         else {
           snprintf(prefix[depth], sizeof prefix[depth], "%s", cur.key);
           want_key[depth - 1] = 1;
+          /* "core:" twice would merge silently after flattening */
+          for (size_t k = 0; k < nsections && st == IC_OK; k++)
+            if (strcmp(sections[k].key, cur.key) == 0)
+              st = ic_fail(err, IC_EINPUT, "%s:%zu:%zu: %s given twice (first at line %zu)", path,
+                           cur.kline, cur.kcol, cur.key, sections[k].line);
+          for (size_t k = 0; k < es->n && st == IC_OK; k++)
+            if (strcmp(es->e[k].key, cur.key) == 0)
+              st = ic_fail(err, IC_EINPUT, "%s:%zu:%zu: %s given twice (first at line %zu)", path,
+                           cur.kline, cur.kcol, cur.key, es->e[k].kline);
+          if (nsections < sizeof sections / sizeof sections[0]) {
+            snprintf(sections[nsections].key, sizeof sections[nsections].key, "%s", cur.key);
+            sections[nsections++].line = cur.kline;
+          }
         }
         want_key[depth] = 1;
         depth++;
@@ -466,6 +484,16 @@ ic_status ooo_config_get(const ooo_config *c, const char *key, int64_t *value, i
 }
 
 const char *ooo_config_name(const ooo_config *c) { return c->name; }
+
+uint64_t ooo_config_hash(const ooo_config *c) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  char line[128];
+  for (int i = 0; i < OOO_PARAM_COUNT; i++) {
+    int n = snprintf(line, sizeof line, "%s=%lld\n", param_keys[i], (long long)c->v[i]);
+    for (int k = 0; k < n && k < (int)sizeof line; k++) h = (h ^ (unsigned char)line[k]) * 0x100000001b3ull;
+  }
+  return h;
+}
 const int64_t *ooo_config_values(const ooo_config *c) { return c->v; }
 uint32_t ooo_config_rob(const ooo_config *c) { return (uint32_t)c->v[OOO_ROB]; }
 uint32_t ooo_config_fetch_width(const ooo_config *c) { return (uint32_t)c->v[OOO_FETCH_WIDTH]; }

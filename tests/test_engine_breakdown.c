@@ -212,9 +212,10 @@ Test(breakdown, csv_and_yaml) {
   FILE *f = open_memstream(&buf, &len);
   cr_assert_eq(ic_breakdown_write(&b, f, IC_FMT_CSV, 0, 0, &err), IC_OK);
   fclose(f);
-  cr_assert(strstr(buf, "set,cycles,percent\n"), "%s", buf);
-  cr_assert(strstr(buf, "\ndl1+win,10,10\n"), "%s", buf);
-  cr_assert(strstr(buf, "\nbase,40,40\n"), "%s", buf);
+  cr_assert(strstr(buf, "name,kind,percent,cycles\n"), "%s", buf);
+  cr_assert(strstr(buf, "\ndl1+win,interaction,10,10\n"), "%s", buf);
+  cr_assert(strstr(buf, "\nbase,base,40,40\n"), "%s", buf);
+  cr_assert(strstr(buf, "#,categories,dl1,win,bw\n"), "%s", buf);
   free(buf);
   f = open_memstream(&buf, &len);
   b.lo = calloc(8, sizeof(double));
@@ -224,13 +225,13 @@ Test(breakdown, csv_and_yaml) {
   cr_assert_eq(ic_breakdown_write(&b, f, IC_FMT_YAML, 0, 0, &err), IC_OK);
   fclose(f);
   cr_assert(yaml_parses(buf, len), "%s", buf);
-  cr_assert(strstr(buf, "categories: [dl1, win, bw]\n"), "%s", buf);
-  cr_assert(strstr(buf, "  - name: dl1+win\n    kind: interaction\n    set: [dl1, win]\n"
-                        "    cycles: 10\n    percent: 10\n"),
+  cr_assert(strstr(buf, "categories:\n- dl1\n- win\n- bw\n"), "%s", buf);
+  cr_assert(strstr(buf, "- name: dl1+win\n  kind: interaction\n  set:\n  - dl1\n  - win\n"
+                        "  percent: 10\n  cycles: 10\n"),
             "%s", buf);
-  cr_assert(strstr(buf, "  - name: base\n    kind: base\n    set: []\n    cycles: 40\n"), "%s",
-            buf);
-  cr_assert(strstr(buf, "lo: 18.5\n    hi: 21.5\n"), "%s", buf);
+  cr_assert(strstr(buf, "- name: base\n  kind: base\n  set: []\n  percent: 40\n  cycles: 40\n"),
+            "%s", buf);
+  cr_assert(strstr(buf, "lo: 18.5\n  hi: 21.5\n"), "%s", buf);
   free(buf);
   ic_breakdown_free(&b);
 }
@@ -243,8 +244,10 @@ Test(breakdown, rejects_bad_lists_and_formats) {
   cr_assert_eq(ic_breakdown_from_times(&b, dup, 2, t, &err), IC_EINPUT);
   cr_assert(strstr(err.msg, "twice"), "%s", err.msg);
   ic_format fmt;
-  cr_assert_eq(ic_format_parse("json", &fmt, &err), IC_EINPUT);
+  cr_assert_eq(ic_format_parse("xml", &fmt, &err), IC_EINPUT);
   cr_assert(strstr(err.msg, "json"), "%s", err.msg);
+  cr_assert_eq(ic_format_parse("json", &fmt, &err), IC_OK);
+  cr_assert_eq(fmt, IC_FMT_JSON);
   cr_assert_eq(ic_format_parse("yaml", &fmt, &err), IC_OK);
   cr_assert_eq(fmt, IC_FMT_YAML);
 }

@@ -49,7 +49,7 @@ Test(icost_cli, usage_errors) {
   expect_usage_error("--categories dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss,dl1,win,bw,bmisp,dmiss",
                      "given twice");
   expect_usage_error("--method nosuch", "--method 'nosuch'");
-  expect_usage_error("--format json", "json");
+  expect_usage_error("--format xml", "expected text, csv, yaml or json");
   expect_usage_error("--show some", "--show 'some'");
   expect_usage_error("--categories", "needs a value");
   expect_usage_error("--fragments 0", "positive");
@@ -84,29 +84,41 @@ static double yaml_num(const char *y, const char *key, int indent) {
   return strtod(p + strlen(pat), NULL);
 }
 
-/* Sums percent and cycles over the breakdown entries of YAML output. */
+/* The end of the top-level entry starting at p: the next line that starts
+ * a top-level key, or the end of y. */
+static const char *yaml_entry_end(const char *p) {
+  for (const char *q = strchr(p + 1, '\n'); q; q = strchr(q + 1, '\n'))
+    if (q[1] >= 'a' && q[1] <= 'z') return q;
+  return p + strlen(p);
+}
+
+/* Sums percent and cycles over the breakdown entries of YAML output (a
+ * block list of mappings: "- name: N", "  cycles: C", "  percent: P"). */
 static void yaml_sums(const char *y, double *pct, double *cyc, int *n) {
   *pct = *cyc = 0;
   *n = 0;
-  for (const char *p = strstr(y, "\nbreakdown:\n"); p && (p = strstr(p, "\n  - name: "));) {
-    const char *c = strstr(p, "\n    cycles: "), *q = strstr(p, "\n    percent: ");
+  const char *p = strstr(y, "\nbreakdown:\n");
+  cr_assert_not_null(p, "%s", y);
+  const char *end = yaml_entry_end(p + 1);
+  for (; (p = strstr(p, "\n- name: ")) && p < end;) {
+    const char *c = strstr(p, "\n  cycles: "), *q = strstr(p, "\n  percent: ");
     cr_assert(c && q);
-    *cyc += strtod(c + 13, NULL);
-    *pct += strtod(q + 14, NULL);
+    *cyc += strtod(c + 11, NULL);
+    *pct += strtod(q + 12, NULL);
     (*n)++;
     p++;
   }
 }
 
-/* Cycles of the entry named `name` in YAML output. */
+/* Cycles of the breakdown entry named `name` in YAML output. */
 static double yaml_entry_cycles(const char *y, const char *name) {
   char pat[128];
-  snprintf(pat, sizeof pat, "\n  - name: %s\n", name);
+  snprintf(pat, sizeof pat, "\n- name: %s\n", name);
   const char *p = strstr(y, pat);
   cr_assert_not_null(p, "no entry %s", name);
-  const char *c = strstr(p, "\n    cycles: ");
+  const char *c = strstr(p, "\n  cycles: ");
   cr_assert_not_null(c);
-  return strtod(c + 13, NULL);
+  return strtod(c + 11, NULL);
 }
 
 /* The short workloads are built into BUILD/h4_workloads from the suite's

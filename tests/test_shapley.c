@@ -181,17 +181,20 @@ Test(shapley, cli_csv_rows_sum_to_t_minus_base) {
     cr_skip("workloads not built");
   }
   cr_assert_eq(st, 0, "%s", out);
+  /* the breakdown table (name,kind,percent,cycles), then the shapley
+     table (name,percent,cycles); "#" records are the header */
   double base = NAN, sum = 0, total = 0;
-  int rows = 0;
+  int rows = 0, in_shapley = 0;
   for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
-    char name[64];
+    char name[64], kind[64];
     double cyc, pct;
-    if (sscanf(line, "%63[^,],%lf,%lf", name, &cyc, &pct) != 3) continue;
-    if (!strcmp(name, "base")) base = cyc;
-    if (!strncmp(name, "shapley:", 8)) {
+    if (line[0] == '#') continue;
+    if (!strcmp(line, "name,percent,cycles")) in_shapley = 1;
+    if (in_shapley && sscanf(line, "%63[^,],%lf,%lf", name, &pct, &cyc) == 3) {
       sum += cyc;
       rows++;
-    } else {
+    } else if (!in_shapley && sscanf(line, "%63[^,],%63[^,],%lf,%lf", name, kind, &pct, &cyc) == 4) {
+      if (!strcmp(name, "base")) base = cyc;
       total += cyc;
     }
   }
@@ -218,8 +221,8 @@ Test(shapley, cli_text_and_yaml_and_bad_show) {
   cr_assert_eq(st, 0, "%s", out);
   char *sh = strstr(out, "\nshapley:\n");
   cr_assert_not_null(sh, "%s", out);
-  cr_assert_not_null(strstr(sh, "  - name: dl1\n    cycles: "));
-  cr_assert_not_null(strstr(sh, "  - name: win\n    cycles: "));
+  cr_assert_not_null(strstr(sh, "- name: dl1\n  percent: "));
+  cr_assert_not_null(strstr(sh, "- name: win\n  percent: "));
   free(out);
   snprintf(cmd, sizeof cmd, "%s --show shapley,some 2>&1", ICOST_BINARY);
   out = run_cmd(cmd, &st);

@@ -69,13 +69,15 @@ static result run_icost(const char *args) {
    "dmiss") of the first workload of a validate YAML report; NAN if absent. */
 static double entry_value(const char *yaml, const char *set, const char *key) {
   char needle[128];
-  snprintf(needle, sizeof needle, "- set: [%s]\n", set);
-  const char *p = strstr(yaml, needle);
+  snprintf(needle, sizeof needle, "- set:\n    - %s\n    ", set);
+  const char *p = yaml;
+  /* the set's only item: the next line is a key, not another item */
+  while ((p = strstr(p, needle)) && p[strlen(needle)] == '-') p++;
   if (!p) return NAN;
-  p += strlen(needle);
+  p += strlen(needle) - 5; /* the newline before the first key */
   char k[96];
-  snprintf(k, sizeof k, "        %s: ", key);
-  const char *end = strstr(p, "- set: [");
+  snprintf(k, sizeof k, "\n    %s: ", key);
+  const char *end = strstr(p, "- set:");
   const char *q = strstr(p, k);
   if (!q || (end && q > end)) return NAN;
   return atof(q + strlen(k));
@@ -116,7 +118,7 @@ Test(validate_cli, branch_yaml_report) {
   cr_assert_lt(fabs(gr - ms), 3.0, "bmisp: graph %.1f%% vs multisim %.1f%%", gr, ms);
   cr_assert_lt(method_mean_error(r.out, "graph"), 10.0, "%s", r.out);
   /* graphfrag is there, with its interval */
-  cr_assert(strstr(r.out, "graphfrag_ci: ["), "%s", r.out);
+  cr_assert(strstr(r.out, "graphfrag_ci:\n    - "), "%s", r.out);
   free(r.out);
   free(r.err);
 }
@@ -152,7 +154,7 @@ Test(validate_cli, graphfrag_column_matches_icost) {
     char want[200];
     snprintf(want, sizeof want, "fragments:\n  %s", shape[k]);
     cr_assert_not_null(strstr(y, want), "%s: want %s in\n%s", opts[k], want, y);
-    const char *q = strstr(y, "set: [bmisp]\n");
+    const char *q = strstr(y, "- name: bmisp\n");
     cr_assert_not_null(q, "%s", y);
     q = strstr(q, "percent: ");
     cr_assert_not_null(q, "%s", y);

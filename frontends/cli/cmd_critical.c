@@ -10,13 +10,12 @@
 #include "cli.h"
 #include "cpus.h"
 #include "export.h"
+#include "report.h"
 #include "run.h"
 #include "rv.h"
 #include "champsim.h"
 #include "trace.h"
 #include "slack.h"
-
-typedef enum { FMT_TEXT, FMT_CSV, FMT_YAML } out_format;
 
 /* Option callbacks return -1 for a bad value, with *err filled by ic_fail. */
 static int bad_value(ic_status st) {
@@ -40,9 +39,11 @@ static ic_status parse_ideal(const char *opt, const char *list, ic_catmask *out,
   while (1) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
+    const char *item = p;
+    ic_list_item_trim(&item, &len);
     if (len == 0 || len >= sizeof name)
       return ic_fail(err, IC_EINPUT, "%s '%s': empty or overlong category name", opt, list);
-    memcpy(name, p, len);
+    memcpy(name, item, len);
     name[len] = 0;
     int c = ic_category_lookup(name);
     if (c < 0) return ic_fail(err, IC_EINPUT, "%s: unknown category '%s'", opt, name);
@@ -58,7 +59,7 @@ static ic_status parse_ideal(const char *opt, const char *list, ic_catmask *out,
 
 typedef struct crit_opts {
   uint64_t top, window;
-  out_format fmt;
+  ic_emit_format fmt;
   ic_catmask ideal;
 } crit_opts;
 
@@ -77,11 +78,7 @@ static int crit_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
   }
   if (strcmp(argv[i], "--format") == 0) {
     if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--format: missing value"));
-    if (strcmp(v, "text") == 0) o->fmt = FMT_TEXT;
-    else if (strcmp(v, "csv") == 0) o->fmt = FMT_CSV;
-    else if (strcmp(v, "yaml") == 0) o->fmt = FMT_YAML;
-    else return bad_value(ic_fail(err, IC_EINPUT, "--format '%s': expected text, csv or yaml", v));
-    return 2;
+    return cli_format_parse("critical", v, &o->fmt, err) == IC_OK ? 2 : -1;
   }
   if (strcmp(argv[i], "--ideal") == 0) {
     if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--ideal: missing category list"));
@@ -93,7 +90,7 @@ static int crit_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
 static void crit_help(void) {
   printf(
       "usage: icost critical [common options] [--top N] [--window W] [--ideal LIST]\n"
-      "                      [--format text|csv|yaml] [-- PROGRAM ARGS]\n"
+      "                      [--format text|csv|yaml|json] [-- PROGRAM ARGS]\n"
       "\n"
       "Runs the program (default: the default workload) on the timing model, records its\n"
       "dependence graph (paper Table II: nodes D dispatch, R operands ready, E execute,\n"
@@ -103,11 +100,12 @@ static void crit_help(void) {
       "  --top N        print the N static instructions of highest cost (default 20; 0: all)\n"
       "  --window W     slack window, instructions (default %u, %u..%u); see below\n"
       "  --ideal LIST   analyse the graph with these categories idealized (comma list of\n"
-      "                 dl1 win bw bmisp dmiss shalu lgalu imiss; graph rules of DESIGN.md):\n"
+      "                 dl1 win bw bmisp dmiss shalu lgalu imiss; the rules of model/graph_rec.h):\n"
       "                 what is critical once those events are gone; cycles is then the\n"
       "                 idealized critical-path length and the stamp check is off. The run\n"
       "                 itself is always the baseline machine.\n"
-      "  --format F     text (aligned table), csv or yaml; same numbers\n"
+      "  --format F     text (aligned table), csv, yaml or json; same numbers; csv,\n"
+      "                 yaml and json start with the run's provenance\n"
       "  common options: --config F, --set KEY=VALUE, --skip N, --warm N, --max N, --seed S,\n"
       "                  --workload NAME, --guest-output (see `icost sim --help`)\n"
       "\n"
@@ -120,26 +118,28 @@ static void crit_help(void) {
       "An edge is critical when both its ends have slack 0 and it is tight (the source time\n"
       "plus its latency equals the destination time).\n"
       "\n"
-      "Columns, one row per static instruction, ordered by cost:\n"
-      "  pc          instruction address\n"
-      "  insn        its disassembly\n"
-      "  count       dynamic instances\n"
-      "  D R E P C   %% of instances whose dispatch/ready/execute/complete/commit node has\n"
-      "              slack 0 (is on a critical path); csv/yaml give fractions 0..1\n"
-      "              (columns crit_D..crit_C, key critical)\n"
-      "  slack       mean slack of the execute node, cycles: how much later the instruction\n"
-      "              could start executing, or how much longer it could take, without\n"
-      "              delaying the window end\n"
-      "  miss        data-cache/DTLB miss cycles (dmiss parts of its execute latency), all\n"
-      "  crit_miss   the part of those on a critical execute edge: the cycles a perfect\n"
-      "              prefetch of this load could remove at most\n"
-      "  misp        times it was a mispredicted branch (followed by a PD edge; csv/yaml:\n"
-      "              mispredicts)\n"
-      "  crit_misp   latency of its critical misprediction-recovery (PD) edges, cycles\n"
-      "  cost%%       (crit_miss + crit_misp) as %% of the run's cycles: the ranking key\n"
+      "Columns (the table `instructions`), one row per static instruction, ordered by cost:\n"
+      "  rank              its place in that order\n"
+      "  pc                instruction address\n"
+      "  insn              its disassembly\n"
+      "  count             dynamic instances\n"
+      "  crit_D .. crit_C  share of instances whose dispatch/ready/execute/complete/commit\n"
+      "                    node has slack 0 (is on a critical path): text in %%, csv, yaml\n"
+      "                    and json as fractions 0..1\n"
+      "  mean_slack        mean slack of the execute node, cycles: how much later the\n"
+      "                    instruction could start executing, or how much longer it could\n"
+      "                    take, without delaying the window end\n"
+      "  miss_cycles       data-cache/DTLB miss cycles (dmiss parts of its execute latency)\n"
+      "  crit_miss_cycles  the part of those on a critical execute edge: the cycles a\n"
+      "                    perfect prefetch of this load could remove at most\n"
+      "  mispredicts       times it was a mispredicted branch (followed by a PD edge)\n"
+      "  crit_misp_cycles  latency of its critical misprediction-recovery (PD) edges, cycles\n"
+      "  cost_pct          (crit_miss_cycles + crit_misp_cycles) as %% of the run's cycles:\n"
+      "                    the ranking key\n"
       "\n"
-      "Totals: instructions and cycles of the timed run (the critical-path length equals\n"
-      "the cycles), the %% of all nodes of each kind that are critical, mean slack, the\n"
+      "Totals (text: the total row and the lines below the table; csv, yaml and json:\n"
+      "`totals`, with `critical` the fractions per node kind): instructions and cycles\n"
+      "of the timed run (the critical-path length equals the cycles), the %% of all nodes of each kind that are critical, mean slack, the\n"
       "critical miss and misprediction cycles, the number of windows, and two checks: nodes\n"
       "whose recomputed time differs from the model's stamp (should be 0) and edges whose\n"
       "source lay beyond the reach of the arrival times kept (the larger of %u windows and\n"
@@ -166,18 +166,6 @@ static void disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap) {
   rv_disasm(si.raw, pc, buf, cap);
 }
 
-/* Double-quoted string with " and \ escaped (valid in CSV after doubling
- * quotes, and in YAML). */
-static void put_quoted(FILE *f, const char *s, int csv) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputs(csv ? "\"\"" : "\\\"", f);
-    else if (*s == '\\' && !csv) fputs("\\\\", f);
-    else fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 static void ideal_text(ic_catmask m, char *buf, size_t cap) {
   size_t k = 0;
   buf[0] = 0;
@@ -188,104 +176,129 @@ static void ideal_text(ic_catmask m, char *buf, size_t cap) {
     }
 }
 
-static void print_critical(FILE *f, const crit_opts *o, const ic_slack *s, const ic_slack_pc *tab, size_t n,
-                           ic_program_image img) {
+static void ideal_list(ic_emit *em, ic_catmask m) {
+  ic_emit_list_begin(em, "ideal");
+  for (int c = 0; c < IC_CAT_COUNT; c++)
+    if (m & IC_CATBIT(c)) ic_emit_str(em, NULL, ic_category_names[c]);
+  ic_emit_list_end(em);
+}
+
+/* The share of `count` instances whose node is critical: a fraction in
+   csv, yaml and json, a percent with one decimal in text. */
+static void crit_share(ic_emit *em, uint64_t crit, uint64_t count) {
+  char shown[32];
+  ic_emit_shown(em, NULL, count ? (double)crit / (double)count : 0.0,
+                ic_emit_fmt_fixed(shown, sizeof shown, pct(crit, count), 1));
+}
+
+/* The report: window and ideal, the table `instructions` (a row per static
+ * instruction, the top N by cost; text adds a total row), then `totals`
+ * (text: a summary in prose). */
+static void print_critical(ic_emit *em, const crit_opts *o, const ic_slack *s, const ic_slack_pc *tab,
+                           size_t n, ic_program_image img) {
   const ic_slack_totals *t = ic_slack_get_totals(s);
-  char ideal[128];
-  ideal_text(o->ideal, ideal, sizeof ideal);
   size_t top = o->top == 0 || o->top > n ? n : (size_t)o->top;
-  char insn[96];
-  if (o->fmt == FMT_CSV) {
-    fputs("rank,pc,insn,count,crit_D,crit_R,crit_E,crit_P,crit_C,mean_slack,miss_cycles,crit_miss_cycles,"
-          "mispredicts,crit_misp_cycles,cost_pct\n",
-          f);
-    for (size_t i = 0; i <= top; i++) {
-      const ic_slack_pc *p = i < top ? &tab[i] : NULL;
-      if (p) {
-        disasm(img, p->pc, insn, sizeof insn);
-        fprintf(f, "%zu,0x%" PRIx64 ",", i + 1, p->pc);
-        put_quoted(f, insn, 1);
-        fprintf(f, ",%" PRIu64, p->count);
-        for (int k = 0; k < IC_NODE_COUNT; k++) fprintf(f, ",%.4f", (double)p->crit[k] / (double)p->count);
-        fprintf(f, ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f\n",
-                (double)p->slack_sum / (double)p->count, p->miss_cycles, p->crit_miss_cycles, p->misp_count,
-                p->crit_misp_cycles, pct(p->crit_miss_cycles + p->crit_misp_cycles, t->cycles));
-      } else {
-        fprintf(f, "total,,,%" PRIu64, t->instructions);
-        for (int k = 0; k < IC_NODE_COUNT; k++)
-          fprintf(f, ",%.4f", t->instructions ? (double)t->crit[k] / (double)t->instructions : 0.0);
-        fprintf(f, ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f\n",
-                t->instructions ? (double)t->slack_sum / (double)t->instructions : 0.0, t->miss_cycles,
-                t->crit_miss_cycles, t->misp_count, t->crit_misp_cycles,
-                pct(t->crit_miss_cycles + t->crit_misp_cycles, t->cycles));
-      }
-    }
-    return;
-  }
-  if (o->fmt == FMT_YAML) {
-    fprintf(f, "window: %u\nideal: [%s]\n", ic_slack_window(s), ideal);
-    fprintf(f, "totals:\n");
-    fprintf(f, "  instructions: %" PRIu64 "\n  cycles: %" PRIu64 "\n", t->instructions, t->cycles);
-    fprintf(f, "  critical:\n");
-    for (int k = 0; k < IC_NODE_COUNT; k++)
-      fprintf(f, "    %c: %.4f\n", ic_node_names[k],
-              t->instructions ? (double)t->crit[k] / (double)t->instructions : 0.0);
-    fprintf(f, "  mean_slack: %.3f\n", t->instructions ? (double)t->slack_sum / (double)t->instructions : 0.0);
-    fprintf(f, "  miss_cycles: %" PRIu64 "\n  crit_miss_cycles: %" PRIu64 "\n", t->miss_cycles,
-            t->crit_miss_cycles);
-    fprintf(f, "  mispredicts: %" PRIu64 "\n  crit_misp_cycles: %" PRIu64 "\n", t->misp_count,
-            t->crit_misp_cycles);
-    fprintf(f, "  windows: %" PRIu64 "\n  stamp_mismatches: %" PRIu64 "\n  unreached_edges: %" PRIu64
-               "\n  static_pcs: %" PRIu64 "\n",
-            t->windows, t->stamp_mismatches, t->unreached_edges, t->static_pcs);
-    fprintf(f, "instructions:\n");
-    for (size_t i = 0; i < top; i++) {
-      const ic_slack_pc *p = &tab[i];
-      disasm(img, p->pc, insn, sizeof insn);
-      fprintf(f, "  - pc: 0x%" PRIx64 "\n    insn: ", p->pc);
-      put_quoted(f, insn, 0);
-      fprintf(f, "\n    count: %" PRIu64 "\n    critical: {", p->count);
-      for (int k = 0; k < IC_NODE_COUNT; k++)
-        fprintf(f, "%s%c: %.4f", k ? ", " : "", ic_node_names[k], (double)p->crit[k] / (double)p->count);
-      fprintf(f, "}\n    mean_slack: %.3f\n    miss_cycles: %" PRIu64 "\n    crit_miss_cycles: %" PRIu64
-                 "\n    mispredicts: %" PRIu64 "\n    crit_misp_cycles: %" PRIu64 "\n    cost_pct: %.4f\n",
-              (double)p->slack_sum / (double)p->count, p->miss_cycles, p->crit_miss_cycles, p->misp_count,
-              p->crit_misp_cycles, pct(p->crit_miss_cycles + p->crit_misp_cycles, t->cycles));
-    }
-    return;
-  }
-  fprintf(f, "%4s  %-12s %-28s %10s %5s %5s %5s %5s %5s %8s %10s %10s %8s %10s %6s\n", "rank", "pc", "insn",
-          "count", "D%", "R%", "E%", "P%", "C%", "slack", "miss", "crit_miss", "misp", "crit_misp", "cost%");
+  char insn[96], pcs[32];
+  ic_emit_only(em, IC_EMIT_MACHINE);
+  ic_emit_u64(em, "window", ic_slack_window(s));
+  ideal_list(em, o->ideal);
+  ic_emit_only(em, IC_EMIT_ALL);
+  const ic_emit_col cols[] = {
+      {"rank", -1, 0},       {"pc", -1, 0},          {"insn", -1, 0},
+      {"count", -1, 0},      {"crit_D", -1, 0},      {"crit_R", -1, 0},
+      {"crit_E", -1, 0},     {"crit_P", -1, 0},      {"crit_C", -1, 0},
+      {"mean_slack", 2, 0},  {"miss_cycles", -1, 0}, {"crit_miss_cycles", -1, 0},
+      {"mispredicts", -1, 0}, {"crit_misp_cycles", -1, 0}, {"cost_pct", 2, 0},
+  };
+  _Static_assert(IC_NODE_COUNT == 5, "a crit_ column per node kind");
+  ic_emit_table_begin(em, "instructions", cols, (int)(sizeof cols / sizeof cols[0]), 0);
   for (size_t i = 0; i < top; i++) {
     const ic_slack_pc *p = &tab[i];
     disasm(img, p->pc, insn, sizeof insn);
-    fprintf(f, "%4zu  0x%-10" PRIx64 " %-28.28s %10" PRIu64, i + 1, p->pc, insn, p->count);
-    for (int k = 0; k < IC_NODE_COUNT; k++) fprintf(f, " %5.1f", pct(p->crit[k], p->count));
-    fprintf(f, " %8.2f %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %10" PRIu64 " %6.2f\n",
-            (double)p->slack_sum / (double)p->count, p->miss_cycles, p->crit_miss_cycles, p->misp_count,
-            p->crit_misp_cycles, pct(p->crit_miss_cycles + p->crit_misp_cycles, t->cycles));
+    snprintf(pcs, sizeof pcs, "0x%" PRIx64, p->pc);
+    ic_emit_row_begin(em);
+    ic_emit_u64(em, NULL, i + 1);
+    ic_emit_str(em, NULL, pcs);
+    ic_emit_str(em, NULL, insn);
+    ic_emit_u64(em, NULL, p->count);
+    for (int k = 0; k < IC_NODE_COUNT; k++) crit_share(em, p->crit[k], p->count);
+    ic_emit_double(em, NULL, (double)p->slack_sum / (double)p->count);
+    ic_emit_u64(em, NULL, p->miss_cycles);
+    ic_emit_u64(em, NULL, p->crit_miss_cycles);
+    ic_emit_u64(em, NULL, p->misp_count);
+    ic_emit_u64(em, NULL, p->crit_misp_cycles);
+    ic_emit_double(em, NULL, pct(p->crit_miss_cycles + p->crit_misp_cycles, t->cycles));
+    ic_emit_row_end(em);
   }
-  fprintf(f, "%4s  %-12s %-28s %10" PRIu64, "", "total", "", t->instructions);
-  for (int k = 0; k < IC_NODE_COUNT; k++) fprintf(f, " %5.1f", pct(t->crit[k], t->instructions));
-  fprintf(f, " %8.2f %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %10" PRIu64 " %6.2f\n",
-          t->instructions ? (double)t->slack_sum / (double)t->instructions : 0.0, t->miss_cycles,
-          t->crit_miss_cycles, t->misp_count, t->crit_misp_cycles,
-          pct(t->crit_miss_cycles + t->crit_misp_cycles, t->cycles));
-  fprintf(f,
-          "\n%" PRIu64 " instructions, %" PRIu64 " cycles (IPC %.3f), %" PRIu64 " static instructions (%zu shown)\n"
-          "critical miss cycles %" PRIu64 " (%.2f%% of cycles), critical misprediction cycles %" PRIu64
-          " (%.2f%%)\n"
-          "slack window %u instructions, %" PRIu64 " windows; stamp mismatches %" PRIu64 ", unreached edges %" PRIu64
-          "\n%s%s%s",
-          t->instructions, t->cycles, t->cycles ? (double)t->instructions / (double)t->cycles : 0.0, t->static_pcs,
-          top, t->crit_miss_cycles, pct(t->crit_miss_cycles, t->cycles), t->crit_misp_cycles,
-          pct(t->crit_misp_cycles, t->cycles), ic_slack_window(s), t->windows, t->stamp_mismatches,
-          t->unreached_edges, o->ideal ? "graph idealized: " : "", ideal,
-          o->ideal ? " (cycles are that graph's critical-path length; stamps not checked)\n" : "");
+  const double mean_slack = t->instructions ? (double)t->slack_sum / (double)t->instructions : 0.0;
+  const double cost = pct(t->crit_miss_cycles + t->crit_misp_cycles, t->cycles);
+  ic_emit_only(em, IC_EMIT_ONLY(IC_EMIT_TEXT));
+  ic_emit_row_begin(em);
+  ic_emit_skip(em, NULL);
+  ic_emit_str(em, NULL, "total");
+  ic_emit_skip(em, NULL);
+  ic_emit_u64(em, NULL, t->instructions);
+  for (int k = 0; k < IC_NODE_COUNT; k++) crit_share(em, t->crit[k], t->instructions);
+  ic_emit_double(em, NULL, mean_slack);
+  ic_emit_u64(em, NULL, t->miss_cycles);
+  ic_emit_u64(em, NULL, t->crit_miss_cycles);
+  ic_emit_u64(em, NULL, t->misp_count);
+  ic_emit_u64(em, NULL, t->crit_misp_cycles);
+  ic_emit_double(em, NULL, cost);
+  ic_emit_row_end(em);
+  ic_emit_only(em, IC_EMIT_ALL);
+  ic_emit_table_end(em);
+
+  ic_emit_only(em, IC_EMIT_MACHINE);
+  ic_emit_map_begin(em, "totals");
+  ic_emit_u64(em, "instructions", t->instructions);
+  ic_emit_u64(em, "cycles", t->cycles);
+  ic_emit_map_begin(em, "critical");
+  for (int k = 0; k < IC_NODE_COUNT; k++) {
+    char key[2] = {ic_node_names[k], 0};
+    ic_emit_double(em, key, t->instructions ? (double)t->crit[k] / (double)t->instructions : 0.0);
+  }
+  ic_emit_map_end(em);
+  ic_emit_double(em, "mean_slack", mean_slack);
+  ic_emit_u64(em, "miss_cycles", t->miss_cycles);
+  ic_emit_u64(em, "crit_miss_cycles", t->crit_miss_cycles);
+  ic_emit_u64(em, "mispredicts", t->misp_count);
+  ic_emit_u64(em, "crit_misp_cycles", t->crit_misp_cycles);
+  ic_emit_double(em, "cost_pct", cost);
+  ic_emit_u64(em, "windows", t->windows);
+  ic_emit_u64(em, "stamp_mismatches", t->stamp_mismatches);
+  ic_emit_u64(em, "unreached_edges", t->unreached_edges);
+  ic_emit_u64(em, "static_pcs", t->static_pcs);
+  ic_emit_map_end(em);
+  ic_emit_only(em, IC_EMIT_ALL);
+
+  char line[512], a[32], b[32], c[32];
+  ic_emit_text_line(em, "");
+  snprintf(line, sizeof line, "%" PRIu64 " instructions, %" PRIu64 " cycles (IPC %s), %" PRIu64
+           " static instructions (%zu shown)", t->instructions, t->cycles,
+           ic_emit_fmt_fixed(a, sizeof a, t->cycles ? (double)t->instructions / (double)t->cycles : 0.0, 3),
+           t->static_pcs, top);
+  ic_emit_text_line(em, line);
+  snprintf(line, sizeof line, "critical miss cycles %" PRIu64 " (%s%% of cycles), critical misprediction "
+           "cycles %" PRIu64 " (%s%%)", t->crit_miss_cycles,
+           ic_emit_fmt_fixed(b, sizeof b, pct(t->crit_miss_cycles, t->cycles), 2), t->crit_misp_cycles,
+           ic_emit_fmt_fixed(c, sizeof c, pct(t->crit_misp_cycles, t->cycles), 2));
+  ic_emit_text_line(em, line);
+  snprintf(line, sizeof line, "slack window %u instructions, %" PRIu64 " windows; stamp mismatches %" PRIu64
+           ", unreached edges %" PRIu64, ic_slack_window(s), t->windows, t->stamp_mismatches,
+           t->unreached_edges);
+  ic_emit_text_line(em, line);
+  if (o->ideal) {
+    char ideal[128];
+    ideal_text(o->ideal, ideal, sizeof ideal);
+    snprintf(line, sizeof line, "graph idealized: %s (cycles are that graph's critical-path length; "
+             "stamps not checked)", ideal);
+    ic_emit_text_line(em, line);
+  }
 }
 
 int cmd_critical(int argc, char **argv) {
-  crit_opts co = {.top = 20, .window = IC_SLACK_DEFAULT_WINDOW, .fmt = FMT_TEXT};
+  crit_opts co = {.top = 20, .window = IC_SLACK_DEFAULT_WINDOW, .fmt = IC_EMIT_TEXT};
   cli_run_opts ro;
   ic_err err;
   ic_status st = cli_run_parse(argc, argv, &ro, crit_option, &co, &err);
@@ -320,9 +333,12 @@ int cmd_critical(int argc, char **argv) {
       fprintf(stderr, "icost: warning: %" PRIu64 " graph nodes disagree with the model's stamps\n",
               ic_slack_get_totals(s)->stamp_mismatches);
     ic_program_image img = cli_run_image(&run);
-    if (cli_run_partial(&run)) printf("partial: %s\n", cli_run_partial(&run));
-    print_critical(stdout, &co, s, tab, n, img);
-    if (fflush(stdout) != 0) st = ic_fail(&err, IC_ERUN, "stdout: write error");
+    ic_emit *em;
+    if ((st = cli_report_open(&em, stdout, co.fmt, "critical", &ro, &run, &err)) == IC_OK) {
+      cli_report_partial(em, &run);
+      print_critical(em, &co, s, tab, n, img);
+      st = ic_emit_close(em, &err);
+    }
   }
   free(tab);
   ic_slack_destroy(s);
@@ -391,7 +407,8 @@ static void graph_help(void) {
         "  -o FILE         output file, written completely or not at all (default: stdout)\n"
         "  --ideal LIST    comma list of categories to idealize in the exported edges:\n"
         "                  dl1 win bw bmisp dmiss shalu lgalu imiss (the run itself is the\n"
-        "                  baseline machine; the mask is applied to the graph, DESIGN.md)\n"
+        "                  baseline machine; the mask is applied to the graph by the rules\n"
+        "                  of model/graph_rec.h and engine/graph.h)\n"
         "  --run-ideal LIST  the run itself on the machine with these categories idealized\n"
         "                  (as multisim's run of that subset): its graph's stamps are that\n"
         "                  machine's times, to compare with the baseline graph under --ideal\n"
@@ -421,9 +438,15 @@ static void graph_help(void) {
         "before (dist says which).\n"
         "The longest path from \"start\" to each vertex is its time in the window's graph (for\n"
         "--from 0 and no --ideal, exactly the model's stamp t).\n"
-        "Graph attributes: first_seq, instructions, ideal, external_edges (edges from\n"
-        "\"start\"), dropped_edges (edges of the records not exported: removed by --ideal,\n"
-        "or IW and rule edges that did not delay their destination in the window's times).\n"
+        "Graph attributes (GraphML graph data; DOT graph attributes):\n"
+        "  first_seq       sequence number of the window's first instruction (--from)\n"
+        "  instructions    instructions in the window (--count, fewer if the run ended)\n"
+        "  ideal           the --ideal categories, comma separated\n"
+        "  external_edges  edges whose source is before the window (GraphML: they leave\n"
+        "                  \"start\"; DOT: stubs, below)\n"
+        "  dropped_edges   edges of the window left out: removed by the --ideal mask, and IW\n"
+        "                  and rule edges that did not delay their destination in the\n"
+        "                  window's times (above)\n"
         "\n"
         "DOT (for `dot -Tsvg`): one rank per instruction, a box \"SEQ PC OPCLASS\" and its\n"
         "five nodes; edge labels are latencies. One critical path of the window (the\n"

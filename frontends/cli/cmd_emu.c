@@ -4,6 +4,7 @@
  * (--stats, --records) and to dump the executed pc sequence (--trace-pc). */
 #include <errno.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@ static void emu_usage(FILE *f) {
       "  --skip N         execute the first N instructions without tracing or\n"
       "                   records (fast-forward), then continue normally\n"
       "  --max N          stop after N instructions in total (said on stderr;\n"
-      "                   exit code 0)\n"
+      "                   exit code 0; absent: to the end, 0 is refused)\n"
       "  --seed S         seed of the guest's randomness (AT_RANDOM, getrandom);\n"
       "                   default 0. Time is virtual: 1 instruction = 1 ns\n"
       "  --trace-pc FILE  write the pc of every executed instruction after the\n"
@@ -62,18 +63,10 @@ static void emu_usage(FILE *f) {
       "                   symlinks cannot leave it (PROGRAM itself is a host path)\n"
       "  --records        produce the timing model's per-instruction records and\n"
       "                   discard them (to measure the record-producing speed)\n"
-      "  -h, --help       this text\n",
+      "  -h, --help       this text\n"
+      "Counts (N, S) may end in k, M or G: 10^3, 10^6, 10^9 (`1M` = 1000000); sizes in\n"
+      "bytes (--guest-memory) use K, M, G as KiB, MiB, GiB.\n",
       f);
-}
-
-static int parse_u64(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  if (!s || !*s || *s == '-') return -1;
-  unsigned long long v = strtoull(s, &end, 0);
-  if (errno || *end) return -1;
-  *out = v;
-  return 0;
 }
 
 static double now_sec(clockid_t clk) {
@@ -86,44 +79,51 @@ int cmd_emu(int argc, char **argv) {
   int stats = 0, records = 0;
   uint64_t skip = 0, max = UINT64_MAX, seed = 0, mem_limit = RV_DEFAULT_MEM_LIMIT;
   const char *trace_path = NULL, *root = NULL;
-  int i = 1;
-  for (; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--") == 0) {
-      i++;
-      break;
-    }
-    if (a[0] != '-') break;
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      emu_usage(stdout);
-      return 0;
-    } else if (strcmp(a, "--stats") == 0) {
-      stats = 1;
-    } else if (strcmp(a, "--records") == 0) {
-      records = 1;
-    } else if (strcmp(a, "--skip") == 0 || strcmp(a, "--max") == 0 || strcmp(a, "--seed") == 0) {
-      uint64_t v;
-      if (i + 1 >= argc || parse_u64(argv[i + 1], &v))
-        return cli_fail(2, "emu: %s needs a non-negative integer", a);
-      if (a[2] == 's' && a[3] == 'k') skip = v;
-      else if (a[2] == 'm') max = v;
+  enum { O_STATS = 256, O_RECORDS, O_SKIP, O_MAX, O_SEED, O_MEM, O_ROOT, O_TRACE_PC };
+  static const struct option longopts[] = {
+      {"help", no_argument, NULL, 'h'},          {"stats", no_argument, NULL, O_STATS},
+      {"records", no_argument, NULL, O_RECORDS}, {"skip", required_argument, NULL, O_SKIP},
+      {"max", required_argument, NULL, O_MAX},   {"seed", required_argument, NULL, O_SEED},
+      {"guest-memory", required_argument, NULL, O_MEM},
+      {"guest-root", required_argument, NULL, O_ROOT},
+      {"trace-pc", required_argument, NULL, O_TRACE_PC},
+      {NULL, 0, NULL, 0}};
+  /* "+": the first non-option is the program; its own options are its */
+  optind = 1;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+    uint64_t v;
+    switch (c) {
+    case 'h': emu_usage(stdout); return 0;
+    case O_STATS: stats = 1; break;
+    case O_RECORDS: records = 1; break;
+    case O_SKIP:
+    case O_MAX:
+    case O_SEED:
+      if (cli_parse_count(optarg, &v) != 0)
+        return cli_fail(2, "emu: %s '%s' is not a count (digits, optional k/M/G)", argv[optind - 1],
+                        optarg);
+      if (c == O_MAX && v == 0)
+        return cli_fail(2, "emu: --max 0: give a positive count (leave --max out to run to the end)");
+      if (c == O_SKIP) skip = v;
+      else if (c == O_MAX) max = v;
       else seed = v;
-      i++;
-    } else if (strcmp(a, "--guest-memory") == 0) {
-      if (i + 1 >= argc || cli_parse_bytes(argv[i + 1], &mem_limit))
+      break;
+    case O_MEM:
+      if (cli_parse_bytes(optarg, &mem_limit))
         return cli_fail(2, "emu: --guest-memory needs a size in bytes (suffix K, M or G)");
-      i++;
-    } else if (strcmp(a, "--guest-root") == 0) {
-      if (i + 1 >= argc) return cli_fail(2, "emu: --guest-root needs a directory");
-      root = argv[++i];
-    } else if (strcmp(a, "--trace-pc") == 0) {
-      if (i + 1 >= argc) return cli_fail(2, "emu: --trace-pc needs a file name");
-      trace_path = argv[++i];
-    } else {
+      break;
+    case O_ROOT: root = optarg; break;
+    case O_TRACE_PC: trace_path = optarg; break;
+    case ':':
+      return cli_fail(2, "emu: %s needs a value", argv[optind - 1]);
+    default:
       emu_usage(stderr);
-      return cli_fail(2, "emu: unknown option '%s'", a);
+      return cli_fail(2, "emu: unknown option '%s'", argv[optind - 1]);
     }
   }
+  int i = optind;
   if (i >= argc) {
     emu_usage(stderr);
     return cli_fail(2, "emu: no program given");

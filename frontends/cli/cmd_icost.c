@@ -18,6 +18,7 @@
 #include "multisim.h"
 #include "profiler.h"
 #include "record_pipe.h"
+#include "report.h"
 #include "run.h"
 #include "rv.h"
 #include "shapley.h"
@@ -30,6 +31,8 @@ static const char icost_help[] =
     "Runs PROGRAM (default: the default workload of the manifest) on the out-of-order\n"
     "timing model and breaks its execution time into the cost of each category of\n"
     "events and the interaction costs between them (Fields et al., TACO 2004).\n"
+    "`icost help` lists the other commands (sim, critical, graph, validate, ...);\n"
+    "`icost --version` prints the version.\n"
     "\n"
     "options:\n"
     "  --categories LIST   comma list of categories, in the order the table shows them\n"
@@ -46,7 +49,8 @@ static const char icost_help[] =
     "                      profiler: one run with ProfileMe-style sampling hooks; the\n"
     "                        samples are stitched into fragments of L instructions by\n"
     "                        signature matching (icost profile/analyze do it offline)\n"
-    "  --format F          text (default), csv or yaml\n"
+    "  --format F          text (default), csv, yaml or json: the same numbers;\n"
+    "                      csv, yaml and json start with the run's provenance\n"
     "  --plot FILE         also draw the breakdown as a chart (the paper's Fig. 1b: a\n"
     "                      bar per category, interaction and base in percent of t,\n"
     "                      interactions above zero parallel, below serial) into\n"
@@ -125,7 +129,9 @@ static const char icost_help[] =
     "  cycles          the model's simulated cycles of the run (multisim: its\n"
     "                  unidealized run; graphfrag: t estimated from the windows,\n"
     "                  their cycles per instruction times the run's instructions;\n"
-    "                  profiler: the sampled run's cycles)\n"
+    "                  profiler: the same from its fragments; validate's columns\n"
+    "                  show these same cycles)\n"
+    "  run_cycles      profiler: the sampled run's own simulated cycles\n"
     "  critical_path   graph: the critical-path length of the recorded dependence\n"
     "                  graph; the model guarantees it equals cycles (a warning says\n"
     "                  when it does not, with the number of mismatching records)\n"
@@ -285,6 +291,7 @@ static void progress_runs(void *ctx, int done, int total) {
 typedef struct result {
   ic_breakdown b;
   uint64_t cycles, instructions;
+  uint64_t run_cycles;        /* profiler: the sampled run's own cycles (0: other methods) */
   int have_graph;             /* graph method: the fields below are valid */
   uint64_t critical_path;
   ic_solver_stats solver;
@@ -404,7 +411,10 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
   ic_program_image img = cli_run_image(run);
   ic_profiler_stats ps;
   st = ic_profiler_run(&po, run_once, &rc, &img, &res->b, &ps, err);
-  res->cycles = rc.base_cycles;
+  /* cycles is the t the percents are of (as validate's profiler column);
+     the sampled run's own cycles beside it */
+  res->cycles = st == IC_OK ? (uint64_t)(res->b.total + 0.5) : 0;
+  res->run_cycles = rc.base_cycles;
   res->instructions = rc.base_insns;
   if (st == IC_OK)
     fprintf(stderr,
@@ -444,40 +454,49 @@ static int known_method(const char *m) {
 
 /* ---- output ----------------------------------------------------------- */
 
-static void write_header(FILE *f, ic_format fmt, const cli_run *run, const char *method,
-                         const result *r) {
-  const char *cfg = ooo_config_name(run->config);
-  if (fmt == IC_FMT_YAML) {
-    fprintf(f, "workload: %s\nconfig: %s\nmethod: %s\ncycles: %llu\n", run->workload.name, cfg,
-            method, (unsigned long long)r->cycles);
-    if (r->have_graph)
-      fprintf(f, "critical_path: %llu\n", (unsigned long long)r->critical_path);
-    else
-      fputs("critical_path: null\n", f);
-    fprintf(f, "instructions: %llu\n", (unsigned long long)r->instructions);
-    if (r->have_graph)
-      fprintf(f, "solver:\n  window: %llu\n  out_of_window: %llu\n  baseline_mismatches: %llu\n",
-              (unsigned long long)r->solver.window, (unsigned long long)r->solver.out_of_window,
-              (unsigned long long)r->solver.violations);
-    if (r->frag_length)
-      fprintf(f, "fragments:\n  length: %llu\n  warmup: %llu\n", (unsigned long long)r->frag_length,
-              (unsigned long long)r->frag_warmup);
-    if (cli_run_partial(run)) fprintf(f, "partial: \"%s\"\n", cli_run_partial(run));
-  } else if (fmt == IC_FMT_TEXT) {
-    if (cli_run_partial(run)) fprintf(f, "PARTIAL         %s\n", cli_run_partial(run));
-    fprintf(f, "workload        %s\nconfig          %s\nmethod          %s\n", run->workload.name,
-            cfg, method);
-    fprintf(f, "instructions    %llu\ncycles          %llu\n", (unsigned long long)r->instructions,
-            (unsigned long long)r->cycles);
-    if (r->have_graph) {
-      fprintf(f, "critical path   %llu\n", (unsigned long long)r->critical_path);
-      fprintf(f, "solver window   %llu instructions, %llu edges out of window\n",
-              (unsigned long long)r->solver.window, (unsigned long long)r->solver.out_of_window);
-    }
-    if (r->frag_length)
-      fprintf(f, "fragments       %llu instructions each, the first %llu not counted\n",
-              (unsigned long long)r->frag_length, (unsigned long long)r->frag_warmup);
-    fputc('\n', f);
+/* The run's values before the breakdown: text shows them as lines, csv as
+   "#" records, yaml and json as keys. */
+static void write_header(ic_emit *em, const cli_run *run, const char *method, const result *r) {
+  cli_report_partial(em, run);
+  ic_emit_str(em, "workload", run->workload.name);
+  ic_emit_str(em, "config", ooo_config_name(run->config));
+  ic_emit_str(em, "method", method);
+  ic_emit_u64(em, "instructions", r->instructions);
+  ic_emit_u64(em, "cycles", r->cycles);
+  if (r->run_cycles) ic_emit_u64(em, "run_cycles", r->run_cycles);
+  if (r->have_graph)
+    ic_emit_u64(em, "critical_path", r->critical_path);
+  else {
+    ic_emit_only(em, IC_EMIT_MACHINE);
+    ic_emit_null(em, "critical_path");
+    ic_emit_only(em, IC_EMIT_ALL);
+  }
+  if (r->have_graph) {
+    char line[128];
+    snprintf(line, sizeof line, "%llu instructions, %llu edges out of window",
+             (unsigned long long)r->solver.window, (unsigned long long)r->solver.out_of_window);
+    ic_emit_only(em, IC_EMIT_ONLY(IC_EMIT_TEXT));
+    ic_emit_str(em, "solver_window", line);
+    ic_emit_only(em, IC_EMIT_MACHINE);
+    ic_emit_map_begin(em, "solver");
+    ic_emit_u64(em, "window", r->solver.window);
+    ic_emit_u64(em, "out_of_window", r->solver.out_of_window);
+    ic_emit_u64(em, "baseline_mismatches", r->solver.violations);
+    ic_emit_map_end(em);
+    ic_emit_only(em, IC_EMIT_ALL);
+  }
+  if (r->frag_length) {
+    char line[128];
+    snprintf(line, sizeof line, "%llu instructions each, the first %llu not counted",
+             (unsigned long long)r->frag_length, (unsigned long long)r->frag_warmup);
+    ic_emit_only(em, IC_EMIT_ONLY(IC_EMIT_TEXT));
+    ic_emit_str(em, "fragments", line);
+    ic_emit_only(em, IC_EMIT_MACHINE);
+    ic_emit_map_begin(em, "fragments");
+    ic_emit_u64(em, "length", r->frag_length);
+    ic_emit_u64(em, "warmup", r->frag_warmup);
+    ic_emit_map_end(em);
+    ic_emit_only(em, IC_EMIT_ALL);
   }
 }
 
@@ -514,10 +533,10 @@ static int parse_show(const char *v, int *all, int *shapley) {
   return any ? 0 : -1;
 }
 
-/* The Shapley shares (engine/shapley.h) after the breakdown: text, a second
- * table; csv, rows named shapley:CATEGORY with the breakdown's columns;
- * yaml, a `shapley` list of {name, cycles, percent}. Percent is of t. */
-static ic_status write_shapley(FILE *f, ic_format fmt, const ic_breakdown *b, ic_err *err) {
+/* The Shapley shares (engine/shapley.h) after the breakdown: the table
+ * `shapley`, a row per category {name, percent, cycles}; text adds a "sum"
+ * row. Percent is of t. */
+static ic_status write_shapley(ic_emit *em, const ic_breakdown *b, ic_err *err) {
   const int n = b->ncat;
   double *t = malloc(((size_t)1 << n) * sizeof *t), phi[IC_SHAPLEY_MAX_CATS];
   if (!t) return ic_fail(err, IC_ERUN, "out of memory");
@@ -525,26 +544,25 @@ static ic_status write_shapley(FILE *f, ic_format fmt, const ic_breakdown *b, ic
   ic_status st = ic_shapley(t, n, phi, err);
   free(t);
   if (st != IC_OK) return st;
-  int w = 8;
-  for (int k = 0; k < n; k++)
-    if ((int)strlen(ic_category_names[b->cats[k]]) > w) w = (int)strlen(ic_category_names[b->cats[k]]);
-  if (fmt == IC_FMT_TEXT) fprintf(f, "\n%-*s %9s %16s\n", w, "shapley", "percent", "cycles");
-  if (fmt == IC_FMT_YAML) fputs("shapley:\n", f);
+  const ic_emit_col cols[] = {{"name", -1, 0}, {"percent", 1, 0}, {"cycles", 2, 0}};
+  ic_emit_table_begin(em, "shapley", cols, 3, 0);
   double sum = 0;
   for (int k = 0; k < n; k++) {
-    const char *name = ic_category_names[b->cats[k]];
-    double pct = b->total != 0 ? 100.0 * phi[k] / b->total : 0.0;
     sum += phi[k];
-    if (fmt == IC_FMT_TEXT)
-      fprintf(f, "%-*s %9.1f %16.2f\n", w, name, pct, phi[k]);
-    else if (fmt == IC_FMT_CSV)
-      fprintf(f, "shapley:%s,%.17g,%.17g%s\n", name, phi[k], pct, b->lo ? ",," : "");
-    else
-      fprintf(f, "  - name: %s\n    cycles: %.17g\n    percent: %.17g\n", name, phi[k], pct);
+    ic_emit_row_begin(em);
+    ic_emit_str(em, NULL, ic_category_names[b->cats[k]]);
+    ic_emit_double(em, NULL, b->total != 0 ? 100.0 * phi[k] / b->total : 0.0);
+    ic_emit_double(em, NULL, phi[k]);
+    ic_emit_row_end(em);
   }
-  if (fmt == IC_FMT_TEXT)
-    fprintf(f, "%-*s %9.1f %16.2f\n", w, "sum", b->total != 0 ? 100.0 * sum / b->total : 0.0, sum);
-  if (ferror(f)) return ic_fail(err, IC_ERUN, "shapley: write error");
+  ic_emit_only(em, IC_EMIT_ONLY(IC_EMIT_TEXT));
+  ic_emit_row_begin(em);
+  ic_emit_str(em, NULL, "sum");
+  ic_emit_double(em, NULL, b->total != 0 ? 100.0 * sum / b->total : 0.0);
+  ic_emit_double(em, NULL, sum);
+  ic_emit_row_end(em);
+  ic_emit_only(em, IC_EMIT_ALL);
+  ic_emit_table_end(em);
   return IC_OK;
 }
 
@@ -570,9 +588,8 @@ int cmd_icost(int argc, char **argv) {
   } else {
     for (int c = 0; c < IC_CAT_COUNT; c++) cats[ncat++] = (uint8_t)c;
   }
-  ic_format fmt;
-  if ((st = ic_format_parse(io.format, &fmt, &err)) != IC_OK)
-    return cli_fail(2, "--format: %s", err.msg);
+  ic_emit_format fmt;
+  if ((st = cli_format_parse("icost", io.format, &fmt, &err)) != IC_OK) return cli_fail_err(st, &err);
   int show_all = 0, show_shapley = 0;
   if (io.show && parse_show(io.show, &show_all, &show_shapley) != 0)
     return cli_fail(2, "--show '%s': expected all, shapley or all,shapley", io.show);
@@ -604,9 +621,19 @@ int cmd_icost(int argc, char **argv) {
             (unsigned long long)res.critical_path, (unsigned long long)res.cycles,
             (unsigned long long)res.solver.violations,
             (unsigned long long)res.solver.first_violation_seq);
-  write_header(stdout, fmt, &run, io.method, &res);
-  st = ic_breakdown_write(&res.b, stdout, fmt, show_all, io.in_cycles, &err);
-  if (st == IC_OK && show_shapley) st = write_shapley(stdout, fmt, &res.b, &err);
+  char ci_warn[256];
+  if (ic_breakdown_ci_warning(&res.b, ci_warn, sizeof ci_warn)) fprintf(stderr, "icost: %s\n", ci_warn);
+  ic_emit *em = NULL;
+  st = cli_report_open(&em, stdout, fmt, "icost", &ro, &run, &err);
+  if (st == IC_OK) {
+    write_header(em, &run, io.method, &res);
+    st = ic_breakdown_emit(&res.b, em, show_all, io.in_cycles, &err);
+    if (st == IC_OK && show_shapley) st = write_shapley(em, &res.b, &err);
+    if (st == IC_OK)
+      st = ic_emit_close(em, &err);
+    else
+      ic_emit_abandon(em);
+  }
   int plot_rc = 0;
   if (st == IC_OK && io.plot) {
     plot_rc = plot_run(io.plot, &run, &ro, io.method, &res, show_all);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "breakdown.h"
 #include "cli.h"
 #include "profiler.h"
+#include "report.h"
 #include "run.h"
 #include "rv.h"
 #include "trace.h"
@@ -362,60 +364,96 @@ fail:
 
 /* ---- analyze ------------------------------------------------------------- */
 
-static void write_stitch(FILE *f, ic_format fmt, const char *file, const sig_file_header *h,
+/* The provenance of an analysis: the profiled run's, from the sample
+ * file's header (its program, argv, machine, seed, skip, max). */
+static void analyze_provenance(ic_emit *em, const char *prog, const sig_file_header *h) {
+  char name[128] = "", hash[17] = "";
+  const char *from = h->config_yaml ? strstr(h->config_yaml, "(resolved from ") : NULL;
+  if (from) sscanf(from + 15, "%127[^)\n]", name);
+  ooo_config *c = NULL;
+  int fd = h->config_yaml ? memfd_create("icost-machine", MFD_CLOEXEC) : -1;
+  if (fd >= 0) {
+    size_t len = strlen(h->config_yaml);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ic_err ignored;
+    if (write(fd, h->config_yaml, len) == (ssize_t)len && ooo_config_load(&c, path, &ignored) == IC_OK)
+      snprintf(hash, sizeof hash, "%016llx", (unsigned long long)ooo_config_hash(c));
+    ooo_config_destroy(c);
+    close(fd);
+  }
+  ic_provenance p = {.version = cli_version(), .command = "analyze", .program = prog,
+                     .argc = h->argc, .argv = h->argv, .machine = name[0] ? name : NULL,
+                     .machine_hash = hash[0] ? hash : NULL, .seed = h->seed, .skip = h->skip,
+                     .max = h->max, .has_max = h->max != 0};
+  ic_emit_provenance(em, &p);
+}
+
+static void write_stitch(ic_emit *em, const char *file, const char *prog,
                          const sig_file_totals *tot, const ic_profiler_stats *ps) {
   const ic_stitch_stats *s = &ps->stitch;
-  if (fmt == IC_FMT_YAML) {
-    fprintf(f, "file: %s\nprogram: %s\nmethod: profiler\ninstructions: %llu\n", file, h->argv[0],
-            (unsigned long long)tot->instructions);
-    fprintf(f, "samples:\n  detailed: %llu\n  signature: %llu\n", (unsigned long long)tot->details,
-            (unsigned long long)tot->skeletons);
-    fprintf(f,
-            "stitching:\n  fragments: %llu\n  stitched: %llu\n  aborted: %llu\n"
-            "  instructions: %llu\n  exact: %llu\n  approximate: %llu\n  inferred: %llu\n"
-            "  patched: %llu\n  redirected: %llu\n  truncated: %llu\n  site_returns: %llu\n"
-            "  unwound: %llu\n  near_jumps: %llu\n  pointer_calls: %llu\n"
-            "  first_misses: %llu\n  mem_dropped: %llu\n",
-            (unsigned long long)s->fragments, (unsigned long long)s->stitched,
-            (unsigned long long)s->aborted, (unsigned long long)s->instructions,
-            (unsigned long long)s->exact, (unsigned long long)s->approx,
-            (unsigned long long)s->inferred, (unsigned long long)s->patched,
-            (unsigned long long)s->redirected, (unsigned long long)s->truncated,
-            (unsigned long long)s->site_returns, (unsigned long long)s->unwound,
-            (unsigned long long)s->near_jumps, (unsigned long long)s->pointer_calls,
-            (unsigned long long)s->first_misses, (unsigned long long)s->mem_dropped);
-    for (int k = 0; k < IC_STITCH_ABORT_COUNT; k++)
-      fprintf(f, "  aborted_%s: %llu\n", ic_stitch_abort_names[k],
-              (unsigned long long)s->abort_why[k]);
-  } else if (fmt == IC_FMT_TEXT) {
-    fprintf(f, "file            %s\nprogram         %s\nmethod          profiler\n", file,
-            h->argv[0]);
-    fprintf(f, "instructions    %llu\nsamples         %llu detailed, %llu signature\n",
-            (unsigned long long)tot->instructions, (unsigned long long)tot->details,
-            (unsigned long long)tot->skeletons);
-    fprintf(f, "fragments       %llu walked, %llu stitched, %llu aborted",
-            (unsigned long long)s->fragments, (unsigned long long)s->stitched,
-            (unsigned long long)s->aborted);
-    for (int k = 0; k < IC_STITCH_ABORT_COUNT; k++)
-      if (s->abort_why[k])
-        fprintf(f, " (%llu: %s)", (unsigned long long)s->abort_why[k], ic_stitch_abort_help[k]);
-    double n = s->instructions ? (double)s->instructions : 1;
-    fprintf(f,
-            "\nstitched insts  %llu: %.1f%% exact, %.1f%% approximate, %.1f%% inferred; "
-            "%.1f%% patched; %llu indirect targets redirected; %llu fragments cut at an "
-            "unknown one; %llu returns sent to a return site; %llu returns not to their "
-            "call (call stack dropped); %llu indirect jumps sent to nearby code; %llu "
-            "indirect calls sent to a code pointer; %llu line "
-            "waits with no miss to wait for (taken as first misses); %llu loads whose sampled "
-            "memory producers all fall on no store (taken without one)\n\n",
-            (unsigned long long)s->instructions, 100.0 * (double)s->exact / n,
-            100.0 * (double)s->approx / n, 100.0 * (double)s->inferred / n,
-            100.0 * (double)s->patched / n, (unsigned long long)s->redirected,
-            (unsigned long long)s->truncated, (unsigned long long)s->site_returns,
-            (unsigned long long)s->unwound, (unsigned long long)s->near_jumps,
-            (unsigned long long)s->pointer_calls, (unsigned long long)s->first_misses,
-            (unsigned long long)s->mem_dropped);
+  char line[2048];
+  ic_emit_str(em, "file", file);
+  ic_emit_str(em, "program", prog);
+  ic_emit_str(em, "method", "profiler");
+  ic_emit_u64(em, "instructions", tot->instructions);
+  ic_emit_only(em, IC_EMIT_MACHINE);
+  ic_emit_map_begin(em, "samples");
+  ic_emit_u64(em, "detailed", tot->details);
+  ic_emit_u64(em, "signature", tot->skeletons);
+  ic_emit_map_end(em);
+  ic_emit_map_begin(em, "stitching");
+  const struct {
+    const char *name;
+    uint64_t v;
+  } counts[] = {{"fragments", s->fragments},       {"stitched", s->stitched},
+                {"aborted", s->aborted},           {"instructions", s->instructions},
+                {"exact", s->exact},               {"approximate", s->approx},
+                {"inferred", s->inferred},         {"patched", s->patched},
+                {"redirected", s->redirected},     {"truncated", s->truncated},
+                {"site_returns", s->site_returns}, {"unwound", s->unwound},
+                {"near_jumps", s->near_jumps},     {"pointer_calls", s->pointer_calls},
+                {"first_misses", s->first_misses}, {"mem_dropped", s->mem_dropped}};
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) ic_emit_u64(em, counts[k].name, counts[k].v);
+  for (int k = 0; k < IC_STITCH_ABORT_COUNT; k++) {
+    char key[64];
+    snprintf(key, sizeof key, "aborted_%s", ic_stitch_abort_names[k]);
+    ic_emit_u64(em, key, s->abort_why[k]);
   }
+  ic_emit_map_end(em);
+  ic_emit_only(em, IC_EMIT_ONLY(IC_EMIT_TEXT));
+  snprintf(line, sizeof line, "%llu detailed, %llu signature", (unsigned long long)tot->details,
+           (unsigned long long)tot->skeletons);
+  ic_emit_str(em, "samples", line);
+  int n = snprintf(line, sizeof line, "%llu walked, %llu stitched, %llu aborted",
+                   (unsigned long long)s->fragments, (unsigned long long)s->stitched,
+                   (unsigned long long)s->aborted);
+  for (int k = 0; k < IC_STITCH_ABORT_COUNT && n < (int)sizeof line; k++)
+    if (s->abort_why[k])
+      n += snprintf(line + n, sizeof line - (size_t)n, " (%llu: %s)",
+                    (unsigned long long)s->abort_why[k], ic_stitch_abort_help[k]);
+  ic_emit_str(em, "fragments", line);
+  double d = s->instructions ? (double)s->instructions : 1;
+  char pct[4][32];
+  snprintf(line, sizeof line,
+           "%llu: %s%% exact, %s%% approximate, %s%% inferred; "
+           "%s%% patched; %llu indirect targets redirected; %llu fragments cut at an "
+           "unknown one; %llu returns sent to a return site; %llu returns not to their "
+           "call (call stack dropped); %llu indirect jumps sent to nearby code; %llu "
+           "indirect calls sent to a code pointer; %llu line "
+           "waits with no miss to wait for (taken as first misses); %llu loads whose sampled "
+           "memory producers all fall on no store (taken without one)",
+           (unsigned long long)s->instructions,
+           ic_emit_fmt_fixed(pct[0], sizeof pct[0], 100.0 * (double)s->exact / d, 1),
+           ic_emit_fmt_fixed(pct[1], sizeof pct[1], 100.0 * (double)s->approx / d, 1),
+           ic_emit_fmt_fixed(pct[2], sizeof pct[2], 100.0 * (double)s->inferred / d, 1),
+           ic_emit_fmt_fixed(pct[3], sizeof pct[3], 100.0 * (double)s->patched / d, 1),
+           (unsigned long long)s->redirected, (unsigned long long)s->truncated,
+           (unsigned long long)s->site_returns, (unsigned long long)s->unwound,
+           (unsigned long long)s->near_jumps, (unsigned long long)s->pointer_calls,
+           (unsigned long long)s->first_misses, (unsigned long long)s->mem_dropped);
+  ic_emit_str(em, "stitched_insts", line);
+  ic_emit_only(em, IC_EMIT_ALL);
 }
 
 int cmd_analyze(int argc, char **argv) {
@@ -474,9 +512,8 @@ int cmd_analyze(int argc, char **argv) {
   } else {
     for (int c = 0; c < IC_CAT_COUNT; c++) cats[ncat++] = (uint8_t)c;
   }
-  ic_format fmt;
-  if ((st = ic_format_parse(format, &fmt, &err)) != IC_OK)
-    return cli_fail(2, "--format: %s", err.msg);
+  ic_emit_format fmt;
+  if ((st = cli_format_parse("analyze", format, &fmt, &err)) != IC_OK) return cli_fail_err(st, &err);
   int show_all = 0;
   if (show) {
     if (strcmp(show, "all") != 0) return cli_fail(2, "--show '%s': only 'all' is known", show);
@@ -546,9 +583,16 @@ int cmd_analyze(int argc, char **argv) {
   memset(&ps, 0, sizeof ps);
   st = ic_profiler_analyze(&o, db, &img, tot.instructions, &b, &ps, &err);
   if (st != IC_OK) goto done;
-  write_stitch(stdout, fmt, file, &h, &tot, &ps);
-  st = ic_breakdown_write(&b, stdout, fmt, show_all, 0, &err);
-  if (st == IC_OK && fflush(stdout) != 0) st = ic_fail(&err, IC_ERUN, "cannot write the breakdown");
+  char ci_warn[256];
+  if (ic_breakdown_ci_warning(&b, ci_warn, sizeof ci_warn)) fprintf(stderr, "icost: %s\n", ci_warn);
+  ic_emit *em;
+  if ((st = ic_emit_open(&em, stdout, fmt, &err)) != IC_OK) goto done;
+  analyze_provenance(em, prog, &h);
+  write_stitch(em, file, prog, &tot, &ps);
+  if ((st = ic_breakdown_emit(&b, em, show_all, 0, &err)) != IC_OK)
+    ic_emit_abandon(em);
+  else
+    st = ic_emit_close(em, &err);
 done:
   ic_breakdown_free(&b);
   rv_proc_destroy(p);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report.h"
 #include "run.h"
 
 static void sim_usage(FILE *f) {
@@ -27,7 +28,8 @@ static void sim_usage(FILE *f) {
         "  --guest-root DIR    the guest's path lookups stay inside DIR\n"
         "  --workload NAME     a workload of the manifest instead of the default one\n"
         "  --guest-output      let the program write to our stdout/stderr\n"
-        "  --format F          text (default), csv or yaml\n"
+        "  --format F          text (default), csv, yaml or json: the same numbers;\n"
+        "                      csv, yaml and json start with the run's provenance\n"
         "  --print-config      print the resolved machine as YAML and exit\n"
         "  --graph MODE        graph hook: none (default); check: record the dependence\n"
         "                      graph and verify that replaying it reproduces every node's\n"
@@ -86,16 +88,22 @@ static int sim_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
   return 0;
 }
 
-/* Parses "dl1,win" into a mask. */
+/* Parses "dl1,win" (spaces around items allowed) into a mask. */
 static ic_status parse_ideal(const char *list, ic_catmask *mask, ic_err *err) {
   *mask = 0;
   if (!list || !*list) return IC_OK;
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", list);
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    int c = ic_category_lookup(tok);
-    if (c < 0) return ic_fail(err, IC_EINPUT, "sim: --ideal: unknown category '%s'", tok);
+  for (const char *p = list;;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    const char *item = p;
+    ic_list_item_trim(&item, &len);
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), item);
+    int c = ic_category_lookup(name);
+    if (c < 0) return ic_fail(err, IC_EINPUT, "sim: --ideal: unknown category '%s'", name);
     *mask |= IC_CATBIT(c);
+    if (!e) break;
+    p = e + 1;
   }
   return IC_OK;
 }
@@ -117,45 +125,34 @@ static int is_event(const char *name) {
          strcmp(name, "instructions") != 0 && strcmp(name, "skipped_cycles") != 0;
 }
 
-static void print_stats(const char *format, const cli_run *r, ic_catmask ideal, const ooo_stats *s) {
+/* The report: the run's values, then the tables `events` and `stalls`
+   (stat -> count; yaml and json: mappings). */
+static void print_stats(ic_emit *em, const cli_run *r, ic_catmask ideal, const ooo_stats *s) {
   const uint64_t *v = (const uint64_t *)s;
   double ipc = s->cycles ? (double)s->instructions / (double)s->cycles : 0.0;
-  char ideal_s[128] = "";
+  cli_report_partial(em, r);
+  ic_emit_str(em, "workload", r->workload.name);
+  ic_emit_str(em, "config", ooo_config_name(r->config));
+  ic_emit_list_begin(em, "ideal");
   for (int c = 0; c < IC_CAT_COUNT; c++)
-    if (ideal & IC_CATBIT(c))
-      snprintf(ideal_s + strlen(ideal_s), sizeof ideal_s - strlen(ideal_s), "%s%s",
-               ideal_s[0] ? "," : "", ic_category_names[c]);
-  if (strcmp(format, "yaml") == 0) {
-    printf("workload: %s\nconfig: %s\nideal: [%s]\n", r->workload.name, ooo_config_name(r->config), ideal_s);
-    if (cli_run_partial(r)) printf("partial: \"%s\"\n", cli_run_partial(r));
-    printf("cycles: %llu\ninstructions: %llu\nipc: %.4f\n", (unsigned long long)s->cycles,
-           (unsigned long long)s->instructions, ipc);
-    printf("events:\n");
-    for (int k = 0; k < ooo_stats_count; k++)
-      if (is_event(ooo_stats_names[k]))
-        printf("  %s: %llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
-    printf("stalls:\n");
-    for (int k = 0; k < ooo_stats_count; k++)
-      if (!is_event(ooo_stats_names[k]) && strcmp(ooo_stats_names[k], "cycles") &&
-          strcmp(ooo_stats_names[k], "instructions"))
-        printf("  %s: %llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
-  } else if (strcmp(format, "csv") == 0) {
-    printf("stat,value\n");
-    printf("workload,%s\nideal,\"%s\"\n", r->workload.name, ideal_s);
-    if (cli_run_partial(r)) printf("partial,\"%s\"\n", cli_run_partial(r));
-    for (int k = 0; k < 2; k++) printf("%s,%llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
-    printf("ipc,%.4f\n", ipc);
-    for (int k = 2; k < ooo_stats_count; k++)
-      printf("%s,%llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
-  } else {
-    if (cli_run_partial(r)) printf("PARTIAL       %s\n", cli_run_partial(r));
-    printf("workload      %s\nconfig        %s\nideal         %s\n", r->workload.name,
-           ooo_config_name(r->config), ideal_s[0] ? ideal_s : "none");
-    printf("%-22s %14llu\n", "cycles", (unsigned long long)s->cycles);
-    printf("%-22s %14llu\n", "instructions", (unsigned long long)s->instructions);
-    printf("%-22s %14.4f\n", "ipc", ipc);
-    for (int k = 2; k < ooo_stats_count; k++)
-      printf("%-22s %14llu\n", ooo_stats_names[k], (unsigned long long)v[k]);
+    if (ideal & IC_CATBIT(c)) ic_emit_str(em, NULL, ic_category_names[c]);
+  ic_emit_list_end(em);
+  ic_emit_u64(em, "cycles", s->cycles);
+  ic_emit_u64(em, "instructions", s->instructions);
+  ic_emit_fixed(em, "ipc", ipc, 4);
+  const ic_emit_col cols[] = {{"stat", -1, 0}, {"value", -1, 0}};
+  for (int stalls = 0; stalls < 2; stalls++) {
+    ic_emit_table_begin(em, stalls ? "stalls" : "events", cols, 2, IC_EMIT_TABLE_MAP);
+    for (int k = 0; k < ooo_stats_count; k++) {
+      const char *name = ooo_stats_names[k];
+      if (!strcmp(name, "cycles") || !strcmp(name, "instructions") || is_event(name) == stalls)
+        continue;
+      ic_emit_row_begin(em);
+      ic_emit_str(em, NULL, name);
+      ic_emit_u64(em, NULL, v[k]);
+      ic_emit_row_end(em);
+    }
+    ic_emit_table_end(em);
   }
 }
 
@@ -169,8 +166,8 @@ int cmd_sim(int argc, char **argv) {
     sim_usage(stdout);
     return 0;
   }
-  if (strcmp(so.format, "text") && strcmp(so.format, "csv") && strcmp(so.format, "yaml"))
-    return cli_fail(2, "sim: --format must be text, csv or yaml, not '%s'", so.format);
+  ic_emit_format fmt;
+  if ((st = cli_format_parse("sim", so.format, &fmt, &err))) return cli_fail_err(st, &err);
   if (strcmp(so.graph, "none") && strcmp(so.graph, "check") && strcmp(so.graph, "discard"))
     return cli_fail(2, "sim: --graph must be none, check or discard, not '%s'", so.graph);
   ic_catmask ideal;
@@ -212,18 +209,19 @@ int cmd_sim(int argc, char **argv) {
     cli_run_free(&r);
     return cli_fail_err(st, &err);
   }
-  print_stats(so.format, &r, ideal, &s);
-  if (chk) {
-    if (strcmp(so.format, "text") == 0)
-      printf("%-22s %14llu  (replayed: every stamp and the cycle count reproduced)\n", "graph_records",
-             (unsigned long long)ooo_graph_check_count(chk));
-    else if (strcmp(so.format, "csv") == 0)
-      printf("graph_records,%llu\n", (unsigned long long)ooo_graph_check_count(chk));
-    else
-      printf("graph_records: %llu\n", (unsigned long long)ooo_graph_check_count(chk));
-    ooo_graph_check_destroy(chk);
+  ic_emit *em;
+  int rc = 0;
+  if ((st = cli_report_open(&em, stdout, fmt, "sim", &o, &r, &err)) == IC_OK) {
+    print_stats(em, &r, ideal, &s);
+    if (chk) {
+      ic_emit_u64(em, "graph_records", ooo_graph_check_count(chk));
+      ic_emit_text_line(em, "graph records: replayed, every stamp and the cycle count reproduced");
+    }
+    st = ic_emit_close(em, &err);
   }
-  int rc = cli_run_finish(&r, 0);
+  ooo_graph_check_destroy(chk);
+  if (st) rc = cli_fail_err(st, &err);
+  rc = cli_run_finish(&r, rc);
   cli_run_free(&r);
   return rc;
 }

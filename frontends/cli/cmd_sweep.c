@@ -18,13 +18,13 @@
 
 #include "cli.h"
 #include "cpus.h"
+#include "report.h"
 #include "run.h"
 #include "solver.h"
 #include "sweep.h"
 #include "sweep_cli.h"
 #include "workload.h"
 
-#define ICOST_VERSION "0.1.0"
 
 static const char sweep_help[] =
     "usage: icost sweep --vary KEY=V1,V2,... [--vary ...] [--workload NAME ...]\n"
@@ -260,6 +260,7 @@ static char **child_argv(const sweep_run_ctx *c, const ic_sweep_spec *s, size_t 
   const char *nn[] = {"--skip", "--warm", "--max", "--seed"};
   uint64_t nv[] = {s->skip, s->warm, s->max, s->seed};
   for (int k = 0; k < 4; k++) {
+    if (k == 2 && nv[k] == 0) continue; /* no --max: to the end */
     char *v = NULL;
     if (asprintf(&v, "%llu", (unsigned long long)nv[k]) < 0) v = NULL;
     av[n++] = (char *)nn[k];
@@ -565,7 +566,7 @@ int cmd_sweep(int argc, char **argv) {
                         .axes = so.axes, .naxes = so.naxes, .workloads = sw, .nworkloads = (int)k,
                         .categories = so.categories, .method = so.method, .skip = ro.skip,
                         .warm = ro.warm, .max = ro.max, .seed = ro.seed,
-                        .shapley = !so.no_shapley, .version = ICOST_VERSION};
+                        .shapley = !so.no_shapley, .version = cli_version()};
   if ((st = ic_sweep_check(&spec, &err)) != IC_OK) {
     rc = cli_fail_err(st, &err);
     goto free_all;

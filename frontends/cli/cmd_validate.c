@@ -9,6 +9,7 @@
 
 #include "breakdown.h"
 #include "cli.h"
+#include "report.h"
 #include "run.h"
 #include "rv.h"
 #include "solver.h"
@@ -18,7 +19,7 @@
 static const char validate_help[] =
     "usage: icost validate [--categories LIST] [--methods LIST] [--suite MANIFEST]\n"
     "                      [--suite-tag TAG] [-j N] [--fragments K] [--frag-length L]\n"
-    "                      [--frag-seed S] [--format text|csv|yaml] [--show all]\n"
+    "                      [--frag-seed S] [--format text|csv|yaml|json] [--show all]\n"
     "                      [common options] [-- PROGRAM ARGS]\n"
     "\n"
     "Computes the cost/interaction-cost breakdown of the categories several ways and\n"
@@ -59,7 +60,8 @@ static const char validate_help[] =
     "                     are solved but not counted, so the counted part does not\n"
     "                     start with an empty machine (default 4 x core.rob, at most\n"
     "                     L/2; 0: none)\n"
-    "  --format F         text (default), csv or yaml\n"
+    "  --format F         text (default), csv, yaml or json: the same numbers; csv,\n"
+    "                     yaml and json start with the provenance\n"
     "  --show all         list every interaction (default with more than 4 categories:\n"
     "                     singletons, pairs with the first category, `other` = the sum\n"
     "                     of the remaining interactions, base)\n"
@@ -83,7 +85,10 @@ static const char validate_help[] =
     "but base, with its entry (max_abs_error_pp[_all], YAML: max_abs_error_set).\n"
     "Interaction signs agree unless an interaction is >= +0.05 in one\n"
     "method and <= -0.05 in the other. cycles: multisim's t, graph's critical\n"
-    "path, graphfrag's windows' cycles per instruction times the run's instructions.\n"
+    "path, graphfrag's and profiler's t estimated from their windows or fragments\n"
+    "(their cycles per instruction times the run's instructions): the t each\n"
+    "method's percents are of, the `cycles` `icost --method M` prints (the\n"
+    "profiler's sampled run's own cycles are its run_cycles there).\n"
     "wall time: seconds each method took (multisim with -j threads).\n"
     "note: multisim is not monotone: some run idealizing S plus one more category c\n"
     "was slower than the run idealizing S, by more than 0.5% of time (e.g. faster ops\n"
@@ -234,6 +239,36 @@ static ic_status validate_one(const cli_run_opts *base, const vopts *v, const ch
   return st;
 }
 
+/* The report with its provenance: the machine and program of the runs (a
+ * suite: the manifest's tag as the workload, no program). */
+static ic_status write_report(const cli_run_opts *ro, const vopts *v, int suite,
+                              ic_emit_format fmt, const ic_validate_report *rep, int show_all,
+                              ic_err *err) {
+  cli_run run;
+  memset(&run, 0, sizeof run);
+  ic_status st = ooo_config_load(&run.config, ro->config_path, err);
+  for (int k = 0; st == IC_OK && k < ro->nsets; k++) st = ooo_config_set(run.config, ro->sets[k], err);
+  if (st == IC_OK && !suite && !ro->trace)
+    st = cli_workload_resolve_from(&run.workload, NULL, NULL, ro->workload, ro->prog_argc,
+                                   ro->prog_argv, err);
+  ic_emit *em = NULL;
+  if (st == IC_OK) st = ic_emit_open(&em, stdout, fmt, err);
+  if (st == IC_OK) {
+    ic_provenance p;
+    char hash[17];
+    cli_run_provenance(ro, &run, "validate", &p, hash);
+    if (suite) p.workload = v->suite_tag ? v->suite_tag : "full";
+    ic_emit_provenance(em, &p);
+    if ((st = ic_validate_report_emit(rep, em, show_all, err)) == IC_OK)
+      st = ic_emit_close(em, err);
+    else
+      ic_emit_abandon(em);
+  }
+  ooo_config_destroy(run.config);
+  cli_workload_free(&run.workload);
+  return st;
+}
+
 int cmd_validate(int argc, char **argv) {
   vopts v = {.fragseed = 1};
   cli_run_opts ro;
@@ -255,8 +290,8 @@ int cmd_validate(int argc, char **argv) {
   int methods[IC_VALIDATE_MAX_METHODS], nm;
   st = ic_validate_parse_methods(v.methods ? v.methods : "graph,graphfrag", methods, &nm, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
-  ic_format fmt = IC_FMT_TEXT;
-  if (v.format && (st = ic_format_parse(v.format, &fmt, &err)) != IC_OK)
+  ic_emit_format fmt = IC_EMIT_TEXT;
+  if (v.format && (st = cli_format_parse("validate", v.format, &fmt, &err)) != IC_OK)
     return cli_fail_err(st, &err);
   int show_all = 0;
   if (v.show) {
@@ -307,14 +342,8 @@ int cmd_validate(int argc, char **argv) {
   } else {
     st = validate_one(&ro, &v, NULL, 0, NULL, rep, &vo, tty, &err);
   }
-  if (st == IC_OK) {
-    ic_validate_format vf = fmt == IC_FMT_CSV    ? IC_VALIDATE_CSV
-                            : fmt == IC_FMT_YAML ? IC_VALIDATE_YAML
-                                                 : IC_VALIDATE_TEXT;
-    st = ic_validate_report_write(rep, stdout, vf, show_all, &err);
-  }
+  if (st == IC_OK) st = write_report(&ro, &v, suite, fmt, rep, show_all, &err);
   ic_validate_report_destroy(rep);
   if (st != IC_OK) return cli_fail_err(st, &err);
-  if (fflush(stdout) != 0) return cli_fail(1, "validate: cannot write the report");
   return 0;
 }

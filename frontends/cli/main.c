@@ -9,6 +9,7 @@
 #include "categories.h"
 #include "cli.h"
 #include "graphfrag.h"
+#include "report.h"
 
 int cli_fail(int code, const char *fmt, ...) {
   va_list ap;
@@ -54,6 +55,8 @@ static void usage(FILE *f) {
         "       icost COMMAND [options] --trace FILE        any command on a trace file\n"
         "       icost sweep --vary KEY=V1,V2 ... --out DIR  design-space sweep\n"
         "\n"
+        "       icost --version                             one line: icost's version\n"
+        "\n"
         "Run `icost COMMAND --help` for the options and the meaning of every number.\n",
         f);
 }
@@ -86,8 +89,12 @@ static void close_stdout(void) {
 
 int main(int argc, char **argv) {
   atexit(close_stdout);
-  if (argc >= 2 && (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "-h") == 0)) {
+  if (argc >= 2 && strcmp(argv[1], "help") == 0) {
     usage(stdout);
+    return 0;
+  }
+  if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+    printf("icost %s\n", cli_version());
     return 0;
   }
   if (argc >= 2 && argv[1][0] != '-') {

@@ -64,6 +64,35 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
   return argv[++*i];
 }
 
+/* A command's option callback, with the forms getopt_long accepts as well
+ * as the callback's own: "--opt=VALUE" and "-jN" are handed to it as
+ * "--opt" "VALUE" and "-j" "N". Returns how many of argv's arguments were
+ * used, as the callback does. */
+static int call_extra(cli_run_option_fn extra, void *ctx, int argc, char **argv, int i,
+                      ic_err *err) {
+  if (!extra) return 0;
+  const char *a = argv[i], *eq = strchr(a, '=');
+  size_t name_len = 0;
+  if (a[0] == '-' && a[1] == '-' && eq && eq > a + 2)
+    name_len = (size_t)(eq - a);
+  else if (a[0] == '-' && a[1] && a[1] != '-' && a[2])
+    name_len = 2, eq = a + 1; /* -jN: the value follows the letter */
+  else
+    return extra(ctx, argc, argv, i, err);
+  char name[64];
+  if (name_len >= sizeof name) return extra(ctx, argc, argv, i, err);
+  memcpy(name, a, name_len);
+  name[name_len] = 0;
+  char *pair[3] = {name, (char *)eq + 1, NULL};
+  int used = extra(ctx, 2, pair, 0, err);
+  if (used == 1) {
+    ic_fail(err, IC_EINPUT, "%s takes no value ('%s')", name, a);
+    return -1;
+  }
+  if (used == 0 && a[1] != '-') return extra(ctx, argc, argv, i, err); /* e.g. -x itself */
+  return used == 2 ? 1 : used;
+}
+
 ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_fn extra, void *ctx,
                         ic_err *err) {
   memset(o, 0, sizeof *o);
@@ -113,6 +142,9 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
       else if (cli_parse_count(v, opts[k].n) != 0)
         return ic_fail(err, IC_EINPUT, "%s%s%s '%s' is not a count (digits, optional k/M/G)", who,
                        sep, opts[k].name, v);
+      else if (opts[k].n == &o->max && o->max == 0)
+        return ic_fail(err, IC_EINPUT, "%s%s--max 0: give a positive count (leave --max out to "
+                       "run to the end)", who, sep);
       done = 1;
     }
     if (done) continue;
@@ -131,7 +163,10 @@ ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_f
       o->sets[o->nsets++] = v;
       continue;
     }
-    int used = extra ? extra(ctx, argc, argv, i, err) : 0;
+    if (a[0] != '-')
+      return ic_fail(err, IC_EINPUT, "%s%sunexpected argument '%s': a program comes after `--` "
+                     "(did you mean `-- %s`?)", who, sep, a, a);
+    int used = call_extra(extra, ctx, argc, argv, i, err);
     if (used < 0) return IC_EINPUT;
     if (used == 0) return ic_fail(err, IC_EINPUT, "%s%sunknown option '%s' (see %s --help)", who, sep, a, cmd);
     i += used - 1;

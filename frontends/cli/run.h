@@ -9,7 +9,7 @@
  *                     the last min(N, --warm) of them warm caches, TLBs and
  *                     branch predictors (functional warming)
  *   --warm N          warming length (default 1000000)
- *   --max N           timed instructions (0 or absent: to the end)
+ *   --max N           timed instructions (absent: to the end; 0 is refused)
  *   --seed S          guest seed (AT_RANDOM, getrandom, /dev/urandom)
  *   --guest-memory N  bytes the guest may map (default 4G)
  *   --guest-root DIR  the guest's path lookups stay inside DIR
@@ -71,7 +71,10 @@ typedef struct cli_run_opts {
 /* Callback for a command's own options. argv[i] is an option the common
  * parser does not know. Returns how many arguments it consumed (>= 1), 0 if
  * it does not know the option either (an error), or -1 with *err filled for a
- * bad value. */
+ * bad value. A callback need only know "--opt VALUE" and "-j N": the parser
+ * hands it "--opt=VALUE" and "-jN" in that form (argc 2, i 0). Counts take
+ * k, M, G as 10^3, 10^6, 10^9 (cli_parse_count); sizes in bytes K, M, G as
+ * KiB, MiB, GiB (cli_parse_bytes), as machine configs do. */
 typedef int (*cli_run_option_fn)(void *ctx, int argc, char **argv, int i, ic_err *err);
 
 /* Parses argv[1..argc-1] (argv[0] is the command name). extra may be NULL.

@@ -55,6 +55,27 @@ static int scalars(yaml_document_t *d, yaml_node_t *n, char ***out, int *count) 
   return 0;
 }
 
+/* A key given twice in any mapping of the document is refused, naming it
+ * (libyaml's loader keeps both, and the later would silently win). */
+static ic_status duplicate_keys(yaml_document_t *d, const char *path, ic_err *err) {
+  for (yaml_node_t *n = d->nodes.start; n < d->nodes.top; n++) {
+    if (n->type != YAML_MAPPING_NODE) continue;
+    for (yaml_node_pair_t *a = n->data.mapping.pairs.start; a < n->data.mapping.pairs.top; a++) {
+      yaml_node_t *ka = yaml_document_get_node(d, a->key);
+      const char *sa = scalar(ka);
+      if (!sa) continue;
+      for (yaml_node_pair_t *b = n->data.mapping.pairs.start; b < a; b++) {
+        const char *sb = scalar(yaml_document_get_node(d, b->key));
+        if (sb && strcmp(sa, sb) == 0)
+          return ic_fail(err, IC_EINPUT, "%s:%zu:%zu: %s given twice (first at line %zu)", path,
+                         ka->start_mark.line + 1, ka->start_mark.column + 1, sa,
+                         yaml_document_get_node(d, b->key)->start_mark.line + 1);
+      }
+    }
+  }
+  return IC_OK;
+}
+
 ic_status sweep_file_load(const char *path, sweep_file *f, ic_err *err) {
   memset(f, 0, sizeof *f);
   FILE *fp = fopen(path, "rb");
@@ -72,7 +93,8 @@ ic_status sweep_file_load(const char *path, sweep_file *f, ic_err *err) {
   }
   yaml_parser_delete(&p);
   fclose(fp);
-  ic_status st = IC_OK;
+  ic_status st = duplicate_keys(&d, path, err);
+  if (st != IC_OK) goto out;
   yaml_node_t *root = yaml_document_get_root_node(&d);
   if (!root || root->type != YAML_MAPPING_NODE) {
     st = root ? at(err, path, root, "a sweep file is a mapping (axes:, workloads:, ...)")

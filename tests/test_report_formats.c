@@ -1,0 +1,228 @@
+/* test_report_formats.c: every format of every reporting command read back
+ * by a standard reader (Python's csv, yaml and json), with the provenance
+ * naming a program whose path holds ':', ',', '#' and spaces exactly as it
+ * was given, the --set overrides and the machine's hash; and the
+ * conventions every command shares (--version, -h, --max 0, a program given
+ * without `--`). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "test_cmd.h"
+
+#define WEIRD_DIR ICOST_BUILD_DIR "/report formats"
+#define WEIRD WEIRD_DIR "/we:ird, name #1"
+
+/* A small static RISC-V program at WEIRD (built once). */
+static const char *weird_program(void) {
+  struct stat st;
+  if (stat(WEIRD, &st) == 0) return WEIRD;
+  if (system("riscv64-linux-gnu-gcc --version >/dev/null 2>&1") != 0) return NULL;
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p '%s' && printf '%%s\\n' '#include <stdio.h>' 'int main(int c, char **v) {"
+           " long s = 0; for (long i = 0; i < 30000; i++) s += (i * c) %% 7 ? i : -i;"
+           " printf(\"%%ld\\\\n\", s); return 0; }' > '%s/prog.c' && "
+           "riscv64-linux-gnu-gcc -O2 -static -o '%s.tmp' '%s/prog.c' && mv '%s.tmp' '%s'",
+           WEIRD_DIR, WEIRD_DIR, WEIRD, WEIRD_DIR, WEIRD, WEIRD);
+  if (system(cmd) != 0) return NULL;
+  return WEIRD;
+}
+
+/* The Python check of one report: the provenance names WEIRD (program and
+   argv[0]), lists the overrides and has a machine hash; every record or
+   key parses. argv[1] is the file, argv[2] its format. */
+static const char check_py[] =
+    "import csv, json, os, sys, yaml\n"
+    "path, fmt = sys.argv[1], sys.argv[2]\n"
+    "want = os.environ['WEIRD']\n"
+    "sets = ['core.rob=96', 'l1d.latency=3']\n"
+    "if fmt == 'csv':\n"
+    "    rows = list(csv.reader(open(path, newline='')))\n"
+    "    head = {r[1]: r[2:] for r in rows if r and r[0] == '#'}\n"
+    "    data = [r for r in rows if r and r[0] != '#']\n"
+    "    assert data, 'no table'\n"
+    "    assert head['provenance.program'] == [want], head\n"
+    "    assert head['provenance.argv'][0] == want, head\n"
+    "    assert head['provenance.overrides'] == sets, head\n"
+    "    assert len(head['provenance.machine_hash'][0]) == 16, head\n"
+    "else:\n"
+    "    d = yaml.safe_load(open(path)) if fmt == 'yaml' else json.load(open(path))\n"
+    "    assert list(d)[0] == 'provenance', list(d)\n"
+    "    p = d['provenance']\n"
+    "    assert p['program'] == want and p['argv'][0] == want, p\n"
+    "    assert p['overrides'] == sets, p\n"
+    "    assert len(p['machine_hash']) == 16 and p['version'] and p['machine'], p\n"
+    "    assert p['max'] == 20000 and p['skip'] == 0, p\n"
+    "print('ok')\n";
+
+static void check_report(const char *what, const char *path, const char *fmt) {
+  char cmd[8192];
+  setenv("WEIRD", WEIRD, 1);
+  snprintf(cmd, sizeof cmd, "/usr/bin/python3 - '%s' %s 2>&1 <<'EOF'\n%sEOF\n", path, fmt, check_py);
+  int st;
+  char *out = run_cmd(cmd, &st);
+  cr_expect(st == 0 && strncmp(out, "ok", 2) == 0, "%s --format %s: %s", what, fmt, out);
+  free(out);
+}
+
+Test(report_formats, every_command_and_format_reads_back, .timeout = 600) {
+  if (system("/usr/bin/python3 -c 'import yaml, csv, json' 2>/dev/null") != 0)
+    cr_skip_test("python3 with yaml not found");
+  const char *prog = weird_program();
+  if (!prog) cr_skip_test("riscv64-linux-gnu-gcc cannot build the test program");
+  static const char *const cmds[] = {
+      "--categories dl1,win",
+      "sim",
+      "critical --top 5",
+      "validate --categories dl1,win --methods graph",
+  };
+  static const char *const fmts[] = {"csv", "yaml", "json", "text"};
+  const char *path = ICOST_BUILD_DIR "/test_report_formats.out";
+  for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++)
+    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+      char cmd[4096];
+      snprintf(cmd, sizeof cmd,
+               "%s %s --set core.rob=96 --set=l1d.latency=3 --max 20k --format %s -- '%s' 3 "
+               "> '%s' 2>&1",
+               ICOST_BINARY, cmds[c], fmts[f], prog, path);
+      int st = system(cmd);
+      cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s --format %s failed", cmds[c], fmts[f]);
+      if (strcmp(fmts[f], "text") != 0) check_report(cmds[c], path, fmts[f]);
+      else {
+        int rs;
+        char cat[1024];
+        snprintf(cat, sizeof cat, "cat '%s'", path);
+        char *text = run_cmd(cat, &rs);
+        cr_expect_null(strstr(text, "-0.0 "), "%s: %s", cmds[c], text);
+        cr_expect_null(strstr(text, "provenance"), "%s: %s", cmds[c], text);
+        free(text);
+      }
+    }
+  remove(path);
+}
+
+/* A program given without `--` is refused with the fix in the message. */
+Test(report_formats, program_without_dashes) {
+  int st;
+  char *out = run_cmd(ICOST_BINARY " sim /bin/true 2>&1", &st);
+  cr_assert_eq(st, 2, "%s", out);
+  cr_assert(strstr(out, "did you mean `-- /bin/true`?"), "%s", out);
+  free(out);
+}
+
+Test(report_formats, version_and_help) {
+  int st;
+  char *out = run_cmd(ICOST_BINARY " --version", &st);
+  cr_assert_eq(st, 0);
+  cr_assert(strncmp(out, "icost ", 6) == 0 && strchr(out, '\n') == out + strlen(out) - 1, "%s", out);
+  free(out);
+  static const char *const cmds[] = {"", "sim", "critical", "graph", "validate", "emu",
+                                     "profile", "analyze", "record", "sweep"};
+  for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "%s %s -h 2>&1", ICOST_BINARY, cmds[c]);
+    char *h = run_cmd(cmd, &st);
+    cr_expect_eq(st, 0, "%s -h: %s", cmds[c], h);
+    snprintf(cmd, sizeof cmd, "%s %s --help 2>&1", ICOST_BINARY, cmds[c]);
+    char *help = run_cmd(cmd, &st);
+    cr_expect_eq(st, 0, "%s --help", cmds[c]);
+    cr_expect_str_eq(h, help, "%s: -h and --help differ", cmds[c]);
+    free(h);
+    free(help);
+  }
+}
+
+/* --max 0 is refused (absent means to the end), in every command that
+   takes it, emu's count suffixes included. */
+Test(report_formats, max_zero_refused) {
+  static const char *const cmds[] = {"", "sim", "critical", "emu"};
+  for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+    char cmd[256];
+    int st;
+    snprintf(cmd, sizeof cmd, "%s %s --max 0 -- /bin/true 2>&1", ICOST_BINARY, cmds[c]);
+    char *out = run_cmd(cmd, &st);
+    cr_expect_eq(st, 2, "%s: %s", cmds[c], out);
+    cr_expect(strstr(out, "--max 0"), "%s: %s", cmds[c], out);
+    free(out);
+  }
+}
+
+/* A key given twice in a machine file (a scalar key or a section) or in a
+   sweep file is a one-line error naming the file and the key. */
+Test(report_formats, duplicate_yaml_keys_refused) {
+  static const struct {
+    const char *text, *cmd, *key;
+  } cases[] = {
+      {"core:\n  rob: 64\n  rob: 32\n", "sim --print-config --config", "core.rob given twice"},
+      {"core:\n  rob: 64\ncore:\n  iq: 32\n", "sim --print-config --config", "core given twice"},
+      {"axes:\n  core.rob: [32, 64]\n  core.rob: [16]\n", "sweep --out " ICOST_BUILD_DIR
+       "/test_report_formats_sweep --file", "core.rob given twice"},
+  };
+  const char *path = ICOST_BUILD_DIR "/test_report_formats_dup.yaml";
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(cases[k].text, f);
+    fclose(f);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s %s 2>&1", ICOST_BINARY, cases[k].cmd, path);
+    int st;
+    char *out = run_cmd(cmd, &st);
+    cr_expect_eq(st, 2, "%s: %s", cases[k].text, out);
+    cr_expect(strstr(out, path) && strstr(out, cases[k].key), "%s: %s", cases[k].text, out);
+    cr_expect(strchr(out, '\n') == out + strlen(out) - 1, "one line: %s", out);
+    free(out);
+  }
+  remove(path);
+}
+
+/* A bootstrap interval from 2 fragments is printed with a warning (stderr,
+   the text report, and ci_warning in yaml); from many, without. */
+Test(report_formats, ci_from_few_fragments_warns, .timeout = 300) {
+  const char *prog = weird_program();
+  if (!prog) cr_skip_test("riscv64-linux-gnu-gcc cannot build the test program");
+  for (int few = 1; few >= 0; few--) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "%s --method graphfrag --fragments %d --frag-length 2000 --categories dl1,win "
+             "--max 100k --format yaml -- '%s' 3 2>&1",
+             ICOST_BINARY, few ? 2 : 40, prog);
+    int st;
+    char *out = run_cmd(cmd, &st);
+    cr_assert_eq(st, 0, "%s", out);
+    cr_assert(strstr(out, "\nci_fragments: "), "%s", out);
+    if (few) {
+      cr_expect(strstr(out, "icost: warning: the 95% CI is a bootstrap over only 2 fragments"), "%s", out);
+      cr_expect(strstr(out, "\nci_warning: "), "%s", out);
+    } else {
+      cr_expect_null(strstr(out, "warning: the 95% CI"), "%s", out);
+    }
+    free(out);
+  }
+}
+
+/* validate's profiler column and `icost --method profiler` print the same
+   cycles for the same run (the t the percents are of). */
+Test(report_formats, profiler_cycles_agree_with_validate, .timeout = 300) {
+  const char *prog = weird_program();
+  if (!prog) cr_skip_test("riscv64-linux-gnu-gcc cannot build the test program");
+  const char *opts = "--categories dl1,win --max 100k --frag-length 2000 --fragments 20";
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "a=$(%s --method profiler %s --format json -- '%s' 3 2>/dev/null) && "
+           "b=$(%s validate --methods profiler %s --format json -- '%s' 3 2>/dev/null) && "
+           "/usr/bin/python3 -c 'import json, sys; a = json.loads(sys.argv[1]); "
+           "b = json.loads(sys.argv[2]); x = a[\"cycles\"]; "
+           "y = b[\"workloads\"][0][\"cycles\"][\"profiler\"]; "
+           "print(\"ok\" if x == round(y) and a[\"run_cycles\"] > 0 else \"%%s %%s\" %% (x, y))' "
+           "\"$a\" \"$b\" 2>&1",
+           ICOST_BINARY, opts, prog, ICOST_BINARY, opts, prog);
+  int st;
+  char *out = run_cmd(cmd, &st);
+  cr_assert(st == 0 && strncmp(out, "ok", 2) == 0, "%s", out);
+  free(out);
+}
