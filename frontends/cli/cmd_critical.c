@@ -15,6 +15,7 @@
 #include "champsim.h"
 #include "trace.h"
 #include "slack.h"
+#include "where.h"
 
 typedef enum { FMT_TEXT, FMT_CSV, FMT_YAML } out_format;
 
@@ -60,11 +61,14 @@ typedef struct crit_opts {
   uint64_t top, window;
   out_format fmt;
   ic_catmask ideal;
+  cli_where_opts where;
 } crit_opts;
 
 static int crit_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
   crit_opts *o = ctx;
   const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+  int used = cli_where_option(&o->where, argc, argv, i, err);
+  if (used != 0) return used;
   if (strcmp(argv[i], "--top") == 0) return parse_u64("--top", v, &o->top, err);
   if (strcmp(argv[i], "--window") == 0) {
     int n = parse_u64("--window", v, &o->window, err);
@@ -93,7 +97,8 @@ static int crit_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
 static void crit_help(void) {
   printf(
       "usage: icost critical [common options] [--top N] [--window W] [--ideal LIST]\n"
-      "                      [--format text|csv|yaml] [-- PROGRAM ARGS]\n"
+      "                      [--format text|csv|yaml] [--symbols FILE | --no-symbols]\n"
+      "                      [-- PROGRAM ARGS]\n"
       "\n"
       "Runs the program (default: the default workload) on the timing model, records its\n"
       "dependence graph (paper Table II: nodes D dispatch, R operands ready, E execute,\n"
@@ -108,6 +113,7 @@ static void crit_help(void) {
       "                 idealized critical-path length and the stamp check is off. The run\n"
       "                 itself is always the baseline machine.\n"
       "  --format F     text (aligned table), csv or yaml; same numbers\n"
+      CLI_WHERE_HELP
       "  common options: --config F, --set KEY=VALUE, --skip N, --warm N, --max N, --seed S,\n"
       "                  --workload NAME, --guest-output (see `icost sim --help`)\n"
       "\n"
@@ -137,6 +143,9 @@ static void crit_help(void) {
       "              mispredicts)\n"
       "  crit_misp   latency of its critical misprediction-recovery (PD) edges, cycles\n"
       "  cost%%       (crit_miss + crit_misp) as %% of the run's cycles: the ranking key\n"
+      "  where       its function and offset (ELF symbols) and source file:line (DWARF),\n"
+      "              as far as known; csv/yaml: function (empty/null when unknown),\n"
+      "              offset, file and line (csv: empty, yaml: left out when unknown)\n"
       "\n"
       "Totals: instructions and cycles of the timed run (the critical-path length equals\n"
       "the cycles), the %% of all nodes of each kind that are critical, mean slack, the\n"
@@ -155,15 +164,7 @@ static void progress(void *ctx, uint64_t committed) {
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
 static void disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap) {
-  ic_static_inst si;
-  memset(&si, 0, sizeof si);
-  if (!img.lookup || !img.lookup(img.ctx, pc, &si) || !si.valid) {
-    snprintf(buf, cap, "?");
-    return;
-  }
-  if (ic_trace_image_disasm(img, pc, buf, cap) || ic_champsim_image_disasm(img, pc, buf, cap))
-    return; /* a trace of another isa */
-  rv_disasm(si.raw, pc, buf, cap);
+  cli_where_disasm(img, pc, buf, cap);
 }
 
 /* Double-quoted string with " and \ escaped (valid in CSV after doubling
@@ -188,8 +189,40 @@ static void ideal_text(ic_catmask m, char *buf, size_t cap) {
     }
 }
 
+/* csv: the function, offset, file and line of pc (empty fields for what
+ * is unknown). */
+static void csv_where(FILE *f, const ic_symbols *sym, uint64_t pc) {
+  ic_sym_loc loc;
+  int found = ic_sym_lookup(sym, pc, &loc);
+  fputc(',', f);
+  if (found & IC_SYM_FUNCTION) put_quoted(f, loc.function, 1);
+  fputc(',', f);
+  if (found & IC_SYM_FUNCTION) fprintf(f, "%" PRIu64, loc.offset);
+  fputc(',', f);
+  if (found & IC_SYM_LINE) put_quoted(f, loc.file, 1);
+  fputc(',', f);
+  if (found & IC_SYM_LINE) fprintf(f, "%u", loc.line);
+}
+
+static void yaml_where(FILE *f, const ic_symbols *sym, uint64_t pc) {
+  ic_sym_loc loc;
+  int found = ic_sym_lookup(sym, pc, &loc);
+  fputs("    function: ", f);
+  if (found & IC_SYM_FUNCTION) {
+    put_quoted(f, loc.function, 0);
+    fprintf(f, "\n    offset: %" PRIu64 "\n", loc.offset);
+  } else {
+    fputs("null\n", f);
+  }
+  if (found & IC_SYM_LINE) {
+    fputs("    file: ", f);
+    put_quoted(f, loc.file, 0);
+    fprintf(f, "\n    line: %u\n", loc.line);
+  }
+}
+
 static void print_critical(FILE *f, const crit_opts *o, const ic_slack *s, const ic_slack_pc *tab, size_t n,
-                           ic_program_image img) {
+                           ic_program_image img, const ic_symbols *sym) {
   const ic_slack_totals *t = ic_slack_get_totals(s);
   char ideal[128];
   ideal_text(o->ideal, ideal, sizeof ideal);
@@ -197,7 +230,7 @@ static void print_critical(FILE *f, const crit_opts *o, const ic_slack *s, const
   char insn[96];
   if (o->fmt == FMT_CSV) {
     fputs("rank,pc,insn,count,crit_D,crit_R,crit_E,crit_P,crit_C,mean_slack,miss_cycles,crit_miss_cycles,"
-          "mispredicts,crit_misp_cycles,cost_pct\n",
+          "mispredicts,crit_misp_cycles,cost_pct,function,offset,file,line\n",
           f);
     for (size_t i = 0; i <= top; i++) {
       const ic_slack_pc *p = i < top ? &tab[i] : NULL;
@@ -207,14 +240,16 @@ static void print_critical(FILE *f, const crit_opts *o, const ic_slack *s, const
         put_quoted(f, insn, 1);
         fprintf(f, ",%" PRIu64, p->count);
         for (int k = 0; k < IC_NODE_COUNT; k++) fprintf(f, ",%.4f", (double)p->crit[k] / (double)p->count);
-        fprintf(f, ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f\n",
+        fprintf(f, ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f",
                 (double)p->slack_sum / (double)p->count, p->miss_cycles, p->crit_miss_cycles, p->misp_count,
                 p->crit_misp_cycles, pct(p->crit_miss_cycles + p->crit_misp_cycles, t->cycles));
+        csv_where(f, sym, p->pc);
+        fputc('\n', f);
       } else {
         fprintf(f, "total,,,%" PRIu64, t->instructions);
         for (int k = 0; k < IC_NODE_COUNT; k++)
           fprintf(f, ",%.4f", t->instructions ? (double)t->crit[k] / (double)t->instructions : 0.0);
-        fprintf(f, ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f\n",
+        fprintf(f, ",%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,,,,\n",
                 t->instructions ? (double)t->slack_sum / (double)t->instructions : 0.0, t->miss_cycles,
                 t->crit_miss_cycles, t->misp_count, t->crit_misp_cycles,
                 pct(t->crit_miss_cycles + t->crit_misp_cycles, t->cycles));
@@ -251,19 +286,28 @@ static void print_critical(FILE *f, const crit_opts *o, const ic_slack *s, const
                  "\n    mispredicts: %" PRIu64 "\n    crit_misp_cycles: %" PRIu64 "\n    cost_pct: %.4f\n",
               (double)p->slack_sum / (double)p->count, p->miss_cycles, p->crit_miss_cycles, p->misp_count,
               p->crit_misp_cycles, pct(p->crit_miss_cycles + p->crit_misp_cycles, t->cycles));
+      yaml_where(f, sym, p->pc);
     }
     return;
   }
-  fprintf(f, "%4s  %-12s %-28s %10s %5s %5s %5s %5s %5s %8s %10s %10s %8s %10s %6s\n", "rank", "pc", "insn",
-          "count", "D%", "R%", "E%", "P%", "C%", "slack", "miss", "crit_miss", "misp", "crit_misp", "cost%");
+  fprintf(f, "%4s  %-12s %-28s %10s %5s %5s %5s %5s %5s %8s %10s %10s %8s %10s %6s%s\n", "rank", "pc", "insn",
+          "count", "D%", "R%", "E%", "P%", "C%", "slack", "miss", "crit_miss", "misp", "crit_misp", "cost%",
+          sym ? "  where" : "");
   for (size_t i = 0; i < top; i++) {
     const ic_slack_pc *p = &tab[i];
     disasm(img, p->pc, insn, sizeof insn);
     fprintf(f, "%4zu  0x%-10" PRIx64 " %-28.28s %10" PRIu64, i + 1, p->pc, insn, p->count);
     for (int k = 0; k < IC_NODE_COUNT; k++) fprintf(f, " %5.1f", pct(p->crit[k], p->count));
-    fprintf(f, " %8.2f %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %10" PRIu64 " %6.2f\n",
+    fprintf(f, " %8.2f %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %10" PRIu64 " %6.2f",
             (double)p->slack_sum / (double)p->count, p->miss_cycles, p->crit_miss_cycles, p->misp_count,
             p->crit_misp_cycles, pct(p->crit_miss_cycles + p->crit_misp_cycles, t->cycles));
+    if (sym) {
+      ic_sym_loc loc;
+      char where[256];
+      int found = ic_sym_lookup(sym, p->pc, &loc);
+      fprintf(f, "  %s", found ? ic_sym_format(&loc, found, p->pc, 1, where, sizeof where) : "-");
+    }
+    fputc('\n', f);
   }
   fprintf(f, "%4s  %-12s %-28s %10" PRIu64, "", "total", "", t->instructions);
   for (int k = 0; k < IC_NODE_COUNT; k++) fprintf(f, " %5.1f", pct(t->crit[k], t->instructions));
@@ -321,7 +365,9 @@ int cmd_critical(int argc, char **argv) {
               ic_slack_get_totals(s)->stamp_mismatches);
     ic_program_image img = cli_run_image(&run);
     if (cli_run_partial(&run)) printf("partial: %s\n", cli_run_partial(&run));
-    print_critical(stdout, &co, s, tab, n, img);
+    ic_symbols *sym = cli_where_open(&co.where, &ro, &run, tab, n);
+    print_critical(stdout, &co, s, tab, n, img, sym);
+    ic_sym_close(sym);
     if (fflush(stdout) != 0) st = ic_fail(&err, IC_ERUN, "stdout: write error");
   }
   free(tab);
