@@ -157,7 +157,7 @@ static ic_status read_symtab(ic_symbols *s, Elf *elf, Elf_Scn *scn, const GElf_S
 
 /* Sorts the functions and bounds those of size 0 by the next start. */
 static void finish_funcs(ic_symbols *s) {
-  qsort(s->funcs, s->nfuncs, sizeof *s->funcs, cmp_func);
+  if (s->nfuncs > 1) qsort(s->funcs, s->nfuncs, sizeof *s->funcs, cmp_func);
   for (size_t i = 0; i < s->nfuncs; i++) {
     sym_func *f = &s->funcs[i];
     if (f->sized) continue;
@@ -246,7 +246,7 @@ static ic_status read_lines(ic_symbols *s, Elf *elf, ic_err *err) {
   if (st != IC_OK) return st;
   /* one row per address: the last at it (a sequence's start wins over the
    * end of the one before); then runs of one file:line become one row */
-  qsort(s->lines, s->nlines, sizeof *s->lines, cmp_line);
+  if (s->nlines > 1) qsort(s->lines, s->nlines, sizeof *s->lines, cmp_line);
   size_t k = 0;
   for (size_t i = 0; i < s->nlines; i++) {
     if (i + 1 < s->nlines && s->lines[i + 1].addr == s->lines[i].addr) continue;
@@ -263,19 +263,29 @@ static ic_status read_lines(ic_symbols *s, Elf *elf, ic_err *err) {
 }
 
 /* Whether the file has DWARF line information at all (else there is
- * nothing to read and nothing to warn about). */
+ * nothing to read and nothing to warn about): 1, or 0, or -1 when a DWARF
+ * string section does not end in a NUL byte (libdw would read past its end
+ * looking for the end of a string there). */
 static int has_debug_line(Elf *elf) {
   size_t shstrndx;
   if (elf_getshdrstrndx(elf, &shstrndx) != 0) return 0;
+  int lines = 0, bad = 0;
   for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh)) continue;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS) continue;
     const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-    if (name && (strcmp(name, ".debug_line") == 0 || strcmp(name, ".zdebug_line") == 0) &&
-        sh.sh_type != SHT_NOBITS)
-      return 1;
+    if (!name) continue;
+    if (strcmp(name, ".debug_line") == 0 || strcmp(name, ".zdebug_line") == 0) lines = 1;
+    if (strcmp(name, ".debug_str") == 0 || strcmp(name, ".debug_line_str") == 0) {
+      if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
+        bad = 1;
+        continue;
+      }
+      Elf_Data *d = elf_getdata(scn, NULL);
+      if (d && d->d_size > 0 && (!d->d_buf || ((const char *)d->d_buf)[d->d_size - 1] != 0)) bad = 1;
+    }
   }
-  return 0;
+  return lines && bad ? -1 : lines;
 }
 
 ic_status ic_sym_open(ic_symbols **out, const char *path, ic_err *err) {
@@ -310,7 +320,9 @@ ic_status ic_sym_open(ic_symbols **out, const char *path, ic_err *err) {
     if (tab) st = read_symtab(s, elf, tab, &tsh, err);
     else if (dyn) st = read_symtab(s, elf, dyn, &dsh, err);
     if (st == IC_OK) finish_funcs(s);
-    if (st == IC_OK && has_debug_line(elf)) st = read_lines(s, elf, err);
+    const int dl = st == IC_OK ? has_debug_line(elf) : 0;
+    if (dl < 0) warn(s, "a DWARF string section does not end its last string");
+    if (dl > 0) st = read_lines(s, elf, err);
   }
   elf_end(elf);
   close(fd);
@@ -494,7 +506,7 @@ static int cmp_range(const void *a, const void *b) {
 
 /* Sorts and merges touching or overlapping ranges. */
 static void range_normalize(range_list *l) {
-  qsort(l->r, l->n, sizeof *l->r, cmp_range);
+  if (l->n > 1) qsort(l->r, l->n, sizeof *l->r, cmp_range);
   size_t k = 0;
   for (size_t i = 0; i < l->n; i++) {
     if (k > 0 && l->r[i].lo <= l->r[k - 1].hi) {
