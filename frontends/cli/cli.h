@@ -15,6 +15,7 @@ int cmd_emu(int argc, char **argv);      /* icost emu: run a program functionall
 int cmd_sim(int argc, char **argv);      /* icost sim: timing model statistics */
 int cmd_icost(int argc, char **argv);    /* icost [options]: cost/icost breakdown */
 int cmd_critical(int argc, char **argv); /* icost critical: slack and criticality */
+int cmd_annotate(int argc, char **argv); /* icost annotate: critical cycles per function or line */
 int cmd_graph(int argc, char **argv);    /* icost graph: export a graph window */
 int cmd_validate(int argc, char **argv); /* icost validate: methods against multisim */
 int cmd_profile(int argc, char **argv);  /* icost profile: write a sample file */

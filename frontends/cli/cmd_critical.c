@@ -16,6 +16,7 @@
 #include "champsim.h"
 #include "trace.h"
 #include "slack.h"
+#include "where.h"
 
 /* Option callbacks return -1 for a bad value, with *err filled by ic_fail. */
 static int bad_value(ic_status st) {
@@ -61,11 +62,14 @@ typedef struct crit_opts {
   uint64_t top, window;
   ic_emit_format fmt;
   ic_catmask ideal;
+  cli_where_opts where;
 } crit_opts;
 
 static int crit_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
   crit_opts *o = ctx;
   const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+  int used = cli_where_option(&o->where, argc, argv, i, err);
+  if (used != 0) return used;
   if (strcmp(argv[i], "--top") == 0) return parse_u64("--top", v, &o->top, err);
   if (strcmp(argv[i], "--window") == 0) {
     int n = parse_u64("--window", v, &o->window, err);
@@ -90,7 +94,8 @@ static int crit_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
 static void crit_help(void) {
   printf(
       "usage: icost critical [common options] [--top N] [--window W] [--ideal LIST]\n"
-      "                      [--format text|csv|yaml|json] [-- PROGRAM ARGS]\n"
+      "                      [--format text|csv|yaml|json] [--symbols FILE | --no-symbols]\n"
+      "                      [-- PROGRAM ARGS]\n"
       "\n"
       "Runs the program (default: the default workload) on the timing model, records its\n"
       "dependence graph (paper Table II: nodes D dispatch, R operands ready, E execute,\n"
@@ -106,6 +111,7 @@ static void crit_help(void) {
       "                 itself is always the baseline machine.\n"
       "  --format F     text (aligned table), csv, yaml or json; same numbers; csv,\n"
       "                 yaml and json start with the run's provenance\n"
+      CLI_WHERE_HELP
       "  common options: --config F, --set KEY=VALUE, --skip N, --warm N, --max N, --seed S,\n"
       "                  --workload NAME, --guest-output (see `icost sim --help`)\n"
       "\n"
@@ -136,6 +142,11 @@ static void crit_help(void) {
       "  crit_misp_cycles  latency of its critical misprediction-recovery (PD) edges, cycles\n"
       "  cost_pct          (crit_miss_cycles + crit_misp_cycles) as %% of the run's cycles:\n"
       "                    the ranking key\n"
+      "  where             its function+offset (ELF symbols) and source file:line (DWARF),\n"
+      "                    as far as known (- where nothing is)\n"
+      "  function, offset, file, line\n"
+      "                    the same in fields of their own (csv, yaml, json only; empty or\n"
+      "                    null where unknown)\n"
       "\n"
       "Totals (text: the total row and the lines below the table; csv, yaml and json:\n"
       "`totals`, with `critical` the fractions per node kind): instructions and cycles\n"
@@ -155,15 +166,7 @@ static void progress(void *ctx, uint64_t committed) {
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
 static void disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap) {
-  ic_static_inst si;
-  memset(&si, 0, sizeof si);
-  if (!img.lookup || !img.lookup(img.ctx, pc, &si) || !si.valid) {
-    snprintf(buf, cap, "?");
-    return;
-  }
-  if (ic_trace_image_disasm(img, pc, buf, cap) || ic_champsim_image_disasm(img, pc, buf, cap))
-    return; /* a trace of another isa */
-  rv_disasm(si.raw, pc, buf, cap);
+  cli_where_disasm(img, pc, buf, cap);
 }
 
 static void ideal_text(ic_catmask m, char *buf, size_t cap) {
@@ -194,8 +197,31 @@ static void crit_share(ic_emit *em, uint64_t crit, uint64_t count) {
 /* The report: window and ideal, the table `instructions` (a row per static
  * instruction, the top N by cost; text adds a total row), then `totals`
  * (text: a summary in prose). */
+/* The row's where columns: the formatted location, then function, offset,
+ * file and line (null where unknown). */
+static void emit_where(ic_emit *em, const ic_symbols *sym, uint64_t pc) {
+  ic_sym_loc loc;
+  const int found = sym ? ic_sym_lookup(sym, pc, &loc) : 0;
+  char where[256];
+  ic_emit_str(em, NULL, found ? ic_sym_format(&loc, found, pc, 1, where, sizeof where) : "-");
+  if (found & IC_SYM_FUNCTION) {
+    ic_emit_str(em, NULL, loc.function);
+    ic_emit_u64(em, NULL, loc.offset);
+  } else {
+    ic_emit_null(em, NULL);
+    ic_emit_null(em, NULL);
+  }
+  if (found & IC_SYM_LINE) {
+    ic_emit_str(em, NULL, loc.file);
+    ic_emit_u64(em, NULL, loc.line);
+  } else {
+    ic_emit_null(em, NULL);
+    ic_emit_null(em, NULL);
+  }
+}
+
 static void print_critical(ic_emit *em, const crit_opts *o, const ic_slack *s, const ic_slack_pc *tab,
-                           size_t n, ic_program_image img) {
+                           size_t n, ic_program_image img, const ic_symbols *sym) {
   const ic_slack_totals *t = ic_slack_get_totals(s);
   size_t top = o->top == 0 || o->top > n ? n : (size_t)o->top;
   char insn[96], pcs[32];
@@ -209,6 +235,8 @@ static void print_critical(ic_emit *em, const crit_opts *o, const ic_slack *s, c
       {"crit_E", -1, 0},     {"crit_P", -1, 0},      {"crit_C", -1, 0},
       {"mean_slack", 2, 0},  {"miss_cycles", -1, 0}, {"crit_miss_cycles", -1, 0},
       {"mispredicts", -1, 0}, {"crit_misp_cycles", -1, 0}, {"cost_pct", 2, 0},
+      {"where", -1, 0},      {"function", -1, IC_EMIT_COL_TEXT_HIDE}, {"offset", -1, IC_EMIT_COL_TEXT_HIDE},
+      {"file", -1, IC_EMIT_COL_TEXT_HIDE}, {"line", -1, IC_EMIT_COL_TEXT_HIDE},
   };
   _Static_assert(IC_NODE_COUNT == 5, "a crit_ column per node kind");
   ic_emit_table_begin(em, "instructions", cols, (int)(sizeof cols / sizeof cols[0]), 0);
@@ -228,6 +256,7 @@ static void print_critical(ic_emit *em, const crit_opts *o, const ic_slack *s, c
     ic_emit_u64(em, NULL, p->misp_count);
     ic_emit_u64(em, NULL, p->crit_misp_cycles);
     ic_emit_double(em, NULL, pct(p->crit_miss_cycles + p->crit_misp_cycles, t->cycles));
+    emit_where(em, sym, p->pc);
     ic_emit_row_end(em);
   }
   const double mean_slack = t->instructions ? (double)t->slack_sum / (double)t->instructions : 0.0;
@@ -245,6 +274,7 @@ static void print_critical(ic_emit *em, const crit_opts *o, const ic_slack *s, c
   ic_emit_u64(em, NULL, t->misp_count);
   ic_emit_u64(em, NULL, t->crit_misp_cycles);
   ic_emit_double(em, NULL, cost);
+  for (int k = 0; k < 5; k++) ic_emit_skip(em, NULL); /* where, function, offset, file, line */
   ic_emit_row_end(em);
   ic_emit_only(em, IC_EMIT_ALL);
   ic_emit_table_end(em);
@@ -336,7 +366,9 @@ int cmd_critical(int argc, char **argv) {
     ic_emit *em;
     if ((st = cli_report_open(&em, stdout, co.fmt, "critical", &ro, &run, &err)) == IC_OK) {
       cli_report_partial(em, &run);
-      print_critical(em, &co, s, tab, n, img);
+      ic_symbols *sym = cli_where_open(&co.where, &ro, &run, tab, n);
+      print_critical(em, &co, s, tab, n, img, sym);
+      ic_sym_close(sym);
       st = ic_emit_close(em, &err);
     }
   }

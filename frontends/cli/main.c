@@ -47,6 +47,8 @@ static void usage(FILE *f) {
         "       icost emu [--stats] [--skip N] [--max N] -- PROGRAM [ARGS]\n"
         "       icost sim [options] [-- PROGRAM ARGS]       timing-model statistics\n"
         "       icost critical [options] [-- PROGRAM ARGS]  slack and criticality\n"
+        "       icost annotate [--by function|line] [options] [-- PROGRAM ARGS]\n"
+        "                                                   critical cycles per function or line\n"
         "       icost graph --from N --count M [options]    export a graph window\n"
         "       icost validate [options] [-- PROGRAM ARGS]  every method against multisim\n"
         "       icost profile -o FILE [options] [-- PROGRAM ARGS]  collect profiler samples\n"
@@ -69,7 +71,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
     {"emu", cmd_emu},           {"sim", cmd_sim},         {"critical", cmd_critical},
     {"graph", cmd_graph},       {"validate", cmd_validate}, {"profile", cmd_profile},
-    {"analyze", cmd_analyze},
+    {"analyze", cmd_analyze},   {"annotate", cmd_annotate},
     {"record", cmd_record},
     {"sweep", cmd_sweep},
     {"pipeview", cmd_pipeview},

@@ -1,0 +1,76 @@
+/* where.c: opening a run's symbols for the reports (where.h). */
+#include "where.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "champsim.h"
+#include "rv.h"
+#include "trace.h"
+
+int cli_where_option(cli_where_opts *o, int argc, char **argv, int i, ic_err *err) {
+  if (strcmp(argv[i], "--no-symbols") == 0) {
+    o->off = 1;
+    return 1;
+  }
+  if (strcmp(argv[i], "--symbols") == 0) {
+    if (i + 1 >= argc || !*argv[i + 1]) {
+      ic_fail(err, IC_EINPUT, "--symbols: missing ELF file name");
+      return -1;
+    }
+    o->symbols = argv[i + 1];
+    return 2;
+  }
+  return 0;
+}
+
+ic_symbols *cli_where_open(const cli_where_opts *o, const cli_run_opts *ro, const cli_run *run,
+                           const ic_slack_pc *tab, size_t n) {
+  if (o->off) return NULL;
+  const char *path = o->symbols;
+  if (!path && ro->trace) return NULL; /* a trace holds no symbols */
+  if (!path && run->workload.argc > 0) path = run->workload.argv[0];
+  if (!path) return NULL;
+  ic_symbols *s = NULL;
+  ic_err err;
+  if (ic_sym_open(&s, path, &err) != IC_OK) {
+    fprintf(stderr, "icost: warning: %s; showing pcs only\n", err.msg);
+    return NULL;
+  }
+  if (ic_sym_warning(s)) fprintf(stderr, "icost: warning: %s\n", ic_sym_warning(s));
+  if (ic_sym_is_pie(s) && !ic_sym_has_functions(s) && ic_sym_has_lines(s)) {
+    fprintf(stderr, "icost: warning: %s: position-independent and without a symbol table, so where it was "
+                    "loaded is unknown; showing pcs only\n", path);
+    ic_sym_close(s);
+    return NULL;
+  }
+  if (ic_sym_is_pie(s) && ic_sym_has_functions(s)) {
+    uint64_t *pcs = malloc((n ? n : 1) * sizeof *pcs);
+    int placed = 0;
+    if (pcs) {
+      for (size_t i = 0; i < n; i++) pcs[i] = tab[i].pc;
+      placed = ic_sym_guess_bias(s, pcs, n);
+      free(pcs);
+    }
+    if (!placed) {
+      fprintf(stderr, "icost: warning: %s: no executed pc starts one of its functions, so where it was "
+                      "loaded is unknown; showing pcs only\n", path);
+      ic_sym_close(s);
+      return NULL;
+    }
+  }
+  return s;
+}
+
+void cli_where_disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap) {
+  ic_static_inst si;
+  memset(&si, 0, sizeof si);
+  if (!img.lookup || !img.lookup(img.ctx, pc, &si) || !si.valid) {
+    snprintf(buf, cap, "?");
+    return;
+  }
+  if (ic_trace_image_disasm(img, pc, buf, cap) || ic_champsim_image_disasm(img, pc, buf, cap))
+    return; /* a trace of another isa */
+  rv_disasm(si.raw, pc, buf, cap);
+}
