@@ -17,11 +17,11 @@
 #include "cpus.h"
 #include "emit.h"
 #include "ooo_config.h"
+#include "report.h"
 #include "run.h"
 #include "slack.h"
 #include "where.h"
 
-#define ANNOTATE_VERSION "0.1.0"
 
 typedef enum { BY_FUNCTION, BY_LINE } annot_by;
 
@@ -266,42 +266,6 @@ static void emit_counts(ic_emit *e, uint64_t count, uint64_t crit_e, uint64_t dm
   ic_emit_fixed(e, NULL, pct(dmiss + bmisp, cycles), 2);
 }
 
-static void provenance(ic_emit *e, const cli_run_opts *ro, const cli_run *run) {
-  const char *machine = "baseline";
-  char name[256];
-  if (ro->config_path) {
-    const char *b = strrchr(ro->config_path, '/');
-    snprintf(name, sizeof name, "%s", b ? b + 1 : ro->config_path);
-    char *dot = strrchr(name, '.');
-    if (dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0)) *dot = 0;
-    machine = name;
-  }
-  /* FNV-1a of the resolved machine's values */
-  uint64_t h = 1469598103934665603ULL;
-  const int64_t *v = ooo_config_values(run->config);
-  for (int k = 0; k < OOO_PARAM_COUNT; k++)
-    for (int b = 0; b < 8; b++) h = (h ^ (uint8_t)((uint64_t)v[k] >> (8 * b))) * 1099511628211ULL;
-  char hash[17];
-  snprintf(hash, sizeof hash, "%016" PRIx64, h);
-  ic_provenance p = {.version = ANNOTATE_VERSION,
-                     .command = "annotate",
-                     .program = ro->trace ? ro->trace : run->workload.argc ? run->workload.argv[0] : NULL,
-                     .argc = ro->trace ? 0 : run->workload.argc,
-                     .argv = ro->trace ? NULL : run->workload.argv,
-                     .workload = ro->workload,
-                     .trace = ro->trace,
-                     .machine = machine,
-                     .config = ro->config_path,
-                     .noverrides = ro->nsets,
-                     .overrides = ro->sets,
-                     .machine_hash = hash,
-                     .seed = ro->seed,
-                     .skip = ro->skip,
-                     .max = ro->max,
-                     .has_max = ro->max != 0};
-  ic_emit_provenance(e, &p);
-}
-
 static ic_status print_annotate(const annot_opts *o, const cli_run_opts *ro, const cli_run *run, const ic_slack *s,
                                 const ic_slack_pc *tab, size_t n, const ic_symbols *sym, ic_err *err) {
   const ic_slack_totals *t = ic_slack_get_totals(s);
@@ -310,7 +274,7 @@ static ic_status print_annotate(const annot_opts *o, const cli_run_opts *ro, con
   ic_status st = member && rank_of ? group_table(tab, n, sym, o->by, &gs, member, rank_of, err)
                                    : ic_fail(err, IC_ERUN, "annotate: out of memory for %zu pcs", n);
   ic_emit *e = NULL;
-  if (st == IC_OK) st = ic_emit_open(&e, stdout, o->fmt, err);
+  if (st == IC_OK) st = cli_report_open(&e, stdout, o->fmt, "annotate", ro, run, err);
   if (st != IC_OK) {
     free(member);
     free(rank_of);
@@ -318,8 +282,7 @@ static ic_status print_annotate(const annot_opts *o, const cli_run_opts *ro, con
     free(gs.slot);
     return st;
   }
-  provenance(e, ro, run);
-  if (cli_run_partial(run)) ic_emit_str(e, "partial", cli_run_partial(run));
+  cli_report_partial(e, run);
   ic_emit_str(e, "by", o->by == BY_LINE ? "line" : "function");
   ic_emit_str_shown(e, "symbols", sym ? ic_sym_path(sym) : NULL, sym ? ic_sym_path(sym) : "none");
   ic_emit_u64(e, "instructions", t->instructions);
