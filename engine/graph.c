@@ -24,7 +24,7 @@ int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np) {
   return *nw || *np;
 }
 
-ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,
+ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal_all, uint64_t *node_t,
                         uint64_t *t_out, ic_err *err) {
   *t_out = 0;
   if (n == 0) return IC_OK;
@@ -38,9 +38,10 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
   ic_slot_tab slots = {0};
   ic_mshr_tab holds = {0};
   ic_iq_tab iqt = {0};
-  const int rule = dg_slot_rule_applies(ideal);
+  const int rule = dg_slot_rule_applies(ideal_all);
   for (size_t i = 0; i < n; i++) {
     const ic_graph_rec *r = &recs[i];
+    const ic_catmask ideal = ic_rec_rules_mask(r, ideal_all); /* its scoped drops */
     if (r->seq != seq0 + i) {
       st = ic_fail(err, IC_EINPUT, "graph record %llu follows record %llu (sequence gap)",
                    (unsigned long long)r->seq, (unsigned long long)(seq0 + i - 1));
@@ -111,6 +112,7 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
 static uint64_t e_from_other_edges(const ic_graph_rec *recs, size_t i, ic_catmask ideal,
                                    const uint64_t *nt, int old_iw) {
   const ic_graph_rec *r = &recs[i];
+  ideal = ic_rec_rules_mask(r, ideal);
   uint64_t v0 = 0, v = 0;
   for (int pass = 0; pass <= old_iw; pass++) {
     for (int k = 0; k < r->nedges; k++) {
@@ -132,6 +134,7 @@ static uint64_t e_from_other_edges(const ic_graph_rec *recs, size_t i, ic_catmas
 /* D of recs[i] from its in-edges under `ideal`, in the node times nt. */
 static uint64_t d_from_edges(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt) {
   const ic_graph_rec *r = &recs[i];
+  ideal = ic_rec_rules_mask(r, ideal);
   uint64_t v = 0;
   for (int k = 0; k < r->nedges; k++) {
     const ic_edge *e = &r->edge[k];
@@ -152,7 +155,7 @@ ic_status dg_rule_sources(const ic_graph_rec *recs, size_t n, ic_catmask ideal, 
   for (size_t i = 0; i < n && st == IC_OK; i++) {
     const uint64_t *t = &nt[i * IC_NODE_COUNT];
     const uint32_t qk = dg_iq_rule(&recs[i], ideal);
-    const int mk = dg_mshr_rule(&recs[i], ideal);
+    const int mk = dg_mshr_rule(&recs[i], ic_rec_rules_mask(&recs[i], ideal));
     iq[i] = ms[i] = 0;
     if (qk != q.k && ic_iq_tab_reset(&q, qk) != 0) {
       st = ic_fail(err, IC_ERUN, "graph export: out of memory (IQ rule)");

@@ -95,6 +95,14 @@ struct ooo_core {
   uint32_t page_shift, maxdist;
   ic_catmask ideal;
   int i_dl1, i_bmisp, i_dmiss, i_imiss;
+  /* scoped categories (scope.h): per instruction, the base categories whose
+   * events are idealized for it (imask, set at fetch: ideal's bases, plus
+   * those of the scopes of ideal that hold its pc); NULL: none, imask is
+   * ideal's bases for every instruction */
+  const ic_scopes *scopes;
+  uint8_t ideal_bases;
+  uint64_t tag_prev_pc; /* pc of the last record built (ic_scopes_tag) */
+  uint8_t *imask;
 
   cache l1i, l1d, l2, dtlb, itlb;
   bpred bp;
@@ -441,6 +449,7 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   c->i_bmisp = (ideal & IC_CATBIT(IC_CAT_BMISP)) != 0;
   c->i_dmiss = (ideal & IC_CATBIT(IC_CAT_DMISS)) != 0;
   c->i_imiss = (ideal & IC_CATBIT(IC_CAT_IMISS)) != 0;
+  c->ideal_bases = (uint8_t)(ideal & 0xffu);
   c->l1d_lat = c->i_dl1 ? 0 : (uint32_t)v[OOO_L1D_LATENCY];
   c->l2_lat = (uint32_t)v[OOO_L2_LATENCY];
   c->mem_lat = (uint32_t)v[OOO_MEM_LATENCY];
@@ -470,6 +479,7 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->ep_cat, n);
   ALLOC(c->pp_src, n);
   ALLOC(c->fl, n);
+  ALLOC(c->imask, n);
   ALLOC(c->pending, n);
   ALLOC(c->pmask, n);
   ALLOC(c->racc, n);
@@ -572,7 +582,7 @@ oom:
 void ooo_destroy(ooo_core *c) {
   if (!c) return;
   free(c->in); free(c->F); free(c->D); free(c->R); free(c->E); free(c->P); free(c->C);
-  free(c->fl); free(c->pending); free(c->pmask); free(c->racc); free(c->cons_head); free(c->cons_next);
+  free(c->fl); free(c->imask); free(c->pending); free(c->pmask); free(c->racc); free(c->cons_head); free(c->cons_next);
   free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_width); free(c->g_none);
   free(c->dwin); free(c->re_mshr); free(c->re_lg); free(c->sb_blk); free(c->blk_why);
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
@@ -589,6 +599,10 @@ void ooo_destroy(ooo_core *c) {
   cache_free(&c->dtlb); cache_free(&c->itlb);
   bp_free(&c->bp);
   free(c);
+}
+
+void ooo_set_scopes(ooo_core *c, const ic_scopes *scopes) {
+  c->scopes = scopes && scopes->n ? scopes : NULL;
 }
 
 void ooo_set_graph_sink(ooo_core *c, ic_graph_sink sink) {
@@ -706,6 +720,11 @@ ic_status ooo_warm(ooo_core *c, ic_inst_source src, uint64_t n, uint64_t *done, 
 
 static void flush_records(ooo_core *c) {
   if (c->nbatch && c->sink_status == IC_OK) {
+    if (c->scopes)
+      for (size_t k = 0; k < c->nbatch; k++) {
+        ic_scopes_tag(c->scopes, &c->batch[k], c->tag_prev_pc);
+        c->tag_prev_pc = c->batch[k].pc;
+      }
     c->sink_status = c->sink.consume(c->sink.ctx, c->batch, c->nbatch, &c->sink_err);
     if (c->sink.buffer && c->sink_status == IC_OK) c->batch = c->sink.buffer(c->sink.ctx, &c->batch_cap);
   }
@@ -747,6 +766,7 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   r->seq = i;
   r->pc = c->in[x].pc;
   r->opclass = c->in[x].opclass;
+  r->sdrop[0] = r->sdrop[1] = 0;
   /* the IQ rule (graph_rec.h) where the IQ is smaller than the ROB: it
      replaces the IQ edges */
   r->iq = c->iq_rule.k;
@@ -997,7 +1017,7 @@ static void commit(ooo_core *c, uint64_t t) {
       }
       stores++;
       const ic_inst *in = &c->in[x];
-      if (!c->i_dmiss) {
+      if (!(c->imask[x] & IC_CATBIT(IC_CAT_DMISS))) {
         if (cache_lookup(&c->dtlb, in->mem_addr) < 0) cache_fill(&c->dtlb, in->mem_addr);
         int hit;
         c->st.l1d_accesses++;
@@ -1150,6 +1170,12 @@ static void issue(ooo_core *c, uint64_t t) {
     uint32_t lat, occ;
     uint8_t cat;
     op_timing(c, in->opclass, &pool, &lat, &occ, &cat);
+    const uint8_t im = c->imask[x];
+    if (cat < IC_CAT_COUNT && (im & IC_CATBIT(cat))) { /* shalu, lgalu scoped to it */
+      lat = 0;
+      occ = 1;
+    }
+    const uint32_t l1d_lat = im & IC_CATBIT(IC_CAT_DL1) ? 0 : c->l1d_lat;
     /* a free unit of the pool */
     uint64_t *busy = c->fu_busy[pool];
     int unit = -1;
@@ -1178,7 +1204,7 @@ static void issue(ooo_core *c, uint64_t t) {
     /* the youngest miss among i's ancestors (MSHR roots, IW keep) */
     const uint64_t ma = c->have_sink ? miss_ancestor(c, seq) : NONE_SEQ;
     uint64_t part_dl1 = 0, part_dmiss = 0;
-    if ((f & FL_LOAD) && !(f & FL_FWD) && !c->i_dmiss) {
+    if ((f & FL_LOAD) && !(f & FL_FWD) && !(im & IC_CATBIT(IC_CAT_DMISS))) {
       uint64_t a = in->mem_addr;
       int64_t l1 = cache_lookup(&c->l1d, a);
       int mi = -1;
@@ -1208,8 +1234,8 @@ static void issue(ooo_core *c, uint64_t t) {
         tlb = c->tlb_lat;
       }
       c->st.l1d_accesses++;
-      part_dl1 = c->l1d_lat;
-      uint64_t base = t + tlb + c->l1d_lat;
+      part_dl1 = l1d_lat;
+      uint64_t base = t + tlb + l1d_lat;
       if (l1 >= 0) {
         uint64_t ready = c->l1d.ready[l1];
         p = base;
@@ -1232,7 +1258,7 @@ static void issue(ooo_core *c, uint64_t t) {
         }
       } else {
         c->st.l1d_misses++;
-        uint64_t l2 = l2_access(c, a, t + tlb + c->l1d_lat);
+        uint64_t l2 = l2_access(c, a, t + tlb + l1d_lat);
         p = base + l2;
         part_dmiss = tlb + l2;
         uint64_t line = cache_fill(&c->l1d, a);
@@ -1254,12 +1280,12 @@ static void issue(ooo_core *c, uint64_t t) {
         if (++c->mshr_pos == c->nmshr) c->mshr_pos = 0;
       }
     } else if (f & FL_LOAD) {
-      part_dl1 = c->l1d_lat; /* forwarded from a store, or dmiss: an L1 hit */
-      p = t + c->l1d_lat;
+      part_dl1 = l1d_lat; /* forwarded from a store, or dmiss: an L1 hit */
+      p = t + l1d_lat;
       if (f & FL_FWD) c->st.forwarded_loads++;
     } else if (f & FL_STORE) {
       uint64_t tlb = 0;
-      if (!c->i_dmiss && cache_lookup(&c->dtlb, in->mem_addr) < 0) {
+      if (!(im & IC_CATBIT(IC_CAT_DMISS)) && cache_lookup(&c->dtlb, in->mem_addr) < 0) {
         cache_fill(&c->dtlb, in->mem_addr);
         c->st.dtlb_misses++;
         tlb = c->tlb_lat;
@@ -1517,7 +1543,9 @@ static void fetch(ooo_core *c, uint64_t t) {
         c->fetch_reason = FR_END;
         break;
       }
-      if (!c->i_imiss) {
+      const uint8_t im = c->scopes ? (uint8_t)ic_scopes_ideal_at(c->scopes, c->ideal, in->pc)
+                                   : c->ideal_bases;
+      if (!(im & IC_CATBIT(IC_CAT_IMISS))) {
         uint64_t line = in->pc >> c->l1i.shift;
         if (line != c->fetch_line) {
           c->fetch_line = line;
@@ -1529,9 +1557,14 @@ static void fetch(ooo_core *c, uint64_t t) {
             break;
           }
         }
+      } else {
+        /* its fetch hit: the line counts as fetched for the instructions
+           after it (they own no miss of it) */
+        c->fetch_line = in->pc >> c->l1i.shift;
       }
       uint64_t i = c->tail, x = i & c->mask;
       c->in[x] = *in;
+      c->imask[x] = im;
       c->buf_i++;
       c->F[x] = t;
       c->g_imiss[x] = c->acc[FR_IMISS];
@@ -1559,7 +1592,7 @@ static void fetch(ooo_core *c, uint64_t t) {
       n++;
       if (in->opclass >= IC_OP_BRANCH && in->opclass <= IC_OP_IJUMP) {
         c->st.branches++;
-        if (!c->i_bmisp && bp_predict_update(&c->bp, in->opclass, in->pc, in->size, in->next_pc)) {
+        if (!(im & IC_CATBIT(IC_CAT_BMISP)) && bp_predict_update(&c->bp, in->opclass, in->pc, in->size, in->next_pc)) {
           f |= FL_MISP;
           c->fl[x] = f;
           c->st.branch_mispredictions++;
