@@ -22,12 +22,12 @@ ic_status ic_breakdown_from_times(ic_breakdown *b, const uint8_t *cats, int ncat
     return ic_fail(err, IC_EINPUT, "breakdown: %d categories (at most %d)", ncat,
                    IC_BREAKDOWN_MAX_CATS);
   for (int k = 0; k < ncat; k++) {
-    if (cats[k] >= IC_CAT_COUNT)
+    if (!ic_cat_valid(cats[k]))
       return ic_fail(err, IC_EINPUT, "breakdown: unknown category id %u", cats[k]);
     for (int j = 0; j < k; j++)
       if (cats[j] == cats[k])
         return ic_fail(err, IC_EINPUT, "breakdown: category '%s' given twice",
-                       ic_category_names[cats[k]]);
+                       ic_category_name(cats[k]));
   }
   size_t n = (size_t)1 << ncat;
   b->cost = malloc(n * sizeof *b->cost);
@@ -104,7 +104,7 @@ static void entry_name(const ic_breakdown *b, uint32_t mask, char *out, size_t c
   size_t len = 0;
   for (int k = 0; k < b->ncat; k++)
     if (mask & (1u << k)) {
-      int w = snprintf(out + len, cap - len, "%s%s", len ? "+" : "", ic_category_names[b->cats[k]]);
+      int w = snprintf(out + len, cap - len, "%s%s", len ? "+" : "", ic_category_name(b->cats[k]));
       if (w < 0 || (size_t)w >= cap - len) return;
       len += (size_t)w;
     }
@@ -225,14 +225,14 @@ static const char *const kind_names[] = {"single", "interaction", "other", "base
 static void write_yaml(const ic_breakdown *b, FILE *f, const ic_bd_entry *e, int n) {
   fputs("categories: [", f);
   for (int k = 0; k < b->ncat; k++)
-    fprintf(f, "%s%s", k ? ", " : "", ic_category_names[b->cats[k]]);
+    fprintf(f, "%s%s", k ? ", " : "", ic_category_name(b->cats[k]));
   fprintf(f, "]\ntotal: %.17g\nbreakdown:\n", b->total);
   for (int j = 0; j < n; j++) {
     fprintf(f, "  - name: %s\n    kind: %s\n    set: [", e[j].name, kind_names[e[j].kind]);
     int first = 1;
     for (int k = 0; k < b->ncat; k++)
       if (e[j].mask & (1u << k)) {
-        fprintf(f, "%s%s", first ? "" : ", ", ic_category_names[b->cats[k]]);
+        fprintf(f, "%s%s", first ? "" : ", ", ic_category_name(b->cats[k]));
         first = 0;
       }
     fprintf(f, "]\n    cycles: %.17g\n    percent: %.17g\n", e[j].cycles, e[j].percent);

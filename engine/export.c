@@ -50,7 +50,7 @@ static void parts_text(const ic_edge *e, char *buf, size_t cap) {
   buf[0] = 0;
   for (int p = 0; p < e->nparts && k < cap; p++) {
     uint8_t c = e->part[p].cat;
-    int w = snprintf(buf + k, cap - k, "%s%s:%u", p ? "+" : "", c < IC_CAT_COUNT ? ic_category_names[c] : "none",
+    int w = snprintf(buf + k, cap - k, "%s%s:%u", p ? "+" : "", c != IC_CAT_NONE ? ic_category_name(c) : "none",
                      e->part[p].cycles);
     if (w < 0) break;
     k += (size_t)w;
@@ -203,9 +203,9 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
   {
     size_t k = 0;
     buf[0] = 0;
-    for (int c = 0; c < IC_CAT_COUNT; c++)
+    for (int c = 0; c < IC_CAT_IDS; c++)
       if (ideal & IC_CATBIT(c)) {
-        int w = snprintf(buf + k, sizeof buf - k, "%s%s", k ? "," : "", ic_category_names[c]);
+        int w = snprintf(buf + k, sizeof buf - k, "%s%s", k ? "," : "", ic_category_name((unsigned)c));
         if (w > 0 && (size_t)w < sizeof buf - k) k += (size_t)w;
       }
   }

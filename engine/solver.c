@@ -303,6 +303,11 @@ ic_status ic_parse_categories(const char *list, uint8_t *cats, int *ncat, ic_err
     size_t len = end ? (size_t)(end - p) : strlen(p);
     if (len == 0)
       return ic_fail(err, IC_EINPUT, "categories '%s': empty item", list);
+    if (memchr(p, '@', len))
+      return ic_fail(err, IC_EINPUT,
+                     "categories '%s': scoped categories (CATEGORY@WHERE) are supported by icost "
+                     "and icost validate only",
+                     list);
     char name[32];
     if (len >= sizeof name)
       return ic_fail(err, IC_EINPUT, "categories '%s': unknown category '%.*s'", list,

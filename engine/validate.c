@@ -151,7 +151,7 @@ ic_status ic_validate_report_create(ic_validate_report **out, const uint8_t *cat
     return ic_fail(err, IC_EINPUT, "validate: %d methods (1 to %d allowed)", nmethods,
                    IC_VALIDATE_MAX_METHODS);
   for (int k = 0; k < ncat; k++)
-    if (cats[k] >= IC_CAT_COUNT)
+    if (!ic_cat_valid(cats[k]))
       return ic_fail(err, IC_EINPUT, "validate: category id %d out of range", cats[k]);
   ic_validate_report *r = calloc(1, sizeof *r);
   if (!r) return ic_fail(err, IC_ERUN, "validate: out of memory");
@@ -344,7 +344,7 @@ static void row_label(const ic_validate_report *r, vrow row, const char *sep, ch
   for (int k = 0; k < r->ncat; k++)
     if (row.mask & (1u << k)) {
       int wr = snprintf(buf + len, cap - len, "%s%s", len ? sep : "",
-                        ic_category_names[r->cats[k]]);
+                        ic_category_name(r->cats[k]));
       if (wr < 0 || (size_t)wr >= cap - len) return;
       len += (size_t)wr;
     }
@@ -446,7 +446,7 @@ static void write_text_workload(const ic_validate_report *r, const vworkload *w,
                "of its time (%d of %d such steps slower by more than %.1f%%); a dependence graph "
                "only shortens paths when latencies shrink, so no graph method can follow these "
                "entries\n",
-            r->methods[0], ic_category_names[r->cats[w->slow_add]],
+            r->methods[0], ic_category_name(r->cats[w->slow_add]),
             w->slow_on ? "on top of " : "alone", w->slow_on ? on : "", w->slow_worst,
             w->slow_steps, r->ncat << (r->ncat - 1), IC_VALIDATE_SLOW_EPS);
   }
@@ -642,7 +642,7 @@ static void yaml_set(const ic_validate_report *r, FILE *f, uint32_t set) {
   fputc('[', f);
   for (int c = 0, first = 1; c < r->ncat; c++)
     if (set & (1u << c)) {
-      fprintf(f, "%s%s", first ? "" : ", ", ic_category_names[r->cats[c]]);
+      fprintf(f, "%s%s", first ? "" : ", ", ic_category_name(r->cats[c]));
       first = 0;
     }
   fputs("]\n", f);
@@ -651,7 +651,7 @@ static void yaml_set(const ic_validate_report *r, FILE *f, uint32_t set) {
 static void write_yaml(const ic_validate_report *r, FILE *f, int show_all, vrow *rows) {
   fputs("categories: [", f);
   for (int k = 0; k < r->ncat; k++)
-    fprintf(f, "%s%s", k ? ", " : "", ic_category_names[r->cats[k]]);
+    fprintf(f, "%s%s", k ? ", " : "", ic_category_name(r->cats[k]));
   fprintf(f, "]\nreference: %s\nthreshold_percent: %g\nsign_epsilon_pp: %g\nmethods:\n",
           r->methods[0], IC_VALIDATE_THRESHOLD, IC_VALIDATE_SIGN_EPS);
   for (int m = 1; m < r->nmethods; m++) {
@@ -723,7 +723,7 @@ static void write_yaml(const ic_validate_report *r, FILE *f, int show_all, vrow 
     yaml_num(f, w->slow_worst);
     fputc('\n', f);
     if (w->slow_steps) {
-      fprintf(f, "      worst_added: %s\n      worst_on: ", ic_category_names[r->cats[w->slow_add]]);
+      fprintf(f, "      worst_added: %s\n      worst_on: ", ic_category_name(r->cats[w->slow_add]));
       yaml_set(r, f, w->slow_on);
     }
     fputs("    entries:\n", f);
@@ -735,7 +735,7 @@ static void write_yaml(const ic_validate_report *r, FILE *f, int show_all, vrow 
         fputs(row.other ? "other" : "base", f);
       for (int c = 0, first = 1; c < r->ncat; c++)
         if (row.mask & (1u << c)) {
-          fprintf(f, "%s%s", first ? "" : ", ", ic_category_names[r->cats[c]]);
+          fprintf(f, "%s%s", first ? "" : ", ", ic_category_name(r->cats[c]));
           first = 0;
         }
       fputs("]\n", f);

@@ -141,10 +141,7 @@ ic_status ic_scopes_parse(const char *list, uint8_t *cats, int *ncat, int max, i
     memcpy(item, p, len);
     item[len] = 0;
     ic_status st = parse_item(item, cats, n, max, scopes, resolve, ctx, err);
-    if (st != IC_OK) {
-      ic_err e2 = *err;
-      return ic_fail(err, st, "categories: %s", e2.msg);
-    }
+    if (st != IC_OK) return st;
     n++;
     if (!end) break;
     p = end + 1;

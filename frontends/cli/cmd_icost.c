@@ -527,12 +527,12 @@ static ic_status write_shapley(FILE *f, ic_format fmt, const ic_breakdown *b, ic
   if (st != IC_OK) return st;
   int w = 8;
   for (int k = 0; k < n; k++)
-    if ((int)strlen(ic_category_names[b->cats[k]]) > w) w = (int)strlen(ic_category_names[b->cats[k]]);
+    if ((int)strlen(ic_category_name(b->cats[k])) > w) w = (int)strlen(ic_category_name(b->cats[k]));
   if (fmt == IC_FMT_TEXT) fprintf(f, "\n%-*s %9s %16s\n", w, "shapley", "percent", "cycles");
   if (fmt == IC_FMT_YAML) fputs("shapley:\n", f);
   double sum = 0;
   for (int k = 0; k < n; k++) {
-    const char *name = ic_category_names[b->cats[k]];
+    const char *name = ic_category_name(b->cats[k]);
     double pct = b->total != 0 ? 100.0 * phi[k] / b->total : 0.0;
     sum += phi[k];
     if (fmt == IC_FMT_TEXT)
@@ -564,12 +564,6 @@ int cmd_icost(int argc, char **argv) {
   }
   uint8_t cats[IC_SOLVER_MAX_CATS];
   int ncat = 0;
-  if (io.categories) {
-    if ((st = ic_parse_categories(io.categories, cats, &ncat, &err)) != IC_OK)
-      return cli_fail(2, "--categories: %s", err.msg);
-  } else {
-    for (int c = 0; c < IC_CAT_COUNT; c++) cats[ncat++] = (uint8_t)c;
-  }
   ic_format fmt;
   if ((st = ic_format_parse(io.format, &fmt, &err)) != IC_OK)
     return cli_fail(2, "--format: %s", err.msg);
@@ -581,12 +575,28 @@ int cmd_icost(int argc, char **argv) {
   if (!known_method(io.method))
     return cli_fail(2, "--method '%s': expected graph, multisim, graphfrag or profiler", io.method);
 
-  uint8_t need[1u << IC_SOLVER_MAX_CATS];
-  ic_breakdown_needed(ncat, show_all || show_shapley, need);
-  io.need = need;
   cli_run run;
   memset(&run, 0, sizeof run);
   if ((st = cli_run_setup(&ro, &run, &err)) != IC_OK) return cli_fail_err(st, &err);
+  static ic_scopes scopes; /* the run's scoped categories (names resolved in its program) */
+  if (io.categories) {
+    if ((st = cli_categories(run.trace ? NULL : run.workload.argv[0], io.categories, cats, &ncat,
+                             IC_SOLVER_MAX_CATS, &scopes, &err)) != IC_OK) {
+      cli_run_free(&run);
+      return cli_fail(2, "--categories: %s", err.msg);
+    }
+    run.scopes = scopes.n ? &scopes : NULL;
+    if (run.scopes && !strcmp(io.method, "profiler")) {
+      cli_run_free(&run);
+      return cli_fail(2, "--categories: scoped categories are not supported by the profiler "
+                         "(its samples carry no scope); use graph, graphfrag or multisim");
+    }
+  } else {
+    for (int c = 0; c < IC_CAT_COUNT; c++) cats[ncat++] = (uint8_t)c;
+  }
+  uint8_t need[1u << IC_SOLVER_MAX_CATS];
+  ic_breakdown_needed(ncat, show_all || show_shapley, need);
+  io.need = need;
   int tty = isatty(2);
   result res;
   memset(&res, 0, sizeof res);

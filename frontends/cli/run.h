@@ -119,6 +119,8 @@ typedef struct cli_run {
   int refuse_partial;      /* set by the caller: a guest killed by a signal fails the run
                               (validate compares methods over complete runs only) */
   char guest_why[400];     /* the emulator's reason for it */
+  const ic_scopes *scopes; /* scoped categories of the run's category list, or NULL
+                              (set by the command; every core of the run gets them) */
 } cli_run;
 
 /* A run whose guest was killed by a signal (a fault, abort) after some
@@ -126,6 +128,14 @@ typedef struct cli_run {
  * statistics: cli_run_execute returns IC_OK with the statistics of the
  * instructions timed before it, and a command marks its report with
  * cli_run_partial's line and ends with cli_run_finish. */
+/* Parses a --categories list (model/scope.h: CATEGORY or CATEGORY@WHERE)
+ * into cats[] and *scopes, resolving function names and FILE:LINE ranges in
+ * the ELF file `program` (NULL: none, only pc ranges), and publishes the
+ * scopes' names for reports; a run gets them in cli_run.scopes. IC_EINPUT
+ * with one line. */
+ic_status cli_categories(const char *program, const char *list, uint8_t *cats, int *ncat,
+                         int max, ic_scopes *scopes, ic_err *err);
+
 /* One line for a report ("killed by signal 11 (SIGSEGV) ...: the numbers are
  * of the instructions timed before it"), or NULL for a complete run. */
 const char *cli_run_partial(const cli_run *r);
