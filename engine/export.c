@@ -151,8 +151,9 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
       /* so does an MSHR edge of the rule form for the MSHR rule: an edge
          from the holder whose completion gave i's E, where it delayed i */
       const int mrule = dg_mshr_rule_edge(e);
-      if (mrule) slot = rt && !dg_edge_dropped(e, ideal) ? rs->ms[i] : 0;
-      if (dg_edge_dropped(e, ideal) || (mrule && !slot) ||
+      const ic_catmask rules = ic_rec_rules_mask(&recs[i], ideal); /* its scoped drops */
+      if (mrule) slot = rt && !dg_edge_dropped(e, rules) ? rs->ms[i] : 0;
+      if (dg_edge_dropped(e, rules) || (mrule && !slot) ||
           (rt && e->kind == IC_EDGE_IW && (rule ? !slot : !dg_iw_holds(recs, i, e, ideal, rt)))) {
         dropped++; /* gone, or an IW edge whose condition fails or a rule that did not delay */
         continue;
