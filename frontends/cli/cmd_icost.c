@@ -34,7 +34,7 @@ static const char icost_help[] =
     "options:\n"
     "  --categories LIST   comma list of categories, in the order the table shows them\n"
     "                      (default: all eight, dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss;\n"
-    "                      at most 12)\n"
+    "                      at most 12; CATEGORY@WHERE: scoped, below)\n"
     "  --method M          graph (default): one run recording the dependence graph, the\n"
     "                        idealizations of every subset the table needs solved\n"
     "                        in one pass over it;\n"
@@ -157,6 +157,7 @@ static const char icost_help[] =
     "interaction, other, base), set (the categories; [] for other and base), cycles,\n"
     "percent, and lo/hi (graphfrag)}; with --show shapley, shapley: a list of {name,\n"
     "cycles, percent} (csv: rows named shapley:CATEGORY).\n"
+    "\n" CLI_SCOPED_HELP
     "\n"
     "categories:\n";
 

@@ -25,7 +25,8 @@ static const char validate_help[] =
     "compares each with multisim, the ground truth (paper Tables VIII and IX).\n"
     "\n"
     "  --categories LIST  comma list of categories (default: all eight, in the order\n"
-    "                     dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss); 2^n runs each\n"
+    "                     dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss); 2^n runs each;\n"
+    "                     CATEGORY@WHERE: scoped (below; not with the profiler)\n"
     "  --methods LIST     methods compared with multisim (default: graph,graphfrag):\n"
     "                       multisim   2^n model runs, run S with the categories of S\n"
     "                                  idealized in the model; t(S) = its cycles\n"
@@ -68,6 +69,8 @@ static const char validate_help[] =
     "--seed S, --workload NAME, --guest-output (see `icost sim --help`). Every run\n"
     "starts from one fast-forward checkpoint (loaded and skipped once) and re-warms\n"
     "its own fresh core on its own copy of the emulator.\n"
+    "\n"
+    CLI_SCOPED_HELP
     "\n"
     "Numbers: each entry is the icost of a set of categories in percent of execution\n"
     "time (cycles); base is the time no chosen category removes; entries sum to 100.\n"

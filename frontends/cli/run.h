@@ -133,6 +133,22 @@ typedef struct cli_run {
  * the ELF file `program` (NULL: none, only pc ranges), and publishes the
  * scopes' names for reports; a run gets them in cli_run.scopes. IC_EINPUT
  * with one line. */
+/* The --help paragraph on scoped categories (icost, icost validate). */
+#define CLI_SCOPED_HELP \
+  "Scoped categories: CATEGORY@WHERE idealizes the category's events of the\n" \
+  "instructions in WHERE only, in the graph and in the model alike; WHERE is a\n" \
+  "function (NAME, with its .cold/.part parts), FILE:LINE, FILE:FIRST-LAST (DWARF\n" \
+  "lines) or a pc range 0xLO-0xHI (LO included, HI not). The row is named as\n" \
+  "written (dmiss@hash_lookup). An instruction's event: dl1 the L1D latency of its\n" \
+  "own load; dmiss its own data access (an L1D and DTLB hit that leaves the caches\n" \
+  "alone: a later access outside the scope to the same line still misses); bmisp\n" \
+  "its own prediction (the branch); shalu, lgalu its execution latency; imiss the\n" \
+  "fetch of the I-cache line that begins at it. win and bw are shared by every\n" \
+  "instruction and cannot be scoped. A category and its scopes may be listed\n" \
+  "together (an event inside the scope is then idealized by either); up to 3\n" \
+  "scopes of one category, which must not overlap; scopes of different categories\n" \
+  "may. The profiler does not support them (graph, graphfrag, multisim do).\n"
+
 ic_status cli_categories(const char *program, const char *list, uint8_t *cats, int *ncat,
                          int max, ic_scopes *scopes, ic_err *err);
 
