@@ -5,7 +5,10 @@
  * E execute start, P complete, C commit) and every edge INTO those nodes,
  * each with its source instruction (by distance back in sequence numbers),
  * and its latency as a sum of parts, each part tagged with the category that
- * owns it (or IC_CAT_NONE).
+ * owns it (or IC_CAT_NONE). With scoped categories (scope.h) a part of an
+ * instruction in a scope carries the scope's id instead of its base, and
+ * `sdrop` names the scopes that drop the record's edges as their base would
+ * (idealizing a base idealizes its scopes' parts too: ic_cat_idealized).
  *
  * Edge kinds and the nodes they join (src -> dst), Table II:
  *   DD  D(i-1) -> D(i)   in-order dispatch; parts: front-end gaps (imiss for
