@@ -12,8 +12,9 @@
  *   bmisp  its own prediction (a branch): predicted perfectly; in the
  *          graph the PD edge into the instruction after it
  *   shalu, lgalu  its own execution latency (0)
- *   imiss  its own fetch: the fetch of the I-cache line that begins at it
- *          hits; in the graph the imiss parts of its DD and PD edges
+ *   imiss  its own fetch: the I-cache (and ITLB) access of the line it is the
+ *          first instruction fetched from (the rest of the line then hits);
+ *          in the graph the imiss parts of its DD and PD edges
  *   win, bw  machine-wide structures shared by all instructions (the
  *          window, the widths): no instruction owns them, they cannot be
  *          scoped.

@@ -143,11 +143,12 @@ typedef struct cli_run {
   "own load; dmiss its own data access (an L1D and DTLB hit that leaves the caches\n" \
   "alone: a later access outside the scope to the same line still misses); bmisp\n" \
   "its own prediction (the branch); shalu, lgalu its execution latency; imiss the\n" \
-  "fetch of the I-cache line that begins at it. win and bw are shared by every\n" \
-  "instruction and cannot be scoped. A category and its scopes may be listed\n" \
-  "together (an event inside the scope is then idealized by either); up to 3\n" \
-  "scopes of one category, which must not overlap; scopes of different categories\n" \
-  "may. The profiler does not support them (graph, graphfrag, multisim do).\n"
+  "fetch of the I-cache line it is the first instruction fetched from. win and bw\n" \
+  "are shared by every instruction and cannot be scoped. A category and its\n" \
+  "scopes may be listed together (an event inside the scope is then idealized by\n" \
+  "either); up to 3 scopes of one category, which must not overlap; scopes of\n" \
+  "different categories may. The profiler does not support them (graph,\n" \
+  "graphfrag, multisim do).\n"
 
 ic_status cli_categories(const char *program, const char *list, uint8_t *cats, int *ncat,
                          int max, ic_scopes *scopes, ic_err *err);
