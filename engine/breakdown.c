@@ -18,12 +18,12 @@ ic_status ic_breakdown_from_times(ic_breakdown *b, const uint8_t *cats, int ncat
     return ic_fail(err, IC_EINPUT, "breakdown: %d categories (at most %d)", ncat,
                    IC_BREAKDOWN_MAX_CATS);
   for (int k = 0; k < ncat; k++) {
-    if (cats[k] >= IC_CAT_COUNT)
+    if (!ic_cat_valid(cats[k]))
       return ic_fail(err, IC_EINPUT, "breakdown: unknown category id %u", cats[k]);
     for (int j = 0; j < k; j++)
       if (cats[j] == cats[k])
         return ic_fail(err, IC_EINPUT, "breakdown: category '%s' given twice",
-                       ic_category_names[cats[k]]);
+                       ic_category_name(cats[k]));
   }
   size_t n = (size_t)1 << ncat;
   b->cost = malloc(n * sizeof *b->cost);
@@ -108,7 +108,7 @@ static void entry_name(const ic_breakdown *b, uint32_t mask, char *out, size_t c
   size_t len = 0;
   for (int k = 0; k < b->ncat; k++)
     if (mask & (1u << k)) {
-      int w = snprintf(out + len, cap - len, "%s%s", len ? "+" : "", ic_category_names[b->cats[k]]);
+      int w = snprintf(out + len, cap - len, "%s%s", len ? "+" : "", ic_category_name(b->cats[k]));
       if (w < 0 || (size_t)w >= cap - len) return;
       len += (size_t)w;
     }
@@ -188,7 +188,7 @@ ic_status ic_breakdown_emit(const ic_breakdown *b, ic_emit *em, int show_all, in
   ic_breakdown_entries(b, show_all, e);
   ic_emit_only(em, IC_EMIT_MACHINE);
   ic_emit_list_begin(em, "categories");
-  for (int k = 0; k < b->ncat; k++) ic_emit_str(em, NULL, ic_category_names[b->cats[k]]);
+  for (int k = 0; k < b->ncat; k++) ic_emit_str(em, NULL, ic_category_name(b->cats[k]));
   ic_emit_list_end(em);
   ic_emit_double(em, "total", b->total);
   ic_emit_only(em, IC_EMIT_ALL);
@@ -219,7 +219,7 @@ ic_status ic_breakdown_emit(const ic_breakdown *b, ic_emit *em, int show_all, in
     ic_emit_str(em, NULL, kind_names[e[j].kind]);
     ic_emit_list_begin(em, NULL);
     for (int k = 0; k < b->ncat; k++)
-      if (e[j].mask & (1u << k)) ic_emit_str(em, NULL, ic_category_names[b->cats[k]]);
+      if (e[j].mask & (1u << k)) ic_emit_str(em, NULL, ic_category_name(b->cats[k]));
     ic_emit_list_end(em);
     ic_emit_shown(em, NULL, e[j].percent, pct);
     ic_emit_double(em, NULL, e[j].cycles);

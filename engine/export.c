@@ -50,7 +50,7 @@ static void parts_text(const ic_edge *e, char *buf, size_t cap) {
   buf[0] = 0;
   for (int p = 0; p < e->nparts && k < cap; p++) {
     uint8_t c = e->part[p].cat;
-    int w = snprintf(buf + k, cap - k, "%s%s:%u", p ? "+" : "", c < IC_CAT_COUNT ? ic_category_names[c] : "none",
+    int w = snprintf(buf + k, cap - k, "%s%s:%u", p ? "+" : "", c != IC_CAT_NONE ? ic_category_name(c) : "none",
                      e->part[p].cycles);
     if (w < 0) break;
     k += (size_t)w;
@@ -151,8 +151,9 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
       /* so does an MSHR edge of the rule form for the MSHR rule: an edge
          from the holder whose completion gave i's E, where it delayed i */
       const int mrule = dg_mshr_rule_edge(e);
-      if (mrule) slot = rt && !dg_edge_dropped(e, ideal) ? rs->ms[i] : 0;
-      if (dg_edge_dropped(e, ideal) || (mrule && !slot) ||
+      const ic_catmask rules = ic_rec_rules_mask(&recs[i], ideal); /* its scoped drops */
+      if (mrule) slot = rt && !dg_edge_dropped(e, rules) ? rs->ms[i] : 0;
+      if (dg_edge_dropped(e, rules) || (mrule && !slot) ||
           (rt && e->kind == IC_EDGE_IW && (rule ? !slot : !dg_iw_holds(recs, i, e, ideal, rt)))) {
         dropped++; /* gone, or an IW edge whose condition fails or a rule that did not delay */
         continue;
@@ -203,9 +204,9 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
   {
     size_t k = 0;
     buf[0] = 0;
-    for (int c = 0; c < IC_CAT_COUNT; c++)
+    for (int c = 0; c < IC_CAT_IDS; c++)
       if (ideal & IC_CATBIT(c)) {
-        int w = snprintf(buf + k, sizeof buf - k, "%s%s", k ? "," : "", ic_category_names[c]);
+        int w = snprintf(buf + k, sizeof buf - k, "%s%s", k ? "," : "", ic_category_name((unsigned)c));
         if (w > 0 && (size_t)w < sizeof buf - k) k += (size_t)w;
       }
   }

@@ -41,6 +41,7 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
   const int rule = dg_slot_rule_applies(ideal);
   for (size_t i = 0; i < n; i++) {
     const ic_graph_rec *r = &recs[i];
+    const ic_catmask rules = ic_rec_rules_mask(r, ideal); /* with its scoped drops */
     if (r->seq != seq0 + i) {
       st = ic_fail(err, IC_EINPUT, "graph record %llu follows record %llu (sequence gap)",
                    (unsigned long long)r->seq, (unsigned long long)(seq0 + i - 1));
@@ -48,7 +49,7 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
     }
     if ((st = dg_check_rec(r, err)) != IC_OK) break;
     uint64_t *t = &nt[i * IC_NODE_COUNT];
-    const int mk = dg_mshr_rule(r, ideal);
+    const int mk = dg_mshr_rule(r, rules);
     const uint32_t qk = dg_iq_rule(r, ideal);
     if (qk != iqt.k && ic_iq_tab_reset(&iqt, qk) != 0) {
       st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (IQ rule)");
@@ -61,7 +62,7 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
         for (int k = 0; k < r->nedges; k++) {
           const ic_edge *e = &r->edge[k];
           if ((e->kind == IC_EDGE_IW) != pass) continue;
-          if (ic_edge_dst_node[e->kind] != node || dg_edge_dropped(e, ideal)) continue;
+          if (ic_edge_dst_node[e->kind] != node || dg_edge_dropped(e, rules)) continue;
           if ((e->flags && e->kind == IC_EDGE_IW && dg_slot_rule_applies(ideal)) || dg_mshr_rule_edge(e))
             continue; /* the slot rule and the MSHR rule: below */
           uint64_t d = dg_edge_dist(e, ideal), src = 0;
@@ -111,12 +112,13 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
 static uint64_t e_from_other_edges(const ic_graph_rec *recs, size_t i, ic_catmask ideal,
                                    const uint64_t *nt, int old_iw) {
   const ic_graph_rec *r = &recs[i];
+  const ic_catmask rules = ic_rec_rules_mask(r, ideal);
   uint64_t v0 = 0, v = 0;
   for (int pass = 0; pass <= old_iw; pass++) {
     for (int k = 0; k < r->nedges; k++) {
       const ic_edge *e = &r->edge[k];
       if (ic_edge_dst_node[e->kind] != IC_NODE_E || (e->kind == IC_EDGE_IW) != pass ||
-          dg_edge_dropped(e, ideal) || (pass && e->flags) || dg_mshr_rule_edge(e))
+          dg_edge_dropped(e, rules) || (pass && e->flags) || dg_mshr_rule_edge(e))
         continue;
       uint64_t d = dg_edge_dist(e, ideal);
       if (pass && d <= i && nt[(i - d) * IC_NODE_COUNT + IC_NODE_R] > v0) continue;
@@ -132,10 +134,11 @@ static uint64_t e_from_other_edges(const ic_graph_rec *recs, size_t i, ic_catmas
 /* D of recs[i] from its in-edges under `ideal`, in the node times nt. */
 static uint64_t d_from_edges(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt) {
   const ic_graph_rec *r = &recs[i];
+  const ic_catmask rules = ic_rec_rules_mask(r, ideal);
   uint64_t v = 0;
   for (int k = 0; k < r->nedges; k++) {
     const ic_edge *e = &r->edge[k];
-    if (ic_edge_dst_node[e->kind] != IC_NODE_D || dg_edge_dropped(e, ideal)) continue;
+    if (ic_edge_dst_node[e->kind] != IC_NODE_D || dg_edge_dropped(e, rules)) continue;
     const uint64_t d = dg_edge_dist(e, ideal);
     const uint64_t a = (d <= i ? nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[e->kind]] : 0) +
                        ic_edge_latency(e, ideal);
@@ -152,7 +155,7 @@ ic_status dg_rule_sources(const ic_graph_rec *recs, size_t n, ic_catmask ideal, 
   for (size_t i = 0; i < n && st == IC_OK; i++) {
     const uint64_t *t = &nt[i * IC_NODE_COUNT];
     const uint32_t qk = dg_iq_rule(&recs[i], ideal);
-    const int mk = dg_mshr_rule(&recs[i], ideal);
+    const int mk = dg_mshr_rule(&recs[i], ic_rec_rules_mask(&recs[i], ideal));
     iq[i] = ms[i] = 0;
     if (qk != q.k && ic_iq_tab_reset(&q, qk) != 0) {
       st = ic_fail(err, IC_ERUN, "graph export: out of memory (IQ rule)");

@@ -49,7 +49,7 @@ static void subset_name(const uint8_t *cats, int ncat, size_t subset, char *buf,
   for (int k = 0; k < ncat && len < cap; k++)
     if (subset & ((size_t)1 << k)) {
       len += (size_t)snprintf(buf + len, cap - len, "%s%s", first ? "" : ",",
-                              ic_category_names[cats[k]]);
+                              ic_category_name(cats[k]));
       first = 0;
     }
   if (len < cap) snprintf(buf + len, cap - len, "}");
@@ -82,7 +82,7 @@ ic_status ic_multisim_times(const ic_multisim_opts *o, double *t_subset, ic_err 
     return ic_fail(err, IC_EINPUT, "multisim: %d categories (1 to %d allowed)", o->ncat,
                    IC_BREAKDOWN_MAX_CATS);
   for (int k = 0; k < o->ncat; k++)
-    if (o->cats[k] >= IC_CAT_COUNT)
+    if (!ic_cat_valid(o->cats[k]))
       return ic_fail(err, IC_EINPUT, "multisim: category id %d out of range", o->cats[k]);
   if (!o->run) return ic_fail(err, IC_EINPUT, "multisim: no model run function");
   msim_job j;

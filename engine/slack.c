@@ -192,12 +192,12 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
     uint64_t l = 0, miss = 0;
     for (int p = 0; p < e->nparts; p++) {
       uint8_t cat = e->part[p].cat;
-      if (cat != IC_CAT_NONE && (s->ideal & IC_CATBIT(cat))) continue; /* idealized away */
+      if (ic_cat_idealized(s->ideal, cat)) continue; /* idealized away */
       l += e->part[p].cycles;
-      if (cat == IC_CAT_DMISS) miss += e->part[p].cycles;
+      if (cat != IC_CAT_NONE && ic_cat_base(cat) == IC_CAT_DMISS) miss += e->part[p].cycles;
     }
     lat[j] = l;
-    keep[j] = !dg_edge_dropped(e, s->ideal);
+    keep[j] = !dg_edge_dropped(e, ic_rec_rules_mask(r, s->ideal));
     if (!keep[j]) continue;
     cnt[ic_edge_dst_node[e->kind] + 1]++;
     if (e->kind == IC_EDGE_EP && e->dist == 0 && !c->has_ep) {
@@ -231,7 +231,7 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
   dg_slot_counts(r, s->ideal, &nw, &np);
   c->slot_w = (uint8_t)nw;
   c->slot_p = (uint8_t)np;
-  c->mk = (uint8_t)dg_mshr_rule(r, s->ideal);
+  c->mk = (uint8_t)dg_mshr_rule(r, ic_rec_rules_mask(r, s->ideal));
   return IC_OK;
 }
 

@@ -34,14 +34,14 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   s->ncat = ncat;
   s->win_pos = -1;
   for (int k = 0; k < ncat; k++) {
-    if (cats[k] >= IC_CAT_COUNT) {
+    if (!ic_cat_valid(cats[k])) {
       free(s);
       return ic_fail(err, IC_EINPUT, "solver: unknown category id %u", cats[k]);
     }
     if (s->pos[cats[k]] >= 0) {
       free(s);
       return ic_fail(err, IC_EINPUT, "solver: category '%s' given twice",
-                     ic_category_names[cats[k]]);
+                     ic_category_name(cats[k]));
     }
     s->cats[k] = cats[k];
     s->pos[cats[k]] = (int8_t)k;
@@ -69,10 +69,11 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   s->lmap = slv_vec_alloc(s->lanes_padded, sizeof *s->lmap);
   s->btmp = slv_vec_alloc(s->lanes_padded, sizeof *s->btmp);
   s->bitm = slv_vec_alloc((size_t)(ncat ? ncat : 1) * s->lanes_padded, sizeof(int32_t));
+  s->orm = slv_vec_alloc(s->lanes_padded, sizeof(int32_t));
   s->base = slv_vec_alloc(s->lanes_padded, sizeof(int64_t));
   s->zero = slv_vec_alloc(s->lanes_padded, sizeof(int32_t));
   s->times = slv_vec_alloc(s->n, sizeof(uint64_t));
-  int ok = s->lane_of && s->lmap && s->btmp && s->bitm && s->base && s->zero && s->times;
+  int ok = s->lane_of && s->lmap && s->btmp && s->bitm && s->orm && s->base && s->zero && s->times;
   for (int k = 0; k < 3; k++) ok = (s->scratch[k] = slv_vec_alloc(s->lanes_padded, sizeof(int32_t))) && ok;
   ok = (s->slotm = slv_vec_alloc(s->lanes_padded, sizeof *s->slotm)) && ok;
   ok = (s->slotb = calloc(s->lanes_padded / LANES, 1)) && ok;
@@ -123,6 +124,7 @@ void ic_solver_destroy(ic_solver *s) {
   free(s->memo);
   free(s->mru);
   free(s->bitm);
+  free(s->orm);
   free(s->need);
   free(s->pidx);
   free(s->opidx);
@@ -302,6 +304,11 @@ ic_status ic_parse_categories(const char *list, uint8_t *cats, int *ncat, ic_err
     ic_list_item_trim(&p, &len);
     if (len == 0)
       return ic_fail(err, IC_EINPUT, "categories '%s': empty item", list);
+    if (memchr(p, '@', len))
+      return ic_fail(err, IC_EINPUT,
+                     "categories '%s': scoped categories (CATEGORY@WHERE) are supported by icost "
+                     "and icost validate only",
+                     list);
     char name[32];
     if (len >= sizeof name)
       return ic_fail(err, IC_EINPUT, "categories '%s': unknown category '%.*s'", list,

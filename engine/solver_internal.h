@@ -244,6 +244,8 @@ struct plan {
   uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
   uint8_t pool;              /* its FU pool (ooo_pool_of): the slot rule's pool count */
   uint8_t mk;                /* the MSHR rule's MSHRs (0: the record has no rule) */
+  uint8_t mskip;             /* lane bit + 1 of a scoped dmiss that drops the record's
+                                MSHR rule (its sdrop), besides dmiss's lanes; 0: none */
   uint32_t iq;               /* the IQ rule's size (the record's iq; 0: none) */
   struct pe e[2 * IC_MAX_EDGES];
 };
@@ -274,6 +276,8 @@ struct memo {
   int64_t grow;   /* sum of its edges' latencies */
   uint8_t nedges, nent;
   uint8_t mk; /* plan.mk */
+  uint8_t mskip; /* plan.mskip */
+  uint8_t sdrop[2]; /* the record's sdrop the plan was made for */
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
   uint8_t ni[IC_NODE_COUNT], vf[IC_NODE_COUNT];
   uint32_t bhi;
@@ -347,6 +351,10 @@ struct ic_solver {
   int64_t *btmp;    /* [lanes_padded]: relabel's copy of base */
   int8_t pos[256];  /* category id -> its lane bit (see set_layout), or -1 */
   uint8_t catpos[256];
+  /* catalias[id]: for a scoped id whose base is chosen too, the base's
+   * position + 1 (its parts are idealized in the lanes of either); else 0 */
+  uint8_t catalias[256];
+  int32_t *orm;     /* [lanes_padded]: lat_vector's mask of a part with an alias */
   struct kind_info kinfo[IC_EDGE_KIND_COUNT];
   int win_pos;      /* lane bit of win, or -1 */
   uint32_t rule_off; /* 1 << lane bit of bw (0: not chosen): the lanes where

@@ -174,8 +174,22 @@ void slv_set_layout(ic_solver *s) {
       if ((x & (1u << k)) && (s->acted & IC_CATBIT(s->cats[k]))) lane |= 1u << bit[k];
     s->lane_of[x] = lane;
   }
-  for (int c = 0; c < 256; c++)
-    s->catpos[c] = c == IC_CAT_NONE ? 0 : c >= IC_CAT_COUNT ? CP_BAD : (uint8_t)(s->pos[c] + 1);
+  /* a scoped id's parts: its own position, else its base's; with both
+   * chosen, the base's as the alias (idealized in the lanes of either) */
+  for (int c = 0; c < 256; c++) {
+    s->catalias[c] = 0;
+    if (c == IC_CAT_NONE) {
+      s->catpos[c] = 0;
+    } else if (!ic_cat_valid((unsigned)c)) {
+      s->catpos[c] = CP_BAD;
+    } else if (c < IC_CAT_COUNT) {
+      s->catpos[c] = (uint8_t)(s->pos[c] + 1);
+    } else {
+      const int own = s->pos[c], base = s->pos[ic_cat_base((unsigned)c)];
+      s->catpos[c] = (uint8_t)((own >= 0 ? own : base) + 1);
+      if (own >= 0 && base >= 0) s->catalias[c] = (uint8_t)(base + 1);
+    }
+  }
   for (int k = 0; k < IC_EDGE_KIND_COUNT; k++) {
     struct kind_info *ki = &s->kinfo[k];
     /* the lane bits of the chosen categories that drop this kind */

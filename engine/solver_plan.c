@@ -51,8 +51,15 @@ static const int32_t *lat_vector(ic_solver *s, const struct lat_key *k) {
       half = (int)((k->a >> 29) & 3);
   slv_k_fill(v, total, s->lanes_padded);
   for (int p = 0; p < lk_nvp(k); p++) {
-    uint32_t w = lk_part(k, p);
-    slv_k_sub_masked(v, s->bitm + (size_t)(w >> 24) * s->lanes_padded, (int32_t)(w & 0xffffff), s->lanes_padded);
+    /* a part's byte: its lane bit, and in the high nibble an alias's + 1 */
+    uint32_t w = lk_part(k, p), bit = (w >> 24) & 15, alias = w >> 28;
+    const int32_t *m = s->bitm + (size_t)bit * s->lanes_padded;
+    if (alias) {
+      const int32_t *a = s->bitm + (size_t)(alias - 1) * s->lanes_padded;
+      for (uint32_t q = 0; q < s->lanes_padded; q++) s->orm[q] = m[q] | a[q];
+      m = s->orm;
+    }
+    slv_k_sub_masked(v, m, (int32_t)(w & 0xffffff), s->lanes_padded);
   }
   if (drop >= 0) slv_k_neg_masked(v, s->bitm + (size_t)drop * s->lanes_padded, 0, s->lanes_padded);
   for (uint32_t dm = (uint32_t)(k->a >> 44) & 0xfff; dm; dm &= dm - 1)
@@ -201,7 +208,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   plan_outputs(s, pl, seq);
   for (uint32_t w = 0; w < MEMO_WAYS; w++) {
     struct memo *c = &ways[(s->mru[set] + w) & (MEMO_WAYS - 1)];
-    if (c->pc == r->pc && c->gen == s->mgen && c->nedges == nedges && same_edges(s, c, r)) {
+    if (c->pc == r->pc && c->gen == s->mgen && c->nedges == nedges &&
+        c->sdrop[0] == r->sdrop[0] && c->sdrop[1] == r->sdrop[1] && same_edges(s, c, r)) {
       m = c;
       break;
     }
@@ -221,6 +229,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
     memcpy(pl->vf, m->vf, sizeof pl->vf);
     pl->bhi = m->bhi;
     pl->mk = m->mk;
+    pl->mskip = m->mskip;
     memcpy(pl->cond_skip_min, m->cond_skip_min, sizeof pl->cond_skip_min);
     /* resolve_source with each ring's bounds taken once: a source d back
      * is in the ring if 0 < d <= ok[ring] */
@@ -267,7 +276,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   uint8_t cnt[IC_NODE_COUNT][PE_CLASSES];
   uint64_t far_c;
   uint32_t bhi;
-  int mk;
+  int mk, mskip;
 #define ADD_ENTRY(node, cls, pe_, d_, ki_)                                         \
   do {                                                                             \
     int n_ = cnt[node][cls]++;                                                     \
@@ -278,7 +287,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   for (;;) {
     uint64_t need[RING_COUNT] = {0};
     int full = 0;
-    mk = 0;
+    mk = mskip = 0;
     ic_catmask acts = 0; /* categories this record makes act (set_layout) */
     grow = 0;
     far_c = 0;
@@ -296,6 +305,11 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
         if (!(e->flags & IC_MSHR_RULE) || !(e->flags & IC_MSHR_SLOTS)) return malformed(r, err);
         mk = e->flags & IC_MSHR_SLOTS;
         acts |= ki->acts;
+        for (int j = 0; j < 2; j++) /* a scoped dmiss of the load drops it too */
+          if (r->sdrop[j] && ic_cat_base(r->sdrop[j]) == IC_CAT_DMISS && s->pos[r->sdrop[j]] >= 0) {
+            mskip = s->pos[r->sdrop[j]] + 1;
+            acts |= IC_CATBIT(r->sdrop[j]);
+          }
         continue;
       }
       /* an IW edge in the slot form is the slot rule in every subset but
@@ -309,10 +323,12 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
         total += c;
         flags |= cp;
         if (c && (cp & CP_POS)) {
-          acts |= IC_CATBIT(e->part[p].cat);
+          const unsigned cat = e->part[p].cat, alias = s->catalias[cat];
+          acts |= IC_CATBIT(cat) | IC_CATBIT(ic_cat_base(cat));
           unsigned bit = (cp & CP_POS) - 1u;
-          parts[nvp++] = c | (uint64_t)bit << 24;
+          parts[nvp++] = c | (uint64_t)(bit | alias << 4) << 24;
           pbits |= 1u << bit;
+          if (alias) pbits |= 1u << (alias - 1);
         }
       }
       if ((flags & CP_BAD) || total > IC_GRAPH_MAX_EDGE_LAT) return malformed(r, err);
@@ -334,6 +350,19 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
         drop = -1;
         skipm = 0;
       }
+      /* the record's scoped drops (sdrop): their lanes drop it too */
+      if ((r->sdrop[0] | r->sdrop[1]) && !(e->kind == IC_EDGE_IW && e->flags))
+        for (int j = 0; j < 2; j++) {
+          const unsigned id = r->sdrop[j];
+          if (!id || s->pos[id] < 0 ||
+              !(dg_edge_drop_mask(e->kind) & ~(ic_catmask)e->keep & IC_CATBIT(ic_cat_base(id))))
+            continue;
+          acts |= IC_CATBIT(id);
+          if (dmask & (1u << s->pos[id])) continue;
+          dmask |= 1u << s->pos[id];
+          drop = -1;
+          skipm = 0;
+        }
       if (ki->eblock) {
         /* An E source (IW): computed only in the lanes [0, hi) above which
          * every lane bit drops it (a multiple of LANES). One latency there
@@ -443,6 +472,9 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   m->nedges = (uint8_t)nedges;
   pl->bhi = m->bhi = bhi;
   pl->mk = m->mk = (uint8_t)mk;
+  pl->mskip = m->mskip = (uint8_t)mskip;
+  m->sdrop[0] = r->sdrop[0];
+  m->sdrop[1] = r->sdrop[1];
   memcpy(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge));
   memo_mask(s, m);
   uint8_t off = 0;

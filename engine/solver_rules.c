@@ -109,6 +109,7 @@ void slv_k_mshr(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, s
   const int32_t *d = pl->out[IC_NODE_D];
   const uint16_t *const nx = x->sv->nxt[LR_MSHR];
   for (uint32_t lane = lane_next(lo, off, nx); lane < hi; lane = lane_next(lane + 1, off, nx)) {
+    if (mshr_scoped_off(x->sv, pl, lane)) continue;
     ic_mshr_tab *t = &x->sv->mtab[lane];
     const int64_t b0 = x->base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
     ic_mshr_tab_floor(t, dt > 0 ? (uint64_t)dt : 0);
@@ -124,6 +125,7 @@ void slv_mshr_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t 
   const int32_t *e = pl->out[IC_NODE_E], *p = pl->out[IC_NODE_P];
   const uint16_t *const nx = x->sv->nxt[LR_MSHR];
   for (uint32_t lane = lane_next(lo, off, nx); lane < hi; lane = lane_next(lane + 1, off, nx)) {
+    if (mshr_scoped_off(x->sv, pl, lane)) continue;
     const int64_t b0 = x->base[lane], te = b0 + e[lane], tp = b0 + p[lane];
     if (tp <= 0) continue;
     if (ic_mshr_tab_add(&x->sv->mtab[lane], te > 0 ? (uint64_t)te : 0, (uint64_t)tp, pl->seq) != 0) {

@@ -94,6 +94,11 @@ static inline uint32_t lane_next(uint32_t lane, uint32_t off, const uint16_t *nx
   return nx ? nx[lane] : lane_from(lane, off);
 }
 
+/* Does the record's scoped dmiss (plan.mskip) drop its MSHR rule in lane? */
+static inline int mshr_scoped_off(const struct ic_solver *sv, const struct plan *pl, uint32_t lane) {
+  return pl->mskip && sv->bitm[(size_t)(pl->mskip - 1) * sv->lanes_padded + lane];
+}
+
 /* Bits (from s) of the lanes among [s, s + LANES) without the slot rule
  * (bw's, and the compact layout's padding). */
 static inline uint32_t rule_bits(uint32_t s, const uint8_t *slotb) {
@@ -151,8 +156,10 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const str
       /* with the MSHR rule where the lane keeps it (no dmiss): both rules
          together (rules.h) */
       const ic_mshr_tab *m =
-          pl->mk && lane_next(lane, x->sv->mshr_off, x->sv->nxt[LR_MSHR]) == lane ? &x->sv->mtab[lane]
-                                                                                  : NULL;
+          pl->mk && lane_next(lane, x->sv->mshr_off, x->sv->nxt[LR_MSHR]) == lane &&
+                  !mshr_scoped_off(x->sv, pl, lane)
+              ? &x->sv->mtab[lane]
+              : NULL;
       acc[lane] += (int32_t)lane_take(x, pl, lane, d[lane], acc[lane], lw1, lp1, m);
     }
   }

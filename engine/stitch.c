@@ -980,6 +980,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     r->pc = pc;
     r->opclass = si.opclass;
     r->nedges = 0;
+    r->sdrop[0] = r->sdrop[1] = 0;
     r->iq = ru.iqt.k; /* the machine's IQ rule, as the model sets it */
     memset(r->t, 0, sizeof r->t);
     /* fetch groups along the path: a group ends after fetch_width

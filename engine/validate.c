@@ -151,7 +151,7 @@ ic_status ic_validate_report_create(ic_validate_report **out, const uint8_t *cat
     return ic_fail(err, IC_EINPUT, "validate: %d methods (1 to %d allowed)", nmethods,
                    IC_VALIDATE_MAX_METHODS);
   for (int k = 0; k < ncat; k++)
-    if (cats[k] >= IC_CAT_COUNT)
+    if (!ic_cat_valid(cats[k]))
       return ic_fail(err, IC_EINPUT, "validate: category id %d out of range", cats[k]);
   ic_validate_report *r = calloc(1, sizeof *r);
   if (!r) return ic_fail(err, IC_ERUN, "validate: out of memory");
@@ -344,7 +344,7 @@ static void row_label(const ic_validate_report *r, vrow row, const char *sep, ch
   for (int k = 0; k < r->ncat; k++)
     if (row.mask & (1u << k)) {
       int wr = snprintf(buf + len, cap - len, "%s%s", len ? sep : "",
-                        ic_category_names[r->cats[k]]);
+                        ic_category_name(r->cats[k]));
       if (wr < 0 || (size_t)wr >= cap - len) return;
       len += (size_t)wr;
     }
@@ -456,7 +456,7 @@ static void write_text_workload(const ic_validate_report *r, const vworkload *w,
                "of its time (%d of %d such steps slower by more than %.1f%%); a dependence graph "
                "only shortens paths when latencies shrink, so no graph method can follow these "
                "entries\n",
-            r->methods[0], ic_category_names[r->cats[w->slow_add]],
+            r->methods[0], ic_category_name(r->cats[w->slow_add]),
             w->slow_on ? "on top of " : "alone", w->slow_on ? on : "", w->slow_worst,
             w->slow_steps, r->ncat << (r->ncat - 1), IC_VALIDATE_SLOW_EPS);
   }
@@ -554,7 +554,7 @@ static void emit_set(const ic_validate_report *r, ic_emit *em, const char *key, 
   ic_emit_list_begin(em, key);
   if (row.mask == 0) ic_emit_str(em, NULL, row.other ? "other" : "base");
   for (int c = 0; c < r->ncat; c++)
-    if (row.mask & (1u << c)) ic_emit_str(em, NULL, ic_category_names[r->cats[c]]);
+    if (row.mask & (1u << c)) ic_emit_str(em, NULL, ic_category_name(r->cats[c]));
   ic_emit_list_end(em);
 }
 
@@ -622,7 +622,7 @@ static void emit_csv_table(const ic_validate_report *r, ic_emit *em, int show_al
 /* yaml and json: the tree validate.h describes. */
 static void emit_tree(const ic_validate_report *r, ic_emit *em, int show_all, vrow *rows) {
   ic_emit_list_begin(em, "categories");
-  for (int k = 0; k < r->ncat; k++) ic_emit_str(em, NULL, ic_category_names[r->cats[k]]);
+  for (int k = 0; k < r->ncat; k++) ic_emit_str(em, NULL, ic_category_name(r->cats[k]));
   ic_emit_list_end(em);
   ic_emit_str(em, "reference", r->methods[0]);
   ic_emit_double(em, "threshold_percent", IC_VALIDATE_THRESHOLD);
@@ -683,7 +683,7 @@ static void emit_tree(const ic_validate_report *r, ic_emit *em, int show_all, vr
     ic_emit_i64(em, "steps", w->slow_steps);
     ic_emit_double(em, "worst_percent", w->slow_worst);
     if (w->slow_steps) {
-      ic_emit_str(em, "worst_added", ic_category_names[r->cats[w->slow_add]]);
+      ic_emit_str(em, "worst_added", ic_category_name(r->cats[w->slow_add]));
       emit_set(r, em, "worst_on", (vrow){w->slow_on, 0});
     }
     ic_emit_map_end(em);

@@ -1,6 +1,7 @@
 /* categories.c: name and help tables of the event categories. */
 #include "categories.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *const ic_category_names[IC_CAT_COUNT] = {
@@ -19,4 +20,21 @@ int ic_category_lookup(const char *name) {
   for (int c = 0; c < IC_CAT_COUNT; c++)
     if (strcmp(name, ic_category_names[c]) == 0) return c;
   return -1;
+}
+
+/* Names of the scoped ids, for printing only: set once by the command line
+ * (ic_scopes_publish) before any run reads them; no computation reads
+ * them, so two runs with different scopes in one process differ only in
+ * the row names they would print. */
+static char scoped_names[IC_CAT_IDS][96];
+
+void ic_category_name_set(unsigned id, const char *name) {
+  if (!ic_cat_is_scoped(id)) return;
+  snprintf(scoped_names[id], sizeof scoped_names[id], "%s", name);
+}
+
+const char *ic_category_name(unsigned id) {
+  if (id < IC_CAT_COUNT) return ic_category_names[id];
+  if (ic_cat_is_scoped(id) && scoped_names[id][0]) return scoped_names[id];
+  return "?";
 }

@@ -26,6 +26,10 @@ ic_status ic_graph_rec_check(const ic_graph_rec *r, ic_err *err) {
   if (r->iq > IC_IQ_RULE_MAX)
     return ic_fail(err, IC_EINPUT, "graph record %llu: IQ rule of %u entries (at most %u)",
                    (unsigned long long)r->seq, r->iq, IC_IQ_RULE_MAX);
+  for (int k = 0; k < 2; k++)
+    if (r->sdrop[k] && (!ic_cat_is_scoped(r->sdrop[k]) || !ic_cat_valid(r->sdrop[k])))
+      return ic_fail(err, IC_EINPUT, "graph record %llu: sdrop names %u, not a scoped category",
+                     (unsigned long long)r->seq, r->sdrop[k]);
   for (int k = 0; k < r->nedges; k++) {
     const ic_edge *e = &r->edge[k];
     if (e->kind >= IC_EDGE_KIND_COUNT)
@@ -63,7 +67,7 @@ ic_status ic_graph_rec_check(const ic_graph_rec *r, ic_err *err) {
     uint64_t lat = 0;
     for (int p = 0; p < e->nparts; p++) {
       uint8_t c = e->part[p].cat;
-      if (c != IC_CAT_NONE && c >= IC_CAT_COUNT)
+      if (c != IC_CAT_NONE && !ic_cat_valid(c))
         return ic_fail(err, IC_EINPUT, "graph record %llu: %s edge part has unknown category %u",
                        (unsigned long long)r->seq, name, c);
       lat += e->part[p].cycles;

@@ -5,7 +5,10 @@
  * E execute start, P complete, C commit) and every edge INTO those nodes,
  * each with its source instruction (by distance back in sequence numbers),
  * and its latency as a sum of parts, each part tagged with the category that
- * owns it (or IC_CAT_NONE).
+ * owns it (or IC_CAT_NONE). With scoped categories (scope.h) a part of an
+ * instruction in a scope carries the scope's id instead of its base, and
+ * `sdrop` names the scopes that drop the record's edges as their base would
+ * (idealizing a base idealizes its scopes' parts too: ic_cat_idealized).
  *
  * Edge kinds and the nodes they join (src -> dst), Table II:
  *   DD  D(i-1) -> D(i)   in-order dispatch; parts: front-end gaps (imiss for
@@ -261,6 +264,10 @@ typedef struct ic_graph_rec {
   uint64_t pc;
   uint8_t opclass;
   uint8_t nedges;
+  uint8_t sdrop[2]; /* scoped category ids (0: none) whose idealization applies
+                       their base's edge rules to this record too (model/scope.h:
+                       bmisp drops its PD edge, dmiss its PP and MSHR edges and
+                       MSHR rule); two of different bases at most */
   uint32_t iq;  /* the IQ rule's size (core.iq where it is below core.rob), 0: none */
   uint64_t t[IC_NODE_COUNT]; /* the model's cycle stamp of each node */
   ic_edge edge[IC_MAX_EDGES];
@@ -331,12 +338,23 @@ static inline void ic_part_add(ic_lat_part *p, uint64_t cycles) {
   p->cycles = s < IC_PART_MAX_CYCLES ? (uint32_t)s : IC_PART_MAX_CYCLES;
 }
 
-/* Sum of an edge's parts, with the parts of categories in `ideal` zeroed. */
+/* Sum of an edge's parts, with the parts of categories in `ideal` zeroed
+ * (a part of a scoped id also under its base, ic_cat_idealized). */
 static inline uint64_t ic_edge_latency(const ic_edge *e, uint32_t ideal) {
   uint64_t s = 0;
   for (int k = 0; k < e->nparts; k++)
-    if (e->part[k].cat == 0xff || !(ideal & (1u << e->part[k].cat))) s += e->part[k].cycles;
+    if (!ic_cat_idealized(ideal, e->part[k].cat)) s += e->part[k].cycles;
   return s;
+}
+
+/* The mask record r's edge rules (drops, the MSHR rule) see under `ideal`:
+ * ideal, plus the base of each of its sdrop ids that ideal holds. */
+static inline ic_catmask ic_rec_rules_mask(const ic_graph_rec *r, ic_catmask ideal) {
+  ic_catmask m = ideal;
+  for (int k = 0; k < 2; k++)
+    if (r->sdrop[k] && ic_cat_is_scoped(r->sdrop[k]) && (ideal >> r->sdrop[k]) & 1u)
+      m |= IC_CATBIT(ic_cat_base(r->sdrop[k]));
+  return m;
 }
 
 #endif

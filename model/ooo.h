@@ -59,6 +59,7 @@
 #include "graph_rec.h"
 #include "ic_err.h"
 #include "inst.h"
+#include "scope.h"
 
 /* The functional-unit pools (config keys fu.int_alu, fu.int_mul, fu.fp_add,
  * fu.fp_muldiv, fu.ldst: the units of each), and the pool an instruction of
@@ -163,6 +164,12 @@ typedef struct ooo_core ooo_core;
  * FP ops latency 0; imiss every fetch an L1I and ITLB hit.
  * Time: O(sizes of the configured tables). */
 ic_status ooo_create(ooo_core **out, const ooo_config *c, ic_catmask ideal, ic_err *err);
+/* Scoped categories (scope.h; NULL or none: no scopes), kept by pointer
+ * (the caller keeps them alive; cores may share them): the scoped ids of
+ * `ideal` idealize their base's events of the instructions whose pc their
+ * ranges hold, and graph records are tagged for every scope
+ * (ic_scopes_tag). Call before ooo_warm/ooo_run. */
+void ooo_set_scopes(ooo_core *core, const ic_scopes *scopes);
 /* Optional graph hook: one ic_graph_rec per committed timed instruction. */
 void ooo_set_graph_sink(ooo_core *core, ic_graph_sink sink);
 /* Optional, with a graph sink: the cycle in which each timed instruction

@@ -84,6 +84,12 @@ enum {
   FL_LOAD = 4,    /* reads memory (incl. AMO) */
   FL_STORE = 8,   /* writes memory (incl. AMO, SC) */
   FL_FWD = 16,    /* load fully covered by an in-flight store */
+  /* its own idealizations (dmiss, dl1, and shalu or lgalu for its
+     execution), set at fetch for the core's categories and for those of
+     the scopes holding its pc (ooo_set_scopes) */
+  FL_IDEAL_MEM = 32,
+  FL_IDEAL_DL1 = 64,
+  FL_IDEAL_EXEC = 128,
 };
 
 struct ooo_core {
@@ -95,6 +101,14 @@ struct ooo_core {
   uint32_t page_shift, maxdist;
   ic_catmask ideal;
   int i_dl1, i_bmisp, i_dmiss, i_imiss;
+  /* scoped categories (scope.h), NULL: none. An instruction's own
+   * idealizations are FL_IDEAL_* flags set at fetch from the base categories
+   * idealized for it: those of `ideal`, and of the scopes of ideal holding
+   * its pc */
+  const ic_scopes *scopes;
+  uint8_t ideal_bases;  /* ideal's base categories */
+  uint8_t ideal_fl;     /* FL_IDEAL_MEM, FL_IDEAL_DL1 for ideal (the core's own) */
+  uint64_t tag_prev_pc; /* pc of the last record built (ic_scopes_tag) */
 
   cache l1i, l1d, l2, dtlb, itlb;
   bpred bp;
@@ -443,6 +457,8 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   c->i_bmisp = (ideal & IC_CATBIT(IC_CAT_BMISP)) != 0;
   c->i_dmiss = (ideal & IC_CATBIT(IC_CAT_DMISS)) != 0;
   c->i_imiss = (ideal & IC_CATBIT(IC_CAT_IMISS)) != 0;
+  c->ideal_bases = (uint8_t)(ideal & 0xffu);
+  c->ideal_fl = (uint8_t)((c->i_dmiss ? FL_IDEAL_MEM : 0) | (c->i_dl1 ? FL_IDEAL_DL1 : 0));
   c->l1d_lat = c->i_dl1 ? 0 : (uint32_t)v[OOO_L1D_LATENCY];
   c->l2_lat = (uint32_t)v[OOO_L2_LATENCY];
   c->mem_lat = (uint32_t)v[OOO_MEM_LATENCY];
@@ -599,6 +615,10 @@ void ooo_set_fetch_log(ooo_core *c, uint64_t *f, uint64_t from, uint64_t n) {
   c->flog_n = f ? n : 0;
 }
 
+void ooo_set_scopes(ooo_core *c, const ic_scopes *scopes) {
+  c->scopes = scopes && scopes->n ? scopes : NULL;
+}
+
 void ooo_set_graph_sink(ooo_core *c, ic_graph_sink sink) {
   c->sink = sink;
   c->have_sink = sink.consume != NULL;
@@ -714,6 +734,11 @@ ic_status ooo_warm(ooo_core *c, ic_inst_source src, uint64_t n, uint64_t *done, 
 
 static void flush_records(ooo_core *c) {
   if (c->nbatch && c->sink_status == IC_OK) {
+    if (c->scopes)
+      for (size_t k = 0; k < c->nbatch; k++) {
+        ic_scopes_tag(c->scopes, &c->batch[k], c->tag_prev_pc);
+        c->tag_prev_pc = c->batch[k].pc;
+      }
     c->sink_status = c->sink.consume(c->sink.ctx, c->batch, c->nbatch, &c->sink_err);
     if (c->sink.buffer && c->sink_status == IC_OK) c->batch = c->sink.buffer(c->sink.ctx, &c->batch_cap);
   }
@@ -755,6 +780,7 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   r->seq = i;
   r->pc = c->in[x].pc;
   r->opclass = c->in[x].opclass;
+  r->sdrop[0] = r->sdrop[1] = 0;
   /* the IQ rule (graph_rec.h) where the IQ is smaller than the ROB: it
      replaces the IQ edges */
   r->iq = c->iq_rule.k;
@@ -1006,7 +1032,7 @@ static void commit(ooo_core *c, uint64_t t) {
       }
       stores++;
       const ic_inst *in = &c->in[x];
-      if (!c->i_dmiss) {
+      if (!(f & FL_IDEAL_MEM)) {
         if (cache_lookup(&c->dtlb, in->mem_addr) < 0) cache_fill(&c->dtlb, in->mem_addr);
         int hit;
         c->st.l1d_accesses++;
@@ -1159,6 +1185,7 @@ static void issue(ooo_core *c, uint64_t t) {
     uint32_t lat, occ;
     uint8_t cat;
     op_timing(c, in->opclass, &pool, &lat, &occ, &cat);
+
     /* a free unit of the pool */
     uint64_t *busy = c->fu_busy[pool];
     int unit = -1;
@@ -1181,13 +1208,17 @@ static void issue(ooo_core *c, uint64_t t) {
       continue;
     }
     uint8_t f = c->fl[x];
+    if (__builtin_expect(f & FL_IDEAL_EXEC, 0)) { /* shalu or lgalu scoped to it */
+      lat = 0;
+      occ = 1;
+    }
     uint64_t p;
     uint64_t pp_src = NONE_SEQ, msrc = NONE_SEQ;
     int missed = 0;
     /* the youngest miss among i's ancestors (MSHR roots, IW keep) */
     const uint64_t ma = c->have_sink ? miss_ancestor(c, seq) : NONE_SEQ;
     uint64_t part_dl1 = 0, part_dmiss = 0;
-    if ((f & FL_LOAD) && !(f & FL_FWD) && !c->i_dmiss) {
+    if ((f & FL_LOAD) && !(f & (FL_FWD | FL_IDEAL_MEM))) {
       uint64_t a = in->mem_addr;
       int64_t l1 = cache_lookup(&c->l1d, a);
       int mi = -1;
@@ -1217,8 +1248,9 @@ static void issue(ooo_core *c, uint64_t t) {
         tlb = c->tlb_lat;
       }
       c->st.l1d_accesses++;
-      part_dl1 = c->l1d_lat;
-      uint64_t base = t + tlb + c->l1d_lat;
+      const uint32_t l1d_lat = f & FL_IDEAL_DL1 ? 0 : c->l1d_lat;
+      part_dl1 = l1d_lat;
+      uint64_t base = t + tlb + l1d_lat;
       if (l1 >= 0) {
         uint64_t ready = c->l1d.ready[l1];
         p = base;
@@ -1241,7 +1273,7 @@ static void issue(ooo_core *c, uint64_t t) {
         }
       } else {
         c->st.l1d_misses++;
-        uint64_t l2 = l2_access(c, a, t + tlb + c->l1d_lat);
+        uint64_t l2 = l2_access(c, a, t + tlb + l1d_lat);
         p = base + l2;
         part_dmiss = tlb + l2;
         uint64_t line = cache_fill(&c->l1d, a);
@@ -1263,12 +1295,12 @@ static void issue(ooo_core *c, uint64_t t) {
         if (++c->mshr_pos == c->nmshr) c->mshr_pos = 0;
       }
     } else if (f & FL_LOAD) {
-      part_dl1 = c->l1d_lat; /* forwarded from a store, or dmiss: an L1 hit */
-      p = t + c->l1d_lat;
+      part_dl1 = f & FL_IDEAL_DL1 ? 0 : c->l1d_lat; /* forwarded, or dmiss: a hit */
+      p = t + part_dl1;
       if (f & FL_FWD) c->st.forwarded_loads++;
     } else if (f & FL_STORE) {
       uint64_t tlb = 0;
-      if (!c->i_dmiss && cache_lookup(&c->dtlb, in->mem_addr) < 0) {
+      if (!(f & FL_IDEAL_MEM) && cache_lookup(&c->dtlb, in->mem_addr) < 0) {
         cache_fill(&c->dtlb, in->mem_addr);
         c->st.dtlb_misses++;
         tlb = c->tlb_lat;
@@ -1505,7 +1537,29 @@ static inline const ic_inst *peek_inst(ooo_core *c) {
   return &c->buf[0];
 }
 
-static void fetch(ooo_core *c, uint64_t t) {
+/* The FL_IDEAL_* flags of an instruction of opclass op whose base
+ * categories `im` are idealized (op_timing's category for its execution). */
+static uint8_t scoped_flags(uint8_t im, uint8_t op) {
+  uint8_t f = (uint8_t)((im & IC_CATBIT(IC_CAT_DMISS) ? FL_IDEAL_MEM : 0) |
+                        (im & IC_CATBIT(IC_CAT_DL1) ? FL_IDEAL_DL1 : 0));
+  int exec;
+  switch (op) {
+  case IC_OP_LOAD:
+  case IC_OP_STORE: exec = -1; break;
+  case IC_OP_INT_MUL:
+  case IC_OP_INT_DIV:
+  case IC_OP_FP_ADD:
+  case IC_OP_FP_MUL:
+  case IC_OP_FP_DIV: exec = IC_CAT_LGALU; break;
+  default: exec = IC_CAT_SHALU; break;
+  }
+  if (exec >= 0 && (im & IC_CATBIT(exec))) f |= FL_IDEAL_EXEC;
+  return f;
+}
+
+/* fetch, in two versions: with scopes (`scoped`: each instruction's own
+ * idealizations from its pc) and without (the core's for all). */
+static inline __attribute__((always_inline)) void fetch_with(ooo_core *c, uint64_t t, const int scoped) {
   if (t < c->stall_until) {
     c->fetch_reason = c->stall_reason;
   } else if (c->misp_seq != NONE_SEQ) {
@@ -1526,7 +1580,19 @@ static void fetch(ooo_core *c, uint64_t t) {
         c->fetch_reason = FR_END;
         break;
       }
-      if (!c->i_imiss) {
+      int ideal_imiss, ideal_bmisp;
+      uint8_t f;
+      if (scoped) {
+        const uint8_t im = (uint8_t)ic_scopes_ideal_at(c->scopes, c->ideal, in->pc);
+        ideal_imiss = im & IC_CATBIT(IC_CAT_IMISS);
+        ideal_bmisp = im & IC_CATBIT(IC_CAT_BMISP);
+        f = scoped_flags(im, in->opclass);
+      } else {
+        ideal_imiss = c->i_imiss;
+        ideal_bmisp = c->i_bmisp;
+        f = c->ideal_fl;
+      }
+      if (!ideal_imiss) {
         uint64_t line = in->pc >> c->l1i.shift;
         if (line != c->fetch_line) {
           c->fetch_line = line;
@@ -1538,6 +1604,10 @@ static void fetch(ooo_core *c, uint64_t t) {
             break;
           }
         }
+      } else {
+        /* its fetch hit: the line counts as fetched for the instructions
+           after it (they own no miss of it) */
+        c->fetch_line = in->pc >> c->l1i.shift;
       }
       uint64_t i = c->tail, x = i & c->mask;
       c->in[x] = *in;
@@ -1555,7 +1625,6 @@ static void fetch(ooo_core *c, uint64_t t) {
       }
       memset(c->acc, 0, sizeof c->acc);
       c->dwin[x] = c->re_mshr[x] = c->re_lg[x] = c->sb_blk[x] = 0;
-      uint8_t f = 0;
       if (in->opclass == IC_OP_LOAD) {
         f |= FL_LOAD;
         if (in->is_mem_rmw) f |= FL_STORE;
@@ -1568,7 +1637,7 @@ static void fetch(ooo_core *c, uint64_t t) {
       n++;
       if (in->opclass >= IC_OP_BRANCH && in->opclass <= IC_OP_IJUMP) {
         c->st.branches++;
-        if (!c->i_bmisp && bp_predict_update(&c->bp, in->opclass, in->pc, in->size, in->next_pc)) {
+        if (!ideal_bmisp && bp_predict_update(&c->bp, in->opclass, in->pc, in->size, in->next_pc)) {
           f |= FL_MISP;
           c->fl[x] = f;
           c->st.branch_mispredictions++;
@@ -1597,6 +1666,13 @@ static void fetch(ooo_core *c, uint64_t t) {
   case FR_FQ: c->st.stall_fetch_queue++; break;
   default: break;
   }
+}
+
+static void fetch(ooo_core *c, uint64_t t) {
+  if (c->scopes)
+    fetch_with(c, t, 1);
+  else
+    fetch_with(c, t, 0);
 }
 
 /* The first cycle after t in which any stage can do something, for a cycle

@@ -159,7 +159,7 @@ Test(multisim, bad_options) {
   cr_assert_eq(ic_multisim_times(&o, t, &err), IC_EINPUT);
   o.ncat = 13;
   cr_assert_eq(ic_multisim_times(&o, t, &err), IC_EINPUT);
-  uint8_t bad[1] = {IC_CAT_COUNT};
+  uint8_t bad[1] = {IC_CAT_IDS}; /* ids below it are base or scoped categories */
   o.cats = bad;
   o.ncat = 1;
   cr_assert_eq(ic_multisim_times(&o, t, &err), IC_EINPUT);

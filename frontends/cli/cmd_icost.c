@@ -37,7 +37,7 @@ static const char icost_help[] =
     "options:\n"
     "  --categories LIST   comma list of categories, in the order the table shows them\n"
     "                      (default: all eight, dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss;\n"
-    "                      at most 12)\n"
+    "                      at most 12; CATEGORY@WHERE: scoped, below)\n"
     "  --method M          graph (default): one run recording the dependence graph, the\n"
     "                        idealizations of every subset the table needs solved\n"
     "                        in one pass over it;\n"
@@ -163,6 +163,7 @@ static const char icost_help[] =
     "interaction, other, base), set (the categories; [] for other and base), cycles,\n"
     "percent, and lo/hi (graphfrag)}; with --show shapley, shapley: a list of {name,\n"
     "cycles, percent} (csv: rows named shapley:CATEGORY).\n"
+    "\n" CLI_SCOPED_HELP
     "\n"
     "categories:\n";
 
@@ -550,7 +551,7 @@ static ic_status write_shapley(ic_emit *em, const ic_breakdown *b, ic_err *err) 
   for (int k = 0; k < n; k++) {
     sum += phi[k];
     ic_emit_row_begin(em);
-    ic_emit_str(em, NULL, ic_category_names[b->cats[k]]);
+    ic_emit_str(em, NULL, ic_category_name(b->cats[k]));
     ic_emit_double(em, NULL, b->total != 0 ? 100.0 * phi[k] / b->total : 0.0);
     ic_emit_double(em, NULL, phi[k]);
     ic_emit_row_end(em);
@@ -582,12 +583,6 @@ int cmd_icost(int argc, char **argv) {
   }
   uint8_t cats[IC_SOLVER_MAX_CATS];
   int ncat = 0;
-  if (io.categories) {
-    if ((st = ic_parse_categories(io.categories, cats, &ncat, &err)) != IC_OK)
-      return cli_fail(2, "--categories: %s", err.msg);
-  } else {
-    for (int c = 0; c < IC_CAT_COUNT; c++) cats[ncat++] = (uint8_t)c;
-  }
   ic_emit_format fmt;
   if ((st = cli_format_parse("icost", io.format, &fmt, &err)) != IC_OK) return cli_fail_err(st, &err);
   int show_all = 0, show_shapley = 0;
@@ -598,12 +593,28 @@ int cmd_icost(int argc, char **argv) {
   if (!known_method(io.method))
     return cli_fail(2, "--method '%s': expected graph, multisim, graphfrag or profiler", io.method);
 
-  uint8_t need[1u << IC_SOLVER_MAX_CATS];
-  ic_breakdown_needed(ncat, show_all || show_shapley, need);
-  io.need = need;
   cli_run run;
   memset(&run, 0, sizeof run);
   if ((st = cli_run_setup(&ro, &run, &err)) != IC_OK) return cli_fail_err(st, &err);
+  static ic_scopes scopes; /* the run's scoped categories (names resolved in its program) */
+  if (io.categories) {
+    if ((st = cli_categories(run.trace ? NULL : run.workload.argv[0], io.categories, cats, &ncat,
+                             IC_SOLVER_MAX_CATS, &scopes, &err)) != IC_OK) {
+      cli_run_free(&run);
+      return cli_fail(2, "--categories: %s", err.msg);
+    }
+    run.scopes = scopes.n ? &scopes : NULL;
+    if (run.scopes && !strcmp(io.method, "profiler")) {
+      cli_run_free(&run);
+      return cli_fail(2, "--categories: scoped categories are not supported by the profiler "
+                         "(its samples carry no scope); use graph, graphfrag or multisim");
+    }
+  } else {
+    for (int c = 0; c < IC_CAT_COUNT; c++) cats[ncat++] = (uint8_t)c;
+  }
+  uint8_t need[1u << IC_SOLVER_MAX_CATS];
+  ic_breakdown_needed(ncat, show_all || show_shapley, need);
+  io.need = need;
   int tty = isatty(2);
   result res;
   memset(&res, 0, sizeof res);

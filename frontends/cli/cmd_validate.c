@@ -26,7 +26,8 @@ static const char validate_help[] =
     "compares each with multisim, the ground truth (paper Tables VIII and IX).\n"
     "\n"
     "  --categories LIST  comma list of categories (default: all eight, in the order\n"
-    "                     dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss); 2^n runs each\n"
+    "                     dl1,win,bw,bmisp,dmiss,shalu,lgalu,imiss); 2^n runs each;\n"
+    "                     CATEGORY@WHERE: scoped (below; not with the profiler)\n"
     "  --methods LIST     methods compared with multisim (default: graph,graphfrag):\n"
     "                       multisim   2^n model runs, run S with the categories of S\n"
     "                                  idealized in the model; t(S) = its cycles\n"
@@ -71,6 +72,8 @@ static const char validate_help[] =
     "starts from one fast-forward checkpoint (loaded and skipped once) and re-warms\n"
     "its own fresh core on its own copy of the emulator.\n"
     "\n"
+    CLI_SCOPED_HELP
+    "\n"
     "Numbers: each entry is the icost of a set of categories in percent of execution\n"
     "time (cycles); base is the time no chosen category removes; entries sum to 100.\n"
     "error = method - multisim, in percentage points. `mean error` (Table IX) is the\n"
@@ -104,6 +107,7 @@ typedef struct vopts {
   uint64_t fragwarm; /* --frag-warmup */
   int have_fragwarm;
   int fragment_methods; /* graphfrag or profiler among the methods */
+  const ic_scopes *scopes; /* scoped categories of the list, or NULL */
 } vopts;
 
 static int parse_extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
@@ -196,6 +200,7 @@ static ic_status validate_one(const cli_run_opts *base, const vopts *v, const ch
   ic_status st = cli_run_setup(&o, &run, err);
   if (st != IC_OK) return st; /* cli_run_setup released run */
   run.refuse_partial = 1;
+  run.scopes = v->scopes;
   const char *wname = name ? name : run.workload.name;
   vprogress prog = {wname};
   vo->run = run_once;
@@ -281,15 +286,28 @@ int cmd_validate(int argc, char **argv) {
   }
   uint8_t cats[IC_SOLVER_MAX_CATS];
   int ncat = 0;
+  static ic_scopes scopes; /* the scoped categories, names looked up in the program */
   if (v.categories) {
-    st = ic_parse_categories(v.categories, cats, &ncat, &err);
-    if (st != IC_OK) return cli_fail_err(st, &err);
+    cli_workload w = {0};
+    const char *prog = NULL;
+    if (!v.suite && !v.suite_tag && !ro.trace && strchr(v.categories, '@') &&
+        cli_workload_resolve(&w, ro.workload, ro.prog_argc, ro.prog_argv, &err) == IC_OK &&
+        w.argc > 0)
+      prog = w.argv[0];
+    st = cli_categories(prog, v.categories, cats, &ncat, IC_SOLVER_MAX_CATS, &scopes, &err);
+    cli_workload_free(&w);
+    if (st != IC_OK) return cli_fail(2, "--categories: %s", err.msg);
+    v.scopes = scopes.n ? &scopes : NULL;
   } else {
     for (int c = 0; c < IC_CAT_COUNT; c++) cats[ncat++] = (uint8_t)c;
   }
   int methods[IC_VALIDATE_MAX_METHODS], nm;
   st = ic_validate_parse_methods(v.methods ? v.methods : "graph,graphfrag", methods, &nm, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
+  for (int m = 0; m < nm; m++)
+    if (v.scopes && methods[m] == IC_VM_PROFILER)
+      return cli_fail(2, "--methods: the profiler does not support scoped categories (its "
+                         "samples carry no scope); leave it out of --methods");
   ic_emit_format fmt = IC_EMIT_TEXT;
   if (v.format && (st = cli_format_parse("validate", v.format, &fmt, &err)) != IC_OK)
     return cli_fail_err(st, &err);

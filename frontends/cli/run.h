@@ -124,6 +124,8 @@ typedef struct cli_run {
   char guest_why[400];     /* the emulator's reason for it */
   uint64_t *fetch_log;     /* set by the caller: ooo_set_fetch_log of each run's core */
   uint64_t fetch_from, fetch_n;
+  const ic_scopes *scopes; /* scoped categories of the run's category list, or NULL
+                              (set by the command; every core of the run gets them) */
 } cli_run;
 
 /* A run whose guest was killed by a signal (a fault, abort) after some
@@ -131,6 +133,31 @@ typedef struct cli_run {
  * statistics: cli_run_execute returns IC_OK with the statistics of the
  * instructions timed before it, and a command marks its report with
  * cli_run_partial's line and ends with cli_run_finish. */
+/* Parses a --categories list (model/scope.h: CATEGORY or CATEGORY@WHERE)
+ * into cats[] and *scopes, resolving function names and FILE:LINE ranges in
+ * the ELF file `program` (NULL: none, only pc ranges), and publishes the
+ * scopes' names for reports; a run gets them in cli_run.scopes. IC_EINPUT
+ * with one line. */
+/* The --help paragraph on scoped categories (icost, icost validate). */
+#define CLI_SCOPED_HELP \
+  "Scoped categories: CATEGORY@WHERE idealizes the category's events of the\n" \
+  "instructions in WHERE only, in the graph and in the model alike; WHERE is a\n" \
+  "function (NAME, with its .cold/.part parts), FILE:LINE, FILE:FIRST-LAST (DWARF\n" \
+  "lines) or a pc range 0xLO-0xHI (LO included, HI not). The row is named as\n" \
+  "written (dmiss@hash_lookup). An instruction's event: dl1 the L1D latency of its\n" \
+  "own load; dmiss its own data access (an L1D and DTLB hit that leaves the caches\n" \
+  "alone: a later access outside the scope to the same line still misses); bmisp\n" \
+  "its own prediction (the branch); shalu, lgalu its execution latency; imiss the\n" \
+  "fetch of the I-cache line it is the first instruction fetched from. win and bw\n" \
+  "are shared by every instruction and cannot be scoped. A category and its\n" \
+  "scopes may be listed together (an event inside the scope is then idealized by\n" \
+  "either); up to 3 scopes of one category, which must not overlap; scopes of\n" \
+  "different categories may. The profiler does not support them (graph,\n" \
+  "graphfrag, multisim do).\n"
+
+ic_status cli_categories(const char *program, const char *list, uint8_t *cats, int *ncat,
+                         int max, ic_scopes *scopes, ic_err *err);
+
 /* One line for a report ("killed by signal 11 (SIGSEGV) ...: the numbers are
  * of the instructions timed before it"), or NULL for a complete run. */
 const char *cli_run_partial(const cli_run *r);

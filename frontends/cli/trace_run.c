@@ -73,6 +73,7 @@ ic_status cli_trace_execute(const cli_run *r, ic_catmask ideal, const ic_graph_s
     src = ic_champsim_source(cs);
   }
   if ((st = ooo_create(&core, r->config, ideal, err))) goto out;
+  ooo_set_scopes(core, r->scopes);
   if (sink) ooo_set_graph_sink(core, *sink);
   if (r->fetch_log) ooo_set_fetch_log(core, r->fetch_log, r->fetch_from, r->fetch_n);
   if (progress) ooo_set_progress(core, progress, pctx, 1000000);
