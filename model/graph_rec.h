@@ -33,6 +33,13 @@
  *   PC  P(i) -> C(i)     completion to commit
  *   CC  C(i-1) -> C(i)   in-order commit; parts: store bandwidth, residual
  *   CBW C(i-cbw) -> C(i) commit bandwidth, latency 1            (bw: dropped)
+ *                        cbw = core.commit_width; for a store, where the
+ *                        machine commits fewer stores than instructions a
+ *                        cycle (core.store_bw), the nearer of that and the
+ *                        core.store_bw-th store before it: C never falls
+ *                        along program order, so the nearer source is the
+ *                        bound that binds in every evaluation, and one edge
+ *                        holds both
  *   FU  P(j) -> E(i)     functional unit: for an unpipelined operation i
  *                        (a divide), j is the n-th most recent one issued
  *                        on its pool of n units (those n hold every unit

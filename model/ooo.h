@@ -34,7 +34,8 @@
  *        dl1 (L1 latency) + dmiss (DTLB miss, L2, memory, wait for a line
  *        in flight), stores: none 1 + dmiss (DTLB miss)
  *   PP   no parts (load on a line an older load's miss is bringing in)
- *   PC   none 1    CC  bw (store bandwidth, residual)    CBW  bw 1
+ *   PC   none 1    CC  bw (store bandwidth, residual)    CBW  bw 1 (dist: commit
+ *        width, or for a store the store_bw-th store before it where nearer)
  *   FU   no parts: from the unpipelined op (divide) that last held the unit
  *        the instruction issued on; where it binds, RE has no parts
  *   IBW  bw 1: from the register ancestor issue width + 1 steps up the

@@ -137,6 +137,9 @@ struct ooo_core {
   uint32_t *re_mshr;                 /* issue cycles blocked by a full MSHR file */
   uint32_t *re_lg;                   /* ... by units held by unpipelined (divide) ops */
   uint32_t *sb_blk;                  /* commit cycles blocked by store bandwidth */
+  uint64_t *sring;                   /* graph, where sbw < cw: the last sbw stores
+                                        committed (CBW), oldest at spos; NULL else */
+  uint32_t spos;
   uint8_t *blk_why;
   uint64_t *ready_bits;
 
@@ -503,6 +506,10 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->re_mshr, n);
   ALLOC(c->re_lg, n);
   ALLOC(c->sb_blk, n);
+  if (c->sbw < c->cw) {
+    ALLOC(c->sring, c->sbw);
+    memset(c->sring, 0xff, c->sbw * sizeof *c->sring);
+  }
   ALLOC(c->blk_why, n);
   ALLOC(c->ready_bits, n / 64);
   ALLOC(c->blk_list, c->rob + 1);
@@ -592,7 +599,7 @@ void ooo_destroy(ooo_core *c) {
   free(c->in); free(c->F); free(c->D); free(c->R); free(c->E); free(c->P); free(c->C);
   free(c->fl); free(c->pending); free(c->pmask); free(c->racc); free(c->cons_head); free(c->cons_next);
   free(c->prod); free(c->wheel_next); free(c->g_imiss); free(c->g_bw); free(c->g_width); free(c->g_none);
-  free(c->dwin); free(c->re_mshr); free(c->re_lg); free(c->sb_blk); free(c->blk_why);
+  free(c->dwin); free(c->re_mshr); free(c->re_lg); free(c->sb_blk); free(c->sring); free(c->blk_why);
   free(c->ready_bits); free(c->blk_list); free(c->sh_key); free(c->sh_val);
   free(c->cs);
   free(c->wheel_head); free(c->mshr_free); free(c->mshr_hold); free(c->mshr_ring); free(c->mroot_ring); free(c->mtag);
@@ -982,9 +989,20 @@ static void build_record(ooo_core *c, uint64_t i, uint64_t t) {
   v[n++] = i > 0 ? c->C[(i - 1) & c->mask] : 0;
   e[n] = edge1(&cur, IC_EDGE_PC, 0, IC_CAT_NONE, 1);
   v[n++] = c->P[x] + 1;
-  if (i >= first + c->cw) {
-    e[n] = edge1(&cur, IC_EDGE_CBW, c->cw, IC_CAT_BW, 1);
-    v[n++] = c->C[(i - c->cw) & c->mask] + 1;
+  /* CBW: at most cw instructions commit a cycle, and at most sbw stores:
+   * a store commits after the sbw-th store before it. C never falls along
+   * program order (CC), so of the two bounds the nearer source is the one
+   * that binds, in every evaluation: one edge holds both */
+  uint32_t cbw = i >= first + c->cw ? c->cw : 0;
+  if (c->sring && (c->fl[x] & FL_STORE)) {
+    const uint64_t j = c->sring[c->spos];
+    c->sring[c->spos] = i;
+    c->spos = c->spos + 1 == c->sbw ? 0 : c->spos + 1;
+    if (j != NONE_SEQ && j >= first && i - j < c->cw) cbw = (uint32_t)(i - j);
+  }
+  if (cbw) {
+    e[n] = edge1(&cur, IC_EDGE_CBW, cbw, IC_CAT_BW, 1);
+    v[n++] = c->C[(i - cbw) & c->mask] + 1;
   }
   if (t > vmax(v, n)) {
     budget sb[1] = {{IC_CAT_BW, c->sb_blk[x]}};
