@@ -17,7 +17,10 @@ void ic_export_igraph_init(void) { igraph_set_attribute_table(&igraph_cattribute
 ic_status ic_export_parse_format(const char *s, ic_export_format *out, ic_err *err) {
   if (strcmp(s, "graphml") == 0) *out = IC_EXPORT_GRAPHML;
   else if (strcmp(s, "dot") == 0) *out = IC_EXPORT_DOT;
-  else return ic_fail(err, IC_EINPUT, "graph format '%s': expected graphml or dot", s);
+  else if (strcmp(s, "json") == 0) *out = IC_EXPORT_JSON;
+  else if (strcmp(s, "yaml") == 0) *out = IC_EXPORT_YAML;
+  else if (strcmp(s, "csv") == 0) *out = IC_EXPORT_CSV;
+  else return ic_fail(err, IC_EINPUT, "graph format '%s': expected graphml, dot, json, yaml or csv", s);
   return IC_OK;
 }
 
@@ -457,8 +460,77 @@ static ic_status write_dot(FILE *f, const igraph_t *g, ic_err *err) {
   return IC_OK;
 }
 
+ic_status ic_export_emit(ic_emit *em, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_err *err) {
+  igraph_t g;
+  ic_status rc = ic_export_build(&g, recs, n, ideal, err);
+  if (rc != IC_OK) return rc;
+  const igraph_integer_t nv = igraph_vcount(&g), ne = igraph_ecount(&g), start = nv - 1;
+  uint64_t *t = malloc((size_t)nv * sizeof *t);
+  uint8_t *cv = malloc((size_t)nv), *ce = malloc(ne ? (size_t)ne : 1);
+  if (!t || !cv || !ce || ic_export_critical(&g, t, cv, ce) < 0) {
+    rc = ic_fail(err, IC_ERUN, "graph export: out of memory");
+  } else {
+    uint64_t crit_len = 0;
+    for (igraph_integer_t v = 0; v < start; v++)
+      if (cv[v] && t[v] > crit_len) crit_len = t[v];
+    ic_emit_map_begin(em, "graph");
+    ic_emit_u64(em, "first_seq", (uint64_t)GAN(&g, "first_seq"));
+    ic_emit_u64(em, "instructions", (uint64_t)GAN(&g, "instructions"));
+    ic_emit_str(em, "ideal", GAS(&g, "ideal"));
+    ic_emit_u64(em, "external_edges", (uint64_t)GAN(&g, "external_edges"));
+    ic_emit_u64(em, "dropped_edges", (uint64_t)GAN(&g, "dropped_edges"));
+    ic_emit_u64(em, "critical_path", crit_len);
+    ic_emit_map_end(em);
+    static const ic_emit_col vcols[] = {{"id", -1, 0},  {"name", -1, 0}, {"node", -1, 0},
+                                        {"seq", -1, 0}, {"t", -1, 0},    {"time", -1, 0},
+                                        {"pc", -1, 0},  {"opclass", -1, 0}, {"critical", -1, 0}};
+    ic_emit_table_begin(em, "nodes", vcols, (int)(sizeof vcols / sizeof vcols[0]), 0);
+    for (igraph_integer_t v = 0; v < nv; v++) {
+      ic_emit_row_begin(em);
+      ic_emit_i64(em, NULL, (int64_t)v);
+      ic_emit_str(em, NULL, VAS(&g, "name", v));
+      ic_emit_str(em, NULL, VAS(&g, "node", v));
+      ic_emit_i64(em, NULL, (int64_t)VAN(&g, "seq", v));
+      ic_emit_u64(em, NULL, (uint64_t)VAN(&g, "t", v));
+      ic_emit_u64(em, NULL, t[v]);
+      ic_emit_str(em, NULL, VAS(&g, "pc", v));
+      ic_emit_str(em, NULL, VAS(&g, "opclass", v));
+      ic_emit_u64(em, NULL, cv[v]);
+      ic_emit_row_end(em);
+    }
+    ic_emit_table_end(em);
+    static const ic_emit_col ecols[] = {{"source", -1, 0}, {"target", -1, 0}, {"kind", -1, 0},
+                                        {"latency", -1, 0}, {"dist", -1, 0},  {"parts", -1, 0},
+                                        {"mem", -1, 0},    {"external", -1, 0}, {"critical", -1, 0}};
+    ic_emit_table_begin(em, "edges", ecols, (int)(sizeof ecols / sizeof ecols[0]), 0);
+    for (igraph_integer_t e = 0; e < ne; e++) {
+      ic_emit_row_begin(em);
+      ic_emit_i64(em, NULL, (int64_t)IGRAPH_FROM(&g, e));
+      ic_emit_i64(em, NULL, (int64_t)IGRAPH_TO(&g, e));
+      ic_emit_str(em, NULL, EAS(&g, "kind", e));
+      ic_emit_u64(em, NULL, (uint64_t)EAN(&g, "latency", e));
+      ic_emit_u64(em, NULL, (uint64_t)EAN(&g, "dist", e));
+      ic_emit_str(em, NULL, EAS(&g, "parts", e));
+      ic_emit_u64(em, NULL, (uint64_t)EAN(&g, "mem", e));
+      ic_emit_u64(em, NULL, EAN(&g, "external", e) != 0);
+      ic_emit_u64(em, NULL, ce[e]);
+      ic_emit_row_end(em);
+    }
+    ic_emit_table_end(em);
+  }
+  free(t);
+  free(cv);
+  free(ce);
+  quiet q = quiet_begin();
+  igraph_destroy(&g);
+  quiet_end(q);
+  return rc;
+}
+
 ic_status ic_export_write(FILE *f, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_export_format fmt,
                           ic_err *err) {
+  if (fmt != IC_EXPORT_GRAPHML && fmt != IC_EXPORT_DOT)
+    return ic_fail(err, IC_EINPUT, "graph export: json, yaml and csv go through ic_export_emit");
   igraph_t g;
   ic_status rc = ic_export_build(&g, recs, n, ideal, err);
   if (rc != IC_OK) return rc;

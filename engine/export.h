@@ -35,10 +35,20 @@
 #include <stdio.h>
 
 #include "categories.h"
+#include "emit.h"
 #include "graph_rec.h"
 #include "ic_err.h"
 
-typedef enum ic_export_format { IC_EXPORT_GRAPHML, IC_EXPORT_DOT } ic_export_format;
+/* GraphML and DOT are written here; json, yaml and csv are the same graph
+ * as tables through the report emitter (ic_export_emit), by the caller, who
+ * owns the report's provenance. */
+typedef enum ic_export_format {
+  IC_EXPORT_GRAPHML,
+  IC_EXPORT_DOT,
+  IC_EXPORT_JSON,
+  IC_EXPORT_YAML,
+  IC_EXPORT_CSV
+} ic_export_format;
 
 /* Largest window the exporter accepts, instructions (the records are held
  * in memory: about 0.7 KB each). */
@@ -47,7 +57,7 @@ typedef enum ic_export_format { IC_EXPORT_GRAPHML, IC_EXPORT_DOT } ic_export_for
 /* Installs igraph's C attribute table (idempotent). */
 void ic_export_igraph_init(void);
 
-/* "graphml" or "dot"; IC_EINPUT otherwise. */
+/* "graphml", "dot", "json", "yaml" or "csv"; IC_EINPUT otherwise. */
 ic_status ic_export_parse_format(const char *s, ic_export_format *out, ic_err *err);
 
 /* Builds *g (which the caller destroys with igraph_destroy on success) from
@@ -74,6 +84,15 @@ int ic_export_critical_stamps(const igraph_t *g, uint8_t *crit_v, uint8_t *crit_
 /* DOT: an edge joining instructions more than this many apart does not
  * constrain the ranking (one rank per instruction, in program order). */
 #define IC_EXPORT_DOT_SPAN 4
+
+/* The window as report values (emit.h): a mapping `graph` (first_seq,
+ * instructions, ideal, external_edges, dropped_edges, critical_path), a
+ * table `nodes` (id, name, node, seq, t: the model's stamp, time: the
+ * longest path from "start" in the window, pc, opclass, critical: 1 on the
+ * critical path DOT draws) and a table `edges` (source and target ids,
+ * kind, latency, dist, parts, mem, external, critical). The same vertices
+ * and edges as GraphML, "start" (the last id) included. */
+ic_status ic_export_emit(ic_emit *em, const ic_graph_rec *recs, size_t n, ic_catmask ideal, ic_err *err);
 
 /* Builds the graph and writes it to f in the format. DOT is written for
  * `dot`: one rank per instruction (a rank=same subgraph of its five nodes

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cpus.h"
 #include "export.h"
+#include "ic_file.h"
 #include "report.h"
 #include "run.h"
 #include "rv.h"
@@ -426,7 +427,8 @@ static int graph_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
 }
 
 static void graph_help(void) {
-  fputs("usage: icost graph --from N --count M [--format graphml|dot] [-o FILE] [--ideal LIST]\n"
+  fputs("usage: icost graph --from N --count M [--format graphml|dot|json|yaml|csv] [-o FILE]\n"
+        "                   [--ideal LIST]\n"
         "                   [--run-ideal LIST] [common options] [-- PROGRAM ARGS]\n"
         "\n"
         "Runs the program on the timing model (stopping after instruction N+M-1 of the timed\n"
@@ -435,7 +437,12 @@ static void graph_help(void) {
         "\n"
         "  --from N        first instruction of the window (required)\n"
         "  --count M       instructions in the window (required)\n"
-        "  --format F      graphml (default) or dot\n"
+        "  --format F      graphml (default), dot, json, yaml or csv: json, yaml and csv give\n"
+        "                  the run's provenance, `graph` (the attributes below and\n"
+        "                  critical_path), a table `nodes` (id, name, node, seq, t: the\n"
+        "                  model's stamp, time: the window's longest path from \"start\", pc,\n"
+        "                  opclass, critical) and a table `edges` (source and target ids,\n"
+        "                  kind, latency, dist, parts, mem, external, critical)\n"
         "  -o FILE         output file, written completely or not at all (default: stdout)\n"
         "  --ideal LIST    comma list of categories to idealize in the exported edges:\n"
         "                  dl1 win bw bmisp dmiss shalu lgalu imiss (the run itself is the\n"
@@ -492,6 +499,47 @@ static void graph_help(void) {
         stdout);
 }
 
+/* json, yaml or csv: the window through the report emitter, to -o FILE
+ * (written completely or not at all) or stdout. */
+static ic_status emit_graph(const graph_opts *go, const cli_run_opts *ro, const cli_run *run,
+                            const ic_graph_rec *recs, size_t n, ic_err *err) {
+  const ic_emit_format ef = go->fmt == IC_EXPORT_JSON ? IC_EMIT_JSON
+                            : go->fmt == IC_EXPORT_YAML ? IC_EMIT_YAML
+                                                        : IC_EMIT_CSV;
+  const int to_stdout = !go->out || strcmp(go->out, "-") == 0;
+  ic_outfile *o = NULL;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f;
+  ic_status st;
+  if (to_stdout) {
+    if (!(f = open_memstream(&text, &len))) return ic_fail(err, IC_ERUN, "graph export: out of memory");
+  } else {
+    if ((st = ic_outfile_open(&o, go->out, err)) != IC_OK) return st;
+    f = ic_outfile_stream(o);
+  }
+  ic_emit *em;
+  st = cli_report_open(&em, f, ef, "graph", ro, run, err);
+  if (st == IC_OK) {
+    st = ic_export_emit(em, recs, n, go->ideal, err);
+    if (st == IC_OK)
+      st = ic_emit_close(em, err);
+    else
+      ic_emit_abandon(em);
+  }
+  if (to_stdout) {
+    if (fclose(f) != 0 && st == IC_OK) st = ic_fail(err, IC_ERUN, "graph export: out of memory");
+    if (st == IC_OK && (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0))
+      st = ic_fail(err, IC_ERUN, "graph export: stdout: write error");
+    free(text);
+  } else if (st == IC_OK) {
+    st = ic_outfile_commit(o, err);
+  } else {
+    ic_outfile_abort(o);
+  }
+  return st;
+}
+
 int cmd_graph(int argc, char **argv) {
   graph_opts go = {.fmt = IC_EXPORT_GRAPHML};
   cli_run_opts ro;
@@ -529,7 +577,9 @@ int cmd_graph(int argc, char **argv) {
       if (n < go.count)
         fprintf(stderr, "icost: note: the run ended after %" PRIu64 " instructions; exporting %zu of %" PRIu64 "\n",
                 ic_export_recorder_seen(rec), n, go.count);
-      st = ic_export_write_path(go.out, recs, n, go.ideal, go.fmt, &err);
+      st = go.fmt == IC_EXPORT_GRAPHML || go.fmt == IC_EXPORT_DOT
+               ? ic_export_write_path(go.out, recs, n, go.ideal, go.fmt, &err)
+               : emit_graph(&go, &ro, &run, recs, n, &err);
     }
   }
   ic_export_recorder_destroy(rec);
