@@ -339,27 +339,11 @@ static ic_status print_annotate(const annot_opts *o, const cli_run_opts *ro, con
       for (size_t i = 0; i < n; i++) {
         if (rank_of[member[i]] != r) continue;
         const ic_slack_pc *p = &tab[i];
-        ic_sym_loc loc;
-        int found = ic_sym_lookup(sym, p->pc, &loc);
         ic_emit_row_begin(e);
         ic_emit_u64(e, NULL, r + 1);
         snprintf(buf, sizeof buf, "0x%" PRIx64, p->pc);
         ic_emit_str(e, NULL, buf);
-        ic_emit_str(e, NULL, found ? ic_sym_format(&loc, found, p->pc, 1, label, sizeof label) : "");
-        if (found & IC_SYM_FUNCTION) {
-          ic_emit_str(e, NULL, loc.function);
-          ic_emit_u64(e, NULL, loc.offset);
-        } else {
-          ic_emit_null(e, NULL);
-          ic_emit_null(e, NULL);
-        }
-        if (found & IC_SYM_LINE) {
-          ic_emit_str(e, NULL, loc.file);
-          ic_emit_u64(e, NULL, loc.line);
-        } else {
-          ic_emit_null(e, NULL);
-          ic_emit_null(e, NULL);
-        }
+        cli_where_emit(e, sym, p->pc, "");
         cli_where_disasm(img, p->pc, insn, sizeof insn);
         ic_emit_str(e, NULL, insn);
         emit_counts(e, p->count, p->crit[IC_NODE_E], p->crit_miss_cycles, p->crit_misp_cycles, t->cycles);

@@ -198,29 +198,6 @@ static void crit_share(ic_emit *em, uint64_t crit, uint64_t count) {
 /* The report: window and ideal, the table `instructions` (a row per static
  * instruction, the top N by cost; text adds a total row), then `totals`
  * (text: a summary in prose). */
-/* The row's where columns: the formatted location, then function, offset,
- * file and line (null where unknown). */
-static void emit_where(ic_emit *em, const ic_symbols *sym, uint64_t pc) {
-  ic_sym_loc loc;
-  const int found = sym ? ic_sym_lookup(sym, pc, &loc) : 0;
-  char where[256];
-  ic_emit_str(em, NULL, found ? ic_sym_format(&loc, found, pc, 1, where, sizeof where) : "-");
-  if (found & IC_SYM_FUNCTION) {
-    ic_emit_str(em, NULL, loc.function);
-    ic_emit_u64(em, NULL, loc.offset);
-  } else {
-    ic_emit_null(em, NULL);
-    ic_emit_null(em, NULL);
-  }
-  if (found & IC_SYM_LINE) {
-    ic_emit_str(em, NULL, loc.file);
-    ic_emit_u64(em, NULL, loc.line);
-  } else {
-    ic_emit_null(em, NULL);
-    ic_emit_null(em, NULL);
-  }
-}
-
 static void print_critical(ic_emit *em, const crit_opts *o, const ic_slack *s, const ic_slack_pc *tab,
                            size_t n, ic_program_image img, const ic_symbols *sym) {
   const ic_slack_totals *t = ic_slack_get_totals(s);
@@ -257,7 +234,7 @@ static void print_critical(ic_emit *em, const crit_opts *o, const ic_slack *s, c
     ic_emit_u64(em, NULL, p->misp_count);
     ic_emit_u64(em, NULL, p->crit_misp_cycles);
     ic_emit_double(em, NULL, pct(p->crit_miss_cycles + p->crit_misp_cycles, t->cycles));
-    emit_where(em, sym, p->pc);
+    cli_where_emit(em, sym, p->pc, "-");
     ic_emit_row_end(em);
   }
   const double mean_slack = t->instructions ? (double)t->slack_sum / (double)t->instructions : 0.0;

@@ -74,3 +74,24 @@ void cli_where_disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap) 
     return; /* a trace of another isa */
   rv_disasm(si.raw, pc, buf, cap);
 }
+
+void cli_where_emit(ic_emit *em, const ic_symbols *sym, uint64_t pc, const char *unknown) {
+  ic_sym_loc loc;
+  const int found = sym ? ic_sym_lookup(sym, pc, &loc) : 0;
+  char where[256];
+  ic_emit_str(em, NULL, found ? ic_sym_format(&loc, found, pc, 1, where, sizeof where) : unknown);
+  if (found & IC_SYM_FUNCTION) {
+    ic_emit_str(em, NULL, loc.function);
+    ic_emit_u64(em, NULL, loc.offset);
+  } else {
+    ic_emit_null(em, NULL);
+    ic_emit_null(em, NULL);
+  }
+  if (found & IC_SYM_LINE) {
+    ic_emit_str(em, NULL, loc.file);
+    ic_emit_u64(em, NULL, loc.line);
+  } else {
+    ic_emit_null(em, NULL);
+    ic_emit_null(em, NULL);
+  }
+}

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emit.h"
 #include "run.h"
 #include "slack.h"
 #include "symbols.h"
@@ -43,5 +44,10 @@ ic_symbols *cli_where_open(const cli_where_opts *o, const cli_run_opts *ro, cons
 /* The disassembly of the instruction at pc in img ("?" where there is none):
  * RISC-V, or the trace's own isa (x86-64, AArch64, ChampSim). */
 void cli_where_disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap);
+
+/* A report row's location cells for pc (sym may be NULL): the formatted
+ * location (function+offset file:line as far as known, else `unknown`),
+ * then function, offset, file and line, null where unknown. */
+void cli_where_emit(ic_emit *em, const ic_symbols *sym, uint64_t pc, const char *unknown);
 
 #endif
