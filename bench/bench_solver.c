@@ -11,7 +11,9 @@
  *    time; its CPU time minus 2. is the solver's CPU share), solving every
  *    subset, then only the 17 that icost's default breakdown shows
  *    (ic_solver_set_subsets, ic_breakdown_needed: what `icost` runs);
- * 3. the run again, keeping the first N records in memory;
+ * 3. the run again, keeping the first N records in memory; the record
+ *    pipe's stream of them (bytes a record packed, ns to pack and unpack;
+ *    with --load too);
  * 4. the solver over those N records with 3 and 8 categories (every
  *    subset), and 8 solving the breakdown's 17 subsets, with 1 and
  *    2 threads (ic_solver_set_threads): wall seconds and instructions per
@@ -67,6 +69,7 @@
 #include <time.h>
 
 #include "breakdown.h"
+#include "graph_pack.h"
 #include "graph.h"
 #include "run.h"
 #include "solver.h"
@@ -408,6 +411,52 @@ static void inert_report(inert_scan *sc) {
   }
 }
 
+/* The record stream of the record pipe: r[0..n) packed (graph_pack.h) and
+ * unpacked again on this thread, 64 records at a time from a batch in
+ * cache (as the model hands them over); bytes a record, and CPU ns a
+ * record each way (the pipe's own cost besides moving the bytes between
+ * CPUs). */
+static int pack_report(const ic_graph_rec *r, size_t n) {
+  enum { B = 64 };
+  ic_rec_pack_state pk, uk;
+  uint8_t *buf = malloc((size_t)B * IC_REC_PACK_MAX);
+  ic_graph_rec *in = malloc(B * sizeof *in), *back = malloc(B * sizeof *back);
+  if (!buf || !in || !back || ic_rec_pack_init(&pk) != 0 || ic_rec_pack_init(&uk) != 0) {
+    fprintf(stderr, "bench_solver: out of memory for the record stream\n");
+    return 1;
+  }
+  memset(buf, 0, (size_t)B * IC_REC_PACK_MAX);
+  double tp = 0, tu = 0;
+  size_t bytes = 0;
+  for (size_t done = 0; done < n; done += B) {
+    const size_t k = n - done < B ? n - done : B;
+    memcpy(in, r + done, k * sizeof *in);
+    size_t at = 0;
+    double t0 = cpu_now();
+    for (size_t i = 0; i < k; i++) at += ic_rec_pack(&pk, &in[i], buf + at);
+    double t1 = cpu_now();
+    for (size_t i = 0, u = 0; i < k; i++) {
+      size_t got = ic_rec_unpack(&uk, buf + u, at - u, &back[i]);
+      if (!got) {
+        fprintf(stderr, "bench_solver: record %zu did not unpack\n", done + i);
+        return 1;
+      }
+      u += got;
+    }
+    tu += cpu_now() - t1;
+    tp += t1 - t0;
+    bytes += at;
+  }
+  printf("record stream (packed)  %.1f bytes a record (in memory %zu); pack %.1f ns, unpack %.1f ns a record\n",
+         (double)bytes / (double)n, sizeof(ic_graph_rec), tp / (double)n * 1e9, tu / (double)n * 1e9);
+  ic_rec_pack_free(&pk);
+  ic_rec_pack_free(&uk);
+  free(buf);
+  free(in);
+  free(back);
+  return 0;
+}
+
 /* Solver only, on records saved by --save. */
 static int solve_loaded(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -452,6 +501,7 @@ static int solve_loaded(const char *path) {
     free(r);
     return rc;
   }
+  if (pack_report(r, n) != 0) return 1;
   uint64_t tf;
   solve_all(r, n, &tf);
   printf("t(all %d) %llu over %zu records\n", cats_opt == 3 ? 3 : 8, (unsigned long long)tf, n);
@@ -565,6 +615,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   printf("records kept          %zu\n", k.n);
+  if (pack_report(k.r, k.n) != 0) return 1;
   if (save_opt) {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", save_opt);
