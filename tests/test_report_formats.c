@@ -39,7 +39,8 @@ static const char check_py[] =
     "import csv, json, os, sys, yaml\n"
     "path, fmt = sys.argv[1], sys.argv[2]\n"
     "want = os.environ['WEIRD']\n"
-    "sets = ['core.rob=96', 'l1d.latency=3']\n"
+    "sets = [x for x in os.environ['SETS'].split(',') if x]\n"
+    "maxi = int(os.environ['MAXI'])\n"
     "if fmt == 'csv':\n"
     "    rows = list(csv.reader(open(path, newline='')))\n"
     "    head = {r[1]: r[2:] for r in rows if r and r[0] == '#'}\n"
@@ -56,17 +57,25 @@ static const char check_py[] =
     "    assert p['program'] == want and p['argv'][0] == want, p\n"
     "    assert p['overrides'] == sets, p\n"
     "    assert len(p['machine_hash']) == 16 and p['version'] and p['machine'], p\n"
-    "    assert p['max'] == 20000 and p['skip'] == 0, p\n"
+    "    assert p['max'] == maxi and p['skip'] == 0, p\n"
     "print('ok')\n";
 
-static void check_report(const char *what, const char *path, const char *fmt) {
+/* sets: the overrides the report must list (comma separated), max its --max. */
+static void check_report_of(const char *what, const char *path, const char *fmt, const char *sets,
+                            const char *max) {
   char cmd[8192];
   setenv("WEIRD", WEIRD, 1);
+  setenv("SETS", sets, 1);
+  setenv("MAXI", max, 1);
   snprintf(cmd, sizeof cmd, "/usr/bin/python3 - '%s' %s 2>&1 <<'EOF'\n%sEOF\n", path, fmt, check_py);
   int st;
   char *out = run_cmd(cmd, &st);
   cr_expect(st == 0 && strncmp(out, "ok", 2) == 0, "%s --format %s: %s", what, fmt, out);
   free(out);
+}
+
+static void check_report(const char *what, const char *path, const char *fmt) {
+  check_report_of(what, path, fmt, "core.rob=96,l1d.latency=3", "20000");
 }
 
 Test(report_formats, every_command_and_format_reads_back, .timeout = 600) {
@@ -105,6 +114,32 @@ Test(report_formats, every_command_and_format_reads_back, .timeout = 600) {
         free(text);
       }
     }
+  remove(path);
+}
+
+/* analyze's reports name the profiled program (stored in the sample file)
+ * and parse; a sample file carries no --set, so no overrides (its machine
+ * hash is of the machine the samples were taken on). */
+Test(report_formats, analyze_reads_back, .timeout = 300) {
+  if (system("/usr/bin/python3 -c 'import yaml, csv, json' 2>/dev/null") != 0)
+    cr_skip_test("python3 with yaml not found");
+  const char *prog = weird_program();
+  if (!prog) cr_skip_test("riscv64-linux-gnu-gcc cannot build the test program");
+  const char *samples = ICOST_BUILD_DIR "/test_report_formats.samples";
+  const char *path = ICOST_BUILD_DIR "/test_report_formats.analyze";
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "%s profile -o '%s' --max 200k -- '%s' 3 > /dev/null 2>&1", ICOST_BINARY, samples, prog);
+  int st = system(cmd);
+  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "profile failed");
+  static const char *const fmts[] = {"csv", "yaml", "json"};
+  for (size_t f = 0; f < 3; f++) {
+    snprintf(cmd, sizeof cmd, "%s analyze '%s' --categories dmiss,bmisp --format %s > '%s' 2>&1", ICOST_BINARY,
+             samples, fmts[f], path);
+    st = system(cmd);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "analyze --format %s failed", fmts[f]);
+    check_report_of("analyze", path, fmts[f], "", "200000");
+  }
+  remove(samples);
   remove(path);
 }
 
