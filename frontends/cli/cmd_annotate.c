@@ -32,18 +32,6 @@ typedef struct annot_opts {
   cli_where_opts where;
 } annot_opts;
 
-static int parse_count(const char *opt, const char *v, uint64_t *out, ic_err *err) {
-  if (!v) {
-    ic_fail(err, IC_EINPUT, "%s: missing value", opt);
-    return -1;
-  }
-  if (cli_parse_count(v, out) != 0) {
-    ic_fail(err, IC_EINPUT, "%s '%s': expected a non-negative count", opt, v);
-    return -1;
-  }
-  return 2;
-}
-
 static int annot_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
   annot_opts *o = ctx;
   const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -58,23 +46,15 @@ static int annot_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
     }
     return 2;
   }
-  if (strcmp(argv[i], "--top") == 0) return parse_count("--top", v, &o->top, err);
-  if (strcmp(argv[i], "--disasm") == 0) return parse_count("--disasm", v, &o->disasm, err);
-  if (strcmp(argv[i], "--window") == 0) {
-    int n = parse_count("--window", v, &o->window, err);
-    if (n > 0 && (o->window < IC_SLACK_MIN_WINDOW || o->window > IC_SLACK_MAX_WINDOW)) {
-      ic_fail(err, IC_EINPUT, "--window %s: must be between %u and %u instructions", v, IC_SLACK_MIN_WINDOW,
-              IC_SLACK_MAX_WINDOW);
-      return -1;
-    }
-    return n;
-  }
+  if (strcmp(argv[i], "--top") == 0) return cli_count_option("--top", v, &o->top, err);
+  if (strcmp(argv[i], "--disasm") == 0) return cli_count_option("--disasm", v, &o->disasm, err);
+  if (strcmp(argv[i], "--window") == 0) return cli_window_option(v, &o->window, err);
   if (strcmp(argv[i], "--format") == 0) {
     if (!v) {
       ic_fail(err, IC_EINPUT, "--format: missing value");
       return -1;
     }
-    return ic_emit_format_parse(v, &o->fmt, err) == IC_OK ? 2 : -1;
+    return cli_format_parse("annotate", v, &o->fmt, err) == IC_OK ? 2 : -1;
   }
   return 0;
 }

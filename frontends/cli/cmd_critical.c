@@ -25,13 +25,6 @@ static int bad_value(ic_status st) {
   return -1;
 }
 
-static int parse_u64(const char *opt, const char *v, uint64_t *out, ic_err *err) {
-  if (!v) return bad_value(ic_fail(err, IC_EINPUT, "%s: missing value", opt));
-  if (cli_parse_count(v, out) != 0)
-    return bad_value(ic_fail(err, IC_EINPUT, "%s '%s': expected a non-negative count", opt, v));
-  return 2;
-}
-
 /* A comma list of category names as a mask; IC_EINPUT names the bad one. */
 static ic_status parse_ideal(const char *opt, const char *list, ic_catmask *out, ic_err *err) {
   *out = 0;
@@ -71,16 +64,8 @@ static int crit_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
   const char *v = i + 1 < argc ? argv[i + 1] : NULL;
   int used = cli_where_option(&o->where, argc, argv, i, err);
   if (used != 0) return used;
-  if (strcmp(argv[i], "--top") == 0) return parse_u64("--top", v, &o->top, err);
-  if (strcmp(argv[i], "--window") == 0) {
-    int n = parse_u64("--window", v, &o->window, err);
-    if (n > 0 && (o->window < IC_SLACK_MIN_WINDOW || o->window > IC_SLACK_MAX_WINDOW)) {
-      ic_fail(err, IC_EINPUT, "--window %s: must be between %u and %u instructions", v, IC_SLACK_MIN_WINDOW,
-              IC_SLACK_MAX_WINDOW);
-      return -1;
-    }
-    return n;
-  }
+  if (strcmp(argv[i], "--top") == 0) return cli_count_option("--top", v, &o->top, err);
+  if (strcmp(argv[i], "--window") == 0) return cli_window_option(v, &o->window, err);
   if (strcmp(argv[i], "--format") == 0) {
     if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--format: missing value"));
     return cli_format_parse("critical", v, &o->fmt, err) == IC_OK ? 2 : -1;
@@ -372,11 +357,11 @@ static int graph_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
   const char *v = i + 1 < argc ? argv[i + 1] : NULL;
   if (strcmp(argv[i], "--from") == 0) {
     o->have_from = 1;
-    return parse_u64("--from", v, &o->from, err);
+    return cli_count_option("--from", v, &o->from, err);
   }
   if (strcmp(argv[i], "--count") == 0) {
     o->have_count = 1;
-    int n = parse_u64("--count", v, &o->count, err);
+    int n = cli_count_option("--count", v, &o->count, err);
     if (n > 0 && (o->count == 0 || o->count > IC_EXPORT_MAX_COUNT)) {
       ic_fail(err, IC_EINPUT, "--count %s: must be between 1 and %u instructions", v, IC_EXPORT_MAX_COUNT);
       return -1;

@@ -33,6 +33,18 @@ int cli_parse_count(const char *s, uint64_t *out) {
   return 0;
 }
 
+int cli_count_option(const char *opt, const char *v, uint64_t *out, ic_err *err) {
+  if (!v) {
+    ic_fail(err, IC_EINPUT, "%s: missing value", opt);
+    return -1;
+  }
+  if (cli_parse_count(v, out) != 0) {
+    ic_fail(err, IC_EINPUT, "%s '%s': expected a non-negative count", opt, v);
+    return -1;
+  }
+  return 2;
+}
+
 int cli_parse_bytes(const char *s, uint64_t *out) {
   if (!s || *s < '0' || *s > '9') return -1;
   errno = 0;

@@ -103,6 +103,11 @@ int cli_parse_bytes(const char *s, uint64_t *out);
 /* Parses a decimal count with optional k/M/G suffix ("10M"); 0 on success. */
 int cli_parse_count(const char *s, uint64_t *out);
 
+/* A command option's count value v (option name opt, for the message):
+ * 2 (the option and its value consumed, a cli_run_option_fn's return), or
+ * -1 with *err saying what is wrong. */
+int cli_count_option(const char *opt, const char *v, uint64_t *out, ic_err *err);
+
 /* A set-up run: the config, the workload and the checkpoint at the start of
  * the warming part. */
 typedef struct cli_run {

@@ -95,3 +95,13 @@ void cli_where_emit(ic_emit *em, const ic_symbols *sym, uint64_t pc, const char 
     ic_emit_null(em, NULL);
   }
 }
+
+int cli_window_option(const char *v, uint64_t *out, ic_err *err) {
+  const int n = cli_count_option("--window", v, out, err);
+  if (n > 0 && (*out < IC_SLACK_MIN_WINDOW || *out > IC_SLACK_MAX_WINDOW)) {
+    ic_fail(err, IC_EINPUT, "--window %s: must be between %u and %u instructions", v, IC_SLACK_MIN_WINDOW,
+            IC_SLACK_MAX_WINDOW);
+    return -1;
+  }
+  return n;
+}

@@ -41,6 +41,10 @@ int cli_where_option(cli_where_opts *o, int argc, char **argv, int i, ic_err *er
 ic_symbols *cli_where_open(const cli_where_opts *o, const cli_run_opts *ro, const cli_run *run,
                            const ic_slack_pc *tab, size_t n);
 
+/* --window W of the slack commands (critical, annotate): a count within
+ * the slack window's limits; 2, or -1 with *err saying why. */
+int cli_window_option(const char *v, uint64_t *out, ic_err *err);
+
 /* The disassembly of the instruction at pc in img ("?" where there is none):
  * RISC-V, or the trace's own isa (x86-64, AArch64, ChampSim). */
 void cli_where_disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap);
