@@ -115,8 +115,10 @@ static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r, uint8_t *dis
 static void keep_edges(ic_rec_pack_ref *f, const ic_graph_rec *r, int ne) {
   f->pc = r->pc;
   f->nedges = r->nedges;
-  memcpy(f->edge, r->edge, (size_t)ne * sizeof *f->edge);
-  for (int k = 0; k < ne; k++) f->edge[k].dist = 0;
+  for (int k = 0; k < ne; k++) {
+    f->edge[k] = r->edge[k];
+    f->edge[k].dist = 0;
+  }
 }
 
 size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
@@ -228,8 +230,13 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
     if (nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != nedges ||
         (size_t)(end - p) < 2 * (size_t)nedges)
       return 0;
-    memcpy(r->edge, f->edge, (size_t)nedges * sizeof *r->edge);
-    for (unsigned k = 0; k < nedges; k++) r->edge[k].dist = get16(p + 2 * k);
+    /* edge by edge (a variable-length memcpy was a slow rep movs), the
+       dist stored over the copy (built in a register, the edge went
+       through the stack and its reload waited on the narrower store) */
+    for (unsigned k = 0; k < nedges; k++) {
+      r->edge[k] = f->edge[k];
+      r->edge[k].dist = get16(p + 2 * k);
+    }
     p += 2 * nedges;
     goto done;
   }
