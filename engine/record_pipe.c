@@ -14,7 +14,10 @@
  * to the other's are what the pipe costs: built in place in a shared ring,
  * 448 bytes a record made the model's own stores wait on the consumer's
  * CPU, and copying them over took longer than solving them (bench/README.md,
- * the record pipe). */
+ * the record pipe). For the same reason the producer packs into a staging
+ * buffer of its own and writes a slot a whole line at a time with
+ * non-temporal stores, which do not fetch the line from the consumer's CPU
+ * first. */
 #include "record_pipe.h"
 
 #include "graph_pack.h"
@@ -23,6 +26,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* A slot holds up to SLOT_RECS records in SLOT_BYTES (about 60 bytes a
  * record packed: a slot is closed early when the next record might not fit
@@ -39,7 +45,7 @@
 
 struct slot {
   uint32_t n, bytes; /* records and bytes handed over */
-  uint8_t data[SLOT_BYTES];
+  _Alignas(64) uint8_t data[SLOT_BYTES];
 };
 
 struct ic_record_pipe {
@@ -60,6 +66,9 @@ struct ic_record_pipe {
   int open;
   ic_rec_pack_state pk;
   uint64_t packed_bytes, packed_recs;
+  /* records are packed here and leave in whole lines (put_lines) */
+  _Alignas(64) uint8_t stage[64 + IC_REC_PACK_MAX + 16];
+  uint32_t slen;
   /* the consumer's */
   _Alignas(64) ic_rec_pack_state uk;
   ic_graph_rec *dec;               /* [DEC_RECS] */
@@ -141,9 +150,27 @@ static void *consumer(void *arg) {
   }
 }
 
+/* Copies whole lines (bytes a multiple of 64, dst 64-aligned) into a slot
+ * with non-temporal stores: the slot's lines were last read on the
+ * consumer's CPU, and ordinary stores would first fetch each of them back. */
+static void put_lines(uint8_t *dst, const uint8_t *src, uint32_t bytes) {
+#if defined(__SSE2__)
+  for (uint32_t o = 0; o < bytes; o += 16)
+    _mm_stream_si128((__m128i *)(void *)(dst + o), _mm_load_si128((const __m128i *)(const void *)(src + o)));
+#else
+  memcpy(dst, src, bytes);
+#endif
+}
+
 /* Hands the open slot over. */
 static void publish(ic_record_pipe *p) {
   if (!p->open) return;
+  memcpy(p->cur->data + p->cur->bytes, p->stage, p->slen);
+  p->cur->bytes += p->slen;
+  p->slen = 0;
+#if defined(__SSE2__)
+  _mm_sfence(); /* the streamed lines before the slot is handed over */
+#endif
   p->open = 0;
   atomic_store(&p->head, atomic_load_explicit(&p->head, memory_order_relaxed) + 1);
   wake_consumer(p, 0);
@@ -164,12 +191,19 @@ static ic_status pipe_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_
       p->open = 1;
     }
     struct slot *sl = p->cur;
-    const size_t b = ic_rec_pack(&p->pk, &recs[i], sl->data + sl->bytes);
-    sl->bytes += (uint32_t)b;
+    const size_t b = ic_rec_pack(&p->pk, &recs[i], p->stage + p->slen);
+    p->slen += (uint32_t)b;
+    const uint32_t lines = p->slen & ~63u;
+    if (lines) {
+      put_lines(sl->data + sl->bytes, p->stage, lines);
+      sl->bytes += lines;
+      p->slen -= lines;
+      memcpy(p->stage, p->stage + lines, p->slen); /* the rest, under 64 bytes, to the front */
+    }
     sl->n++;
     p->packed_bytes += b;
     p->packed_recs++;
-    if (sl->n == SLOT_RECS || SLOT_BYTES - sl->bytes < IC_REC_PACK_MAX) publish(p);
+    if (sl->n == SLOT_RECS || SLOT_BYTES - sl->bytes - p->slen < IC_REC_PACK_MAX) publish(p);
   }
   return IC_OK;
 }
@@ -206,7 +240,7 @@ ic_status ic_record_pipe_create(ic_record_pipe **out, ic_graph_sink down, ic_err
   atomic_init(&p->failed, 0);
   p->down = down;
   int pki = ic_rec_pack_init(&p->pk), uki = ic_rec_pack_init(&p->uk);
-  p->slots = malloc((size_t)SLOTS * sizeof *p->slots);
+  p->slots = aligned_alloc(64, (size_t)SLOTS * sizeof *p->slots);
   p->dec = calloc(DEC_RECS, sizeof *p->dec);
   int mi = 0, ci = 0;
   if (pki == 0 && uki == 0 && p->slots && p->dec && (mi = pthread_mutex_init(&p->m, NULL) == 0) &&
