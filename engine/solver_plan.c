@@ -523,9 +523,22 @@ planned:
 ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_err *err) {
   ic_status st = IC_OK;
   for (size_t i = 0; i < n; i++) {
-    if (i + 2 < n) /* records streamed from a large array: fetch ahead */
+    if (i + 2 < n) { /* records streamed from a large array: fetch ahead */
       for (size_t off = 0; off < sizeof *recs; off += 64)
         __builtin_prefetch((const char *)&recs[i + 2] + off, 0, 3);
+    }
+    if (i + 1 < n) { /* and the memo its plan most likely comes from */
+      const uint32_t set = memo_set(recs[i + 1].pc);
+      const struct memo *m = &s->memo[(size_t)set * MEMO_WAYS + s->mru[set]];
+      const int ne = recs[i + 1].nedges < IC_MAX_EDGES ? recs[i + 1].nedges : IC_MAX_EDGES;
+      __builtin_prefetch(m, 0, 3);
+      for (size_t off = 0; off < ne * sizeof(ic_edge); off += 64) {
+        __builtin_prefetch((const char *)m->edge + off, 0, 3);
+        __builtin_prefetch((const char *)m->emask + off, 0, 3);
+      }
+      for (size_t off = 0; off < 2 * ne * sizeof(struct pe); off += 64) __builtin_prefetch((const char *)m->e + off, 0, 3);
+      for (size_t off = 0; off < 2 * ne * sizeof(struct msrc); off += 64) __builtin_prefetch((const char *)m->src + off, 0, 3);
+    }
     struct plan *pl = slv_plan_slot(s);
     if ((st = plan_one(s, &recs[i], pl, err)) != IC_OK) break;
     slv_plan_done(s, pl);
