@@ -29,7 +29,7 @@
 
 /* Most bytes ic_rec_pack writes for one record (a packed record is shorter:
  * it may write a few bytes of slack past its end). */
-#define IC_REC_PACK_MAX 640u /* 1 + 1 + 8 + 5 + 48, and 16 edges of 9 + 16 */
+#define IC_REC_PACK_MAX 640u /* 1 + 1 + 8 + 7 + 48, and 16 edges of 9 + 16 */
 
 /* Slots of the table of last edges by pc (a power of two). */
 #define IC_REC_PACK_REFS 512u
@@ -46,7 +46,7 @@ typedef struct ic_rec_pack_ref {
 typedef struct ic_rec_pack_state {
   uint64_t seq, pc, t0;
   uint32_t iq;
-  uint8_t opclass;
+  uint8_t opclass, sdrop[2];
   ic_rec_pack_ref *ref; /* [IC_REC_PACK_REFS] */
 } ic_rec_pack_state;
 

@@ -28,6 +28,10 @@ static inline void t_rec_for(uint64_t seq, ic_graph_rec *r) {
   r->pc = wild ? t_mix(x) : 0x10000 + (x >> 8) % 512 * 2;
   r->opclass = (uint8_t)(wild ? x >> 16 : (x >> 16) % 24);
   r->iq = (x >> 24) % 4 == 0 ? (uint32_t)((x >> 26) % 80) : 0;
+  if ((x >> 28) % 5 == 0) { /* scoped drops (model/scope.h): one or two ids */
+    r->sdrop[0] = (uint8_t)(8 + (x >> 30) % 24);
+    r->sdrop[1] = (x >> 35) % 3 == 0 ? (uint8_t)(8 + (x >> 37) % 24) : 0;
+  }
   r->nedges = (uint8_t)(wild ? (x >> 32) % 40 : 6 + (x >> 32) % 9);
   uint64_t t = wild ? t_mix(x + 1) : seq * 3 + (x >> 40) % 50;
   for (int k = 0; k < IC_NODE_COUNT; k++) {
@@ -58,7 +62,8 @@ static inline void t_rec_for(uint64_t seq, ic_graph_rec *r) {
 /* Do a and b agree on every field a consumer reads? */
 static inline int t_rec_same(const ic_graph_rec *a, const ic_graph_rec *b) {
   if (a->seq != b->seq || a->pc != b->pc || a->opclass != b->opclass || a->nedges != b->nedges ||
-      a->iq != b->iq || memcmp(a->t, b->t, sizeof a->t) != 0)
+      a->iq != b->iq || a->sdrop[0] != b->sdrop[0] || a->sdrop[1] != b->sdrop[1] ||
+      memcmp(a->t, b->t, sizeof a->t) != 0)
     return 0;
   const int ne = a->nedges < IC_MAX_EDGES ? a->nedges : IC_MAX_EDGES;
   for (int k = 0; k < ne; k++) {
