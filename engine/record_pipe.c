@@ -72,6 +72,7 @@ struct ic_record_pipe {
   /* the consumer's */
   _Alignas(64) ic_rec_pack_state uk;
   ic_graph_rec *dec;               /* [DEC_RECS] */
+  uint64_t shapes[DEC_RECS];       /* their shape ids (graph_pack.h) */
   pthread_t th;
   pthread_mutex_t m;
   pthread_cond_t cv;
@@ -136,8 +137,11 @@ static void *consumer(void *arg) {
             break;
           }
           at += used;
+          p->shapes[k] = p->uk.shape;
         }
-        if (s == IC_OK) s = p->down.consume(p->down.ctx, p->dec, k, &p->err);
+        if (s == IC_OK)
+          s = p->down.consume_shaped ? p->down.consume_shaped(p->down.ctx, p->dec, p->shapes, k, &p->err)
+                                     : p->down.consume(p->down.ctx, p->dec, k, &p->err);
         done += k;
       }
       if (s != IC_OK) {

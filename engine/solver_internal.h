@@ -271,6 +271,7 @@ struct msrc {
 #define MEMO_WAYS 4u
 struct memo {
   uint64_t pc, gen;
+  uint64_t shape; /* the shape id of the records it repeats (ic_graph_sink.consume_shaped), 0: none */
   uint64_t use;   /* when it was last planned or taken (s->mclock) */
   uint64_t far_c; /* the far CD distance it sets, or 0 */
   int64_t grow;   /* sum of its edges' latencies */

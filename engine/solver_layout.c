@@ -215,8 +215,7 @@ void slv_set_layout(ic_solver *s) {
     int kb = ki->two ? s->win_pos : ki->drop;
     ki->skipm = kb >= 0 && (1u << kb) >= 4 * LANES ? 1u << kb : 0;
     ki->acts = (dm | (k == IC_EDGE_CD ? IC_CATBIT(IC_CAT_WIN) : 0)) & s->chosen;
-    ki->vdist = k == IC_EDGE_PR || k == IC_EDGE_PP || k == IC_EDGE_FU || k == IC_EDGE_IBW ||
-                k == IC_EDGE_MSHR || k == IC_EDGE_IW || k == IC_EDGE_IQ || k == IC_EDGE_LSQ;
+    ki->vdist = (uint8_t)ic_edge_dist_varies((unsigned)k);
   }
   set_compact(s);
 }

@@ -144,9 +144,19 @@ __attribute__((target("avx2"))) static int masked_equal_avx2(const void *a, cons
 }
 #endif
 
-/* Does record r repeat memo m's edges (memo_mask), with each distance the
- * memo ignores within its ring's window (or its cap: else the ring grows
- * first) and not 0 (malformed: the full pass says so)? */
+/* Is each distance memo m ignores of record r within its ring's window (or
+ * its cap: else the ring grows first) and not 0 (malformed: the full pass
+ * says so)? */
+static int dists_fit(const ic_solver *s, const struct memo *m, const ic_graph_rec *r) {
+  for (int k = 0; k < m->nvd; k++) {
+    const uint32_t d = r->edge[m->vd[k]].dist;
+    const int ring = m->vring[k];
+    if (d == 0 || (d >= s->w[ring] && s->w[ring] < s->wmax)) return 0;
+  }
+  return 1;
+}
+
+/* Does record r repeat memo m's edges (memo_mask), with dists_fit? */
 static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_rec *r) {
   const size_t bytes = ((size_t)m->nedges * sizeof(ic_edge) + 31) / 32 * 32;
 #ifdef HAVE_AVX2_KERNEL
@@ -163,12 +173,7 @@ static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_r
       if ((x ^ y) & k) return 0;
     }
   }
-  for (int k = 0; k < m->nvd; k++) {
-    const uint32_t d = r->edge[m->vd[k]].dist;
-    const int ring = m->vring[k];
-    if (d == 0 || (d >= s->w[ring] && s->w[ring] < s->wmax)) return 0;
-  }
-  return 1;
+  return dists_fit(s, m, r);
 }
 
 /* The destination vectors of instruction seq. */
@@ -185,7 +190,8 @@ static inline void plan_outputs(const ic_solver *s, struct plan *pl, uint64_t se
  * and latency, and advances the planner's state (seq, stats, rebase bound).
  * Vectors are not touched, except that a ring growth or a full
  * latency-vector store drains the pipeline first. */
-static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, ic_err *err) {
+static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, struct plan *pl,
+                          ic_err *err) {
   ic_status st;
   if (!s->started) {
     s->started = 1;
@@ -206,10 +212,20 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
   const uint32_t set = memo_set(r->pc);
   struct memo *const ways = s->memo + (size_t)set * MEMO_WAYS, *m = NULL;
   plan_outputs(s, pl, seq);
+  /* A record of the memo's shape id has its edges but for the distances
+   * that vary (the memo's vd), so only those are looked at; another of the
+   * same edges takes the memo and its id. */
   for (uint32_t w = 0; w < MEMO_WAYS; w++) {
     struct memo *c = &ways[(s->mru[set] + w) & (MEMO_WAYS - 1)];
-    if (c->pc == r->pc && c->gen == s->mgen && c->nedges == nedges &&
-        c->sdrop[0] == r->sdrop[0] && c->sdrop[1] == r->sdrop[1] && same_edges(s, c, r)) {
+    if (c->pc != r->pc || c->gen != s->mgen || c->sdrop[0] != r->sdrop[0] || c->sdrop[1] != r->sdrop[1])
+      continue;
+    if (shape && c->shape == shape) {
+      if (!dists_fit(s, c, r)) continue;
+      m = c;
+      break;
+    }
+    if (c->nedges == nedges && same_edges(s, c, r)) {
+      if (shape) c->shape = shape;
       m = c;
       break;
     }
@@ -467,6 +483,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, struct plan *pl, 
    * the memo of it for this pc. */
   m->pc = r->pc;
   m->gen = s->mgen;
+  m->shape = shape;
   m->far_c = far_c;
   m->grow = grow;
   m->nedges = (uint8_t)nedges;
@@ -520,27 +537,32 @@ planned:
   return IC_OK;
 }
 
-ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_err *err) {
+/* ic_solver_feed, with the records' shape ids where known (shapes may be
+ * NULL: none). */
+static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *shapes, size_t n,
+                      ic_err *err) {
   ic_status st = IC_OK;
   for (size_t i = 0; i < n; i++) {
     if (i + 2 < n) { /* records streamed from a large array: fetch ahead */
       for (size_t off = 0; off < sizeof *recs; off += 64)
         __builtin_prefetch((const char *)&recs[i + 2] + off, 0, 3);
     }
-    if (i + 1 < n) { /* and the memo its plan most likely comes from */
+    if (i + 1 < n) { /* and the memo its plan most likely comes from (its edges
+                        are compared only without a shape id) */
       const uint32_t set = memo_set(recs[i + 1].pc);
       const struct memo *m = &s->memo[(size_t)set * MEMO_WAYS + s->mru[set]];
       const int ne = recs[i + 1].nedges < IC_MAX_EDGES ? recs[i + 1].nedges : IC_MAX_EDGES;
       __builtin_prefetch(m, 0, 3);
-      for (size_t off = 0; off < ne * sizeof(ic_edge); off += 64) {
-        __builtin_prefetch((const char *)m->edge + off, 0, 3);
-        __builtin_prefetch((const char *)m->emask + off, 0, 3);
-      }
+      if (!shapes || !shapes[i + 1])
+        for (size_t off = 0; off < ne * sizeof(ic_edge); off += 64) {
+          __builtin_prefetch((const char *)m->edge + off, 0, 3);
+          __builtin_prefetch((const char *)m->emask + off, 0, 3);
+        }
       for (size_t off = 0; off < 2 * ne * sizeof(struct pe); off += 64) __builtin_prefetch((const char *)m->e + off, 0, 3);
       for (size_t off = 0; off < 2 * ne * sizeof(struct msrc); off += 64) __builtin_prefetch((const char *)m->src + off, 0, 3);
     }
     struct plan *pl = slv_plan_slot(s);
-    if ((st = plan_one(s, &recs[i], pl, err)) != IC_OK) break;
+    if ((st = plan_one(s, &recs[i], shapes ? shapes[i] : 0, pl, err)) != IC_OK) break;
     slv_plan_done(s, pl);
     if (s->pipe && !s->split_fixed) slv_adapt_split(s);
     if (s->ubound > REBASE_AT) {
@@ -554,8 +576,19 @@ ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_er
   return st;
 }
 
-static ic_status sink_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err) {
-  return ic_solver_feed(ctx, recs, n, err);
+ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_err *err) {
+  return feed(s, recs, NULL, n, err);
 }
 
-ic_graph_sink ic_solver_sink(ic_solver *s) { return (ic_graph_sink){.ctx = s, .consume = sink_consume}; }
+static ic_status sink_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err) {
+  return feed(ctx, recs, NULL, n, err);
+}
+
+static ic_status sink_consume_shaped(void *ctx, const ic_graph_rec *recs, const uint64_t *shapes,
+                                     size_t n, ic_err *err) {
+  return feed(ctx, recs, shapes, n, err);
+}
+
+ic_graph_sink ic_solver_sink(ic_solver *s) {
+  return (ic_graph_sink){.ctx = s, .consume = sink_consume, .consume_shaped = sink_consume_shaped};
+}

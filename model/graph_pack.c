@@ -9,7 +9,8 @@
  *          for R, E, P, C (each within its range, else the record is wide)
  *   wide:   u64 pc, u64 t[5]
  *   a repeat: the edges of the pc's slot in the table (the last record of
- *     that pc, which had as many), each with a new dist: u16 each
+ *     that pc, which had as many), each edge of a kind whose dist varies
+ *     (ic_edge_dist_varies) with a new dist: u16 each
  *   else per edge (the first min(nedges, IC_MAX_EDGES)), and the record's
  *   edges become its pc's slot:
  *     short: u8 kind (5 bits) | part count (0..2) << 5, u16 dist, where the
@@ -20,14 +21,22 @@
  *     memory (24 bits of cycles, 8 of category).
  * Fixed-width fields, so unpacking is a few loads and predictable branches:
  * the consumer's CPU pays for it on every record. A record repeats its
- * slot's edges when each edge has the same kind, nparts, flags, keep and
- * parts below nparts, and every dist fits 16 bits. */
+ * slot's edges when each edge has the same kind, nparts, flags, keep,
+ * parts below nparts and, for a kind whose dist does not vary, dist, and
+ * every varying dist fits 16 bits.
+ *
+ * Each slot's edges carry a shape id, new whenever a record replaces them
+ * (ids never repeat within a process: each stream draws its own range), so
+ * records with one id have the same edges but for the varying dists:
+ * unpacking reports it (ic_rec_pack_state.shape) for a consumer that
+ * reuses work across them. */
 #include "graph_pack.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(offsetof(ic_edge, dist) == 4 && offsetof(ic_edge, part) == 8 &&
+_Static_assert(sizeof(ic_edge) == 24 && offsetof(ic_edge, dist) == 4 && offsetof(ic_edge, part) == 8 &&
                    sizeof(ic_lat_part) == 4,
                "a long edge is the edge's first 8 bytes, a part one word");
 
@@ -38,8 +47,19 @@ static inline uint8_t *put16(uint8_t *p, uint16_t v) {
 }
 static inline uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
+/* Shape ids: a stream takes ids from a range of 2^SHAPE_BITS of its own
+ * (and a new range when it has used those up). */
+#define SHAPE_BITS 40
+static _Atomic uint64_t shape_ranges;
+static uint64_t shape_range(void) { return (atomic_fetch_add(&shape_ranges, 1) + 1) << SHAPE_BITS; }
+
+static inline uint64_t new_shape(ic_rec_pack_state *s) {
+  if (!(++s->next_shape & ((UINT64_C(1) << SHAPE_BITS) - 1))) s->next_shape = shape_range() + 1;
+  return s->next_shape;
+}
+
 int ic_rec_pack_init(ic_rec_pack_state *s) {
-  *s = (ic_rec_pack_state){.seq = UINT64_MAX};
+  *s = (ic_rec_pack_state){.seq = UINT64_MAX, .next_shape = shape_range()};
   s->ref = malloc(IC_REC_PACK_REFS * sizeof *s->ref);
   if (!s->ref) return -1;
   for (uint32_t k = 0; k < IC_REC_PACK_REFS; k++) s->ref[k] = (ic_rec_pack_ref){.nedges = UINT8_MAX};
@@ -55,70 +75,89 @@ static inline ic_rec_pack_ref *ref_of(const ic_rec_pack_state *s, uint64_t pc) {
   return &s->ref[(uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 40) & (IC_REC_PACK_REFS - 1)];
 }
 
-/* Does r repeat its slot's edges (same shape and parts, dists in 16 bits)?
- * Per edge: kind, nparts, flags, keep and the parts it has against the
- * slot's, and the record's dist's high half against the slot's, which is
- * 0 (slots keep no dists). Writes each dist's low half to dists[k] on the
- * way (the repeat form's body, dropped when the answer is no). */
+/* Does r repeat its slot's edges (same shape and parts, the same dists
+ * where the kind's does not vary, varying dists in 16 bits)? Per edge:
+ * kind, nparts, flags, keep and the parts it has against the slot's, and
+ * the dist against the slot's, which holds the dist of a kind that does
+ * not vary and 0 for one that does (its high half is compared: it must be
+ * 0); which kinds vary is the slot's (ic_rec_pack_ref.vary: a record of
+ * other kinds differs in the kind byte anyway). Writes each varying dist's low half to dists[] on the way (the
+ * repeat form's body, dropped when the answer is no) and returns the
+ * count + 1 (0: no repeat). */
+/* An edge's comparison (ic_rec_pack_ref.cmp) by whether its dist varies
+ * (v) and its part count np (clamped to IC_MAX_PARTS): 5 v + np. */
+static inline uint8_t cmp_of(const ic_edge *e) {
+  const int np = e->nparts < IC_MAX_PARTS ? e->nparts : IC_MAX_PARTS;
+  return (uint8_t)(5 * ic_edge_dist_varies(e->kind) + np);
+}
+/* The bytes compared by comparison: the first 16 (kind..keep, the dist or
+ * where it varies its high half, the first two parts' words) and the next
+ * 8 (the third and fourth parts). */
+#define M4 0xff, 0xff, 0xff, 0xff
+static const uint8_t head_mask[10][16] = {
+    {M4, M4}, {M4, M4, M4}, {M4, M4, M4, M4}, {M4, M4, M4, M4}, {M4, M4, M4, M4},
+    {M4, 0, 0, 0xff, 0xff}, {M4, 0, 0, 0xff, 0xff, M4}, {M4, 0, 0, 0xff, 0xff, M4, M4},
+    {M4, 0, 0, 0xff, 0xff, M4, M4}, {M4, 0, 0, 0xff, 0xff, M4, M4}};
+#undef M4
+static const uint64_t tail_mask[10] = {0, 0, 0, 0xffffffffull, ~0ull, 0, 0, 0, 0xffffffffull, ~0ull};
 #if defined(__SSE2__) && !defined(IC_PACK_PORTABLE)
 #include <emmintrin.h>
-/* bytes compared per part count (0..4, clamped): kind..keep, dist's high
- * half, the first two parts' words */
-static const uint8_t part_mask[5][16] = {
-    {0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff},
-    {0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
-    {0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
-    {0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
-    {0xff, 0xff, 0xff, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
 static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r, uint8_t *dists) {
   if (r->nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != r->nedges) return 0;
   __m128i diff = _mm_setzero_si128();
   uint64_t more = 0;
+  int nd = 0;
   for (int k = 0; k < r->nedges; k++) {
     const ic_edge *a = &r->edge[k], *b = &f->edge[k];
-    const int np = a->nparts < IC_MAX_PARTS ? a->nparts : IC_MAX_PARTS;
+    const unsigned c = f->cmp[k];
     const __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)a),
                                      _mm_loadu_si128((const __m128i *)(const void *)b));
-    diff = _mm_or_si128(diff, _mm_and_si128(x, _mm_loadu_si128((const __m128i *)(const void *)part_mask[np])));
-    if (np > 2) {
-      uint64_t pa, pb;
-      memcpy(&pa, &a->part[2], 8);
-      memcpy(&pb, &b->part[2], 8);
-      more |= (pa ^ pb) & (np == 4 ? ~0ull : 0xffffffffull);
-    }
-    dists[2 * k] = (uint8_t)a->dist;
-    dists[2 * k + 1] = (uint8_t)(a->dist >> 8);
+    diff = _mm_or_si128(diff, _mm_and_si128(x, _mm_loadu_si128((const __m128i *)(const void *)head_mask[c])));
+    uint64_t pa, pb;
+    memcpy(&pa, &a->part[2], 8);
+    memcpy(&pb, &b->part[2], 8);
+    more |= (pa ^ pb) & tail_mask[c];
+    dists[2 * nd] = (uint8_t)a->dist; /* written always, kept where it varies */
+    dists[2 * nd + 1] = (uint8_t)(a->dist >> 8);
+    nd += c >= 5;
   }
-  return _mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) == 0xffff && !more;
+  return _mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) == 0xffff && !more ? nd + 1 : 0;
 }
 #else
 static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r, uint8_t *dists) {
   if (r->nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != r->nedges) return 0;
   uint64_t diff = 0;
+  int nd = 0;
   for (int k = 0; k < r->nedges; k++) {
-    const ic_edge *a = &r->edge[k], *b = &f->edge[k];
-    uint64_t ha, hb;
-    memcpy(&ha, a, 8);
-    memcpy(&hb, b, 8);
-    diff |= (ha ^ hb) & 0xffff0000ffffffffull;
-    const int np = a->nparts < IC_MAX_PARTS ? a->nparts : IC_MAX_PARTS;
-    for (int q = 0; q < np; q++)
-      diff |= (uint64_t)(a->part[q].cycles != b->part[q].cycles || a->part[q].cat != b->part[q].cat);
-    dists[2 * k] = (uint8_t)a->dist;
-    dists[2 * k + 1] = (uint8_t)(a->dist >> 8);
+    const unsigned c = f->cmp[k];
+    uint64_t a[3], b[3], m[2];
+    memcpy(a, &r->edge[k], sizeof a);
+    memcpy(b, &f->edge[k], sizeof b);
+    memcpy(m, head_mask[c], sizeof m);
+    diff |= ((a[0] ^ b[0]) & m[0]) | ((a[1] ^ b[1]) & m[1]) | ((a[2] ^ b[2]) & tail_mask[c]);
+    dists[2 * nd] = (uint8_t)r->edge[k].dist;
+    dists[2 * nd + 1] = (uint8_t)(r->edge[k].dist >> 8);
+    nd += c >= 5;
   }
-  return diff == 0;
+  return diff == 0 ? nd + 1 : 0;
 }
 #endif
 
-/* The record's edges become its slot's, without their dists. */
-static void keep_edges(ic_rec_pack_ref *f, const ic_graph_rec *r, int ne) {
+/* The record's edges become its slot's, the dists that vary cleared, under
+ * a new shape id (the record's). */
+static void keep_edges(ic_rec_pack_state *s, ic_rec_pack_ref *f, const ic_graph_rec *r, int ne) {
   f->pc = r->pc;
   f->nedges = r->nedges;
+  f->vary = 0;
   for (int k = 0; k < ne; k++) {
     f->edge[k] = r->edge[k];
-    f->edge[k].dist = 0;
+    f->cmp[k] = cmp_of(&r->edge[k]);
+    if (ic_edge_dist_varies(r->edge[k].kind)) {
+      f->edge[k].dist = 0;
+      f->vary |= (uint16_t)(1u << k);
+    }
   }
+  s->shape = f->shape = new_shape(s);
 }
 
 size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
@@ -154,14 +193,17 @@ size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
     p += 8 + sizeof r->t;
   }
   ic_rec_pack_ref *f = ref_of(s, r->pc);
-  if (repeats(f, r, p)) {
+  const int rep = repeats(f, r, p);
+  if (rep) {
     out[0] = head | 0x10;
-    p += 2 * r->nedges;
+    p += 2 * (rep - 1);
+    s->shape = f->shape;
     goto done;
   }
   out[0] = head;
   const int ne = r->nedges < IC_MAX_EDGES ? r->nedges : IC_MAX_EDGES;
-  if (r->nedges <= IC_MAX_EDGES) keep_edges(f, r, ne);
+  s->shape = 0;
+  if (r->nedges <= IC_MAX_EDGES) keep_edges(s, f, r, ne);
   for (int k = 0; k < ne; k++) {
     const ic_edge *e = &r->edge[k];
     if (e->kind < 31 && e->nparts <= 2 && !(e->flags | e->keep) && e->dist <= UINT16_MAX) {
@@ -235,18 +277,17 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
   r->nedges = (uint8_t)nedges;
   ic_rec_pack_ref *f = ref_of(s, r->pc);
   const unsigned ne = nedges < IC_MAX_EDGES ? nedges : IC_MAX_EDGES;
-  if (head & 0x10) { /* a repeat of the slot's edges, new dists */
-    if (nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != nedges ||
-        (size_t)(end - p) < 2 * (size_t)nedges)
-      return 0;
-    /* edge by edge (a variable-length memcpy was a slow rep movs), the
-       dist stored over the copy (built in a register, the edge went
-       through the stack and its reload waited on the narrower store) */
-    for (unsigned k = 0; k < nedges; k++) {
-      r->edge[k] = f->edge[k];
-      r->edge[k].dist = get16(p + 2 * k);
-    }
-    p += 2 * nedges;
+  if (head & 0x10) { /* a repeat of the slot's edges, new varying dists */
+    if (nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != nedges) return 0;
+    const size_t nd = (size_t)__builtin_popcount(f->vary);
+    if ((size_t)(end - p) < 2 * nd) return 0;
+    /* edge by edge (a variable-length memcpy was a slow rep movs), then
+       the varying dists over the copies */
+    for (unsigned k = 0; k < nedges; k++) r->edge[k] = f->edge[k];
+    const uint8_t *d = p;
+    for (unsigned v = f->vary; v; v &= v - 1, d += 2) r->edge[__builtin_ctz(v)].dist = get16(d);
+    p += 2 * nd;
+    s->shape = f->shape;
     goto done;
   }
   for (unsigned k = 0; k < ne; k++) {
@@ -281,7 +322,8 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
     memcpy(e->part, p, np * sizeof(ic_lat_part));
     p += np * sizeof(ic_lat_part);
   }
-  if (nedges <= IC_MAX_EDGES) keep_edges(f, r, (int)ne);
+  s->shape = 0;
+  if (nedges <= IC_MAX_EDGES) keep_edges(s, f, r, (int)ne);
 done:
   s->seq = seq;
   s->pc = r->pc;

@@ -39,7 +39,10 @@
  * ic_rec_pack_init and see the same records, so their tables agree. */
 typedef struct ic_rec_pack_ref {
   uint64_t pc;
+  uint64_t shape; /* the id of these edges (graph_pack.c) */
+  uint16_t vary;  /* bit k: edge k's kind has a varying dist (ic_edge_dist_varies) */
   uint8_t nedges; /* UINT8_MAX: empty */
+  uint8_t cmp[IC_MAX_EDGES]; /* edge k's comparison (graph_pack.c: repeats) */
   ic_edge edge[IC_MAX_EDGES];
 } ic_rec_pack_ref;
 
@@ -47,6 +50,11 @@ typedef struct ic_rec_pack_state {
   uint64_t seq, pc, t0;
   uint32_t iq;
   uint8_t opclass, sdrop[2];
+  /* the last record's shape: records with one id (never 0) have the same
+     edges but for the dists of the kinds whose dist varies
+     (ic_edge_dist_varies); 0: the record has no id (malformed) */
+  uint64_t shape;
+  uint64_t next_shape;
   ic_rec_pack_ref *ref; /* [IC_REC_PACK_REFS] */
 } ic_rec_pack_state;
 

@@ -223,6 +223,21 @@ typedef enum ic_edge_kind {
   IC_EDGE_KIND_COUNT
 } ic_edge_kind;
 
+/* Does an edge of this kind have a distance that differs from one dynamic
+ * instance of an instruction to the next (the producer, the earlier miss or
+ * store, the issue order, the queue entry's freer)? The other kinds' are
+ * fixed by the machine (DD, FBW, CD, PD, CC) or 0, or seldom differ (CBW:
+ * the commit width, or a store's nearer store-bandwidth bound).
+ * Consumers that reuse work across instances of a pc (the solver's memo,
+ * the record pipe's repeat form) compare every field of an edge but these
+ * distances; a kind past the list (malformed) counts as fixed. */
+#define IC_EDGE_VARYING_KINDS                                                               \
+  ((1u << IC_EDGE_PR) | (1u << IC_EDGE_PP) | (1u << IC_EDGE_FU) | (1u << IC_EDGE_IBW) |      \
+   (1u << IC_EDGE_MSHR) | (1u << IC_EDGE_IW) | (1u << IC_EDGE_IQ) | (1u << IC_EDGE_LSQ))
+static inline int ic_edge_dist_varies(unsigned kind) {
+  return kind < IC_EDGE_KIND_COUNT && (IC_EDGE_VARYING_KINDS >> kind & 1u);
+}
+
 extern const char *const ic_edge_names[IC_EDGE_KIND_COUNT];
 extern const uint8_t ic_edge_src_node[IC_EDGE_KIND_COUNT];
 extern const uint8_t ic_edge_dst_node[IC_EDGE_KIND_COUNT];
@@ -290,6 +305,13 @@ typedef struct ic_graph_sink {
   void *ctx;
   ic_status (*consume)(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err);
   ic_graph_rec *(*buffer)(void *ctx, size_t *cap);
+  /* optional: consume() with each record's shape id where the producer
+     knows it (the record pipe, graph_pack.h): records with one nonzero id
+     have the same edges but for the dists of the kinds whose dist varies
+     (ic_edge_dist_varies); 0: not known. For a sink that reuses work
+     across instances of an instruction (the solver's memo). */
+  ic_status (*consume_shaped)(void *ctx, const ic_graph_rec *recs, const uint64_t *shapes, size_t n,
+                              ic_err *err);
 } ic_graph_sink;
 
 /* Largest latency of one edge (sum of its parts) a record may carry, in

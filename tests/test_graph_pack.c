@@ -7,7 +7,10 @@
  *   - packing writes within IC_REC_PACK_MAX bytes, and a packed
  *     record cut short anywhere is refused (0), never read past its end;
  *   - an ordinary record (a dozen edges of at most one part) packs to under
- *     128 bytes (its memory form: 448). */
+ *     128 bytes (its memory form: 448);
+ *   - a record of a pc again with only the dists that vary
+ *     (ic_edge_dist_varies) changed comes under the same shape id, with a
+ *     fixed one changed under a new one. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,20 +39,44 @@ Test(graph_pack, records_of_every_shape_come_back_unchanged) {
     memset(&back, 0x5a, sizeof back);
     cr_assert_eq(ic_rec_unpack(&uk, buf, n, &back), n, "record %d", i);
     cr_assert(t_rec_same(&r, &back), "record %d (seq %llu) changed", i, (unsigned long long)seq);
-    /* now and then the same pc again, its edges as before but the dists:
-       the repeat form */
+    const uint64_t shape = uk.shape;
+    cr_assert_eq(shape != 0, r.nedges <= IC_MAX_EDGES, "record %d: a shape id where it has edges", i);
+    /* now and then the same pc again, its edges as before but the dists
+       that vary between instances (ic_edge_dist_varies): the repeat form,
+       under the same shape id */
     if (x % 3 == 0) {
       r.seq = ++seq;
-      for (int k = 0; k < r.nedges && k < IC_MAX_EDGES; k++) r.edge[k].dist = (uint32_t)(t_mix(seq + (uint64_t)k) % 70000);
+      unsigned nd = 0;
+      for (int k = 0; k < r.nedges && k < IC_MAX_EDGES; k++)
+        if (ic_edge_dist_varies(r.edge[k].kind)) {
+          r.edge[k].dist = (uint32_t)(t_mix(seq + (uint64_t)k) % 70000);
+          nd++;
+        }
       n = ic_rec_pack(&pk, &r, buf);
       cr_assert_eq(ic_rec_unpack(&uk, buf, n, &back), n, "record %d again", i);
       cr_assert(t_rec_same(&r, &back), "record %d (seq %llu) again changed", i, (unsigned long long)seq);
       if (r.nedges <= IC_MAX_EDGES) {
         int fits = 1;
-        for (int k = 0; k < r.nedges; k++) fits &= r.edge[k].dist <= UINT16_MAX;
+        for (int k = 0; k < r.nedges; k++) fits &= !ic_edge_dist_varies(r.edge[k].kind) || r.edge[k].dist <= UINT16_MAX;
         repeats += fits;
-        if (fits) cr_assert_leq(n, 1 + 1 + 8 + 7 + 48 + 2u * r.nedges, "record %d again: %zu bytes", i, n);
+        if (fits) {
+          cr_assert_leq(n, 1 + 1 + 8 + 7 + 48 + 2u * nd, "record %d again: %zu bytes", i, n);
+          cr_assert_eq(uk.shape, shape, "record %d again: the same shape id", i);
+        } else {
+          cr_assert(uk.shape != shape && uk.shape != 0, "record %d again, a dist too far: a new shape id", i);
+        }
       }
+      /* a fixed kind's dist changed: not the same shape */
+      for (int k = 0; k < r.nedges && r.nedges <= IC_MAX_EDGES; k++)
+        if (!ic_edge_dist_varies(r.edge[k].kind)) {
+          r.seq = ++seq;
+          r.edge[k].dist ^= 1;
+          n = ic_rec_pack(&pk, &r, buf);
+          cr_assert_eq(ic_rec_unpack(&uk, buf, n, &back), n, "record %d, a fixed dist changed", i);
+          cr_assert(t_rec_same(&r, &back), "record %d, a fixed dist changed", i);
+          cr_assert_neq(uk.shape, shape, "record %d: a fixed dist changed, a new shape id", i);
+          break;
+        }
     }
   }
   cr_assert_gt(repeats, 1000);
@@ -131,10 +158,11 @@ Test(graph_pack, the_portable_path_packs_the_same_bytes) {
   int repeats = 0;
   for (uint64_t seq = 0; seq < 100000; seq++) {
     ic_graph_rec r;
-    if (seq % 3) { /* 16 instructions again and again, their dists changing */
+    if (seq % 3) { /* 16 instructions again and again, their varying dists changing */
       t_rec_for(1000000 + seq % 16, &r);
       r.seq = seq;
-      for (int k = 0; k < r.nedges && k < IC_MAX_EDGES; k++) r.edge[k].dist = (uint32_t)(t_mix(seq * 31 + (uint64_t)k) % 66000);
+      for (int k = 0; k < r.nedges && k < IC_MAX_EDGES; k++)
+        if (ic_edge_dist_varies(r.edge[k].kind)) r.edge[k].dist = (uint32_t)(t_mix(seq * 31 + (uint64_t)k) % 66000);
     } else {
       t_rec_for(seq, &r);
     }
