@@ -30,7 +30,7 @@ static const char sweep_help[] =
     "usage: icost sweep --vary KEY=V1,V2,... [--vary ...] [--workload NAME ...]\n"
     "                   [--categories LIST] [--method M] [--skip N] [--max N] [-j N]\n"
     "                   [--shard I/N] --out DIR [-- PROGRAM ARGS]\n"
-    "       icost sweep --out DIR --export csv|json   the table of what DIR holds\n"
+    "       icost sweep --out DIR --export csv|json|yaml  the table of what DIR holds\n"
     "       icost sweep --out DIR --plot PLOTDIR      the sweep's charts\n"
     "\n"
     "Runs the cross product of the axes' values (the points) on every workload, one\n"
@@ -66,8 +66,8 @@ static const char sweep_help[] =
     "                      SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of\n"
     "                      SLURM_ARRAY_TASK_COUNT)\n"
     "  --out DIR           the results store (created if missing)\n"
-    "  --export csv|json   after running (or alone), write the table of every record\n"
-    "                      in DIR to stdout\n"
+    "  --export F          after running (or alone), write every record in DIR to\n"
+    "                      stdout: csv (a table), json or yaml (see below)\n"
     "  --plot PLOTDIR      after running (or alone), draw the charts of DIR into\n"
     "                      PLOTDIR: per category a sensitivity chart (its Shapley\n"
     "                      share, else its cost, in percent of t against the first\n"
@@ -92,8 +92,11 @@ static const char sweep_help[] =
     "see `icost --help`), and where and how long it ran. The csv table has a row\n"
     "per record: a column per swept key, workload, provenance, instructions, cycles,\n"
     "ipc (instructions / cycles), then NAME_cycles and NAME_percent per breakdown\n"
-    "entry and shapley_NAME_cycles, shapley_NAME_percent; json, a list of the\n"
-    "records as objects (without where they ran).\n"
+    "entry and shapley_NAME_cycles, shapley_NAME_percent; json and yaml, the\n"
+    "export's provenance (icost's version; program, machine and overrides are\n"
+    "null or empty there, as the records differ in them) and `runs`, a list of\n"
+    "the records as stored, each with its own provenance, without where they\n"
+    "ran, and with ipc.\n"
     "\n"
     "progress: on stderr, runs finished of those to run and an estimate of the time\n"
     "left (the mean time per finished run so far times the runs left, divided over\n"
@@ -408,20 +411,21 @@ int cmd_sweep(int argc, char **argv) {
     rc = cli_fail(2, "sweep: --out DIR is required (the results store)");
     goto done;
   }
-  int json = 0;
+  int export_fmt = -1; /* an ic_emit_format */
   if (so.export_fmt) {
-    if (!strcmp(so.export_fmt, "json")) json = 1;
-    else if (strcmp(so.export_fmt, "csv") != 0) {
-      rc = cli_fail(2, "sweep: --export '%s': expected csv or json", so.export_fmt);
+    ic_emit_format f;
+    if (ic_emit_format_parse(so.export_fmt, &f, &err) != IC_OK || f == IC_EMIT_TEXT) {
+      rc = cli_fail(2, "sweep: --export '%s': expected csv, json or yaml", so.export_fmt);
       goto done;
     }
+    export_fmt = (int)f;
   }
   if (so.naxes == 0 && !so.file) {
     if (!so.export_fmt && !so.plot) {
       rc = cli_fail(2, "sweep: no --vary axis (or --export/--plot to read %s)", so.out);
       goto done;
     }
-    rc = sweep_read_out(so.out, so.export_fmt ? json : -1, so.plot);
+    rc = sweep_read_out(so.out, export_fmt, so.plot);
     goto done;
   }
 
@@ -587,7 +591,7 @@ int cmd_sweep(int argc, char **argv) {
                   sum.in_shard - sum.present, sum.first_error);
     goto free_all;
   }
-  if (so.export_fmt || so.plot) rc = sweep_read_out(so.out, so.export_fmt ? json : -1, so.plot);
+  if (so.export_fmt || so.plot) rc = sweep_read_out(so.out, export_fmt, so.plot);
 free_all:
   for (size_t j = 0; j < k; j++) cli_workload_free(&all[j]);
   free(all);
