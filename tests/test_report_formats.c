@@ -120,10 +120,10 @@ Test(report_formats, every_command_and_format_reads_back, .timeout = 600) {
   remove(path);
 }
 
-/* analyze's reports name the profiled program (stored in the sample file)
- * and parse; a sample file carries no --set, so no overrides (its machine
- * hash is of the machine the samples were taken on). FILE may come after
- * the options. */
+/* analyze's reports name the profiled program and list the --set overrides
+ * of the profiled run (both stored in the sample file) and parse; the
+ * machine hash is of the machine the samples were taken on. FILE may come
+ * after the options. */
 Test(report_formats, analyze_reads_back, .timeout = 300) {
   if (system("/usr/bin/python3 -c 'import yaml, csv, json' 2>/dev/null") != 0)
     cr_skip_test("python3 with yaml not found");
@@ -133,7 +133,7 @@ Test(report_formats, analyze_reads_back, .timeout = 300) {
   const char *path = ICOST_BUILD_DIR "/test_report_formats.analyze";
   char cmd[4096];
   snprintf(cmd, sizeof cmd,
-           "%s profile -o '%s' --max 200k -- '%s' 3 > /dev/null 2>&1",
+           "%s profile -o '%s' --set core.rob=96 --set=l1d.latency=3 --max 200k -- '%s' 3 > /dev/null 2>&1",
            ICOST_BINARY, samples, prog);
   int st = system(cmd);
   cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "profile failed");
@@ -143,7 +143,7 @@ Test(report_formats, analyze_reads_back, .timeout = 300) {
              f == 1 ? "--seed=2 " : "", samples, fmts[f], path);
     st = system(cmd);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "analyze --format %s failed", fmts[f]);
-    check_report_of("analyze", path, fmts[f], "", "200000");
+    check_report_of("analyze", path, fmts[f], "core.rob=96,l1d.latency=3", "200000");
   }
   remove(samples);
   remove(path);

@@ -83,7 +83,7 @@ static const char profile_help[] =
 
 static const char analyze_help[] =
     "usage: icost analyze FILE [--categories LIST] [--program PROGRAM] [--fragments K]\n"
-    "                     [--warmup W] [--seed S] [--format text|csv|yaml] [--show all]\n"
+    "                     [--warmup W] [--seed S] [--format text|csv|yaml|json] [--show all]\n"
     "\n"
     "Stitches the signature samples of a sample file (icost profile) into fragments\n"
     "(paper Fig. 7), solves each fragment's dependence graph for every subset of the\n"
@@ -100,7 +100,9 @@ static const char analyze_help[] =
     "                     not counted (default 4 x the recorded core.rob, at most\n"
     "                     half the fragment length; 0: none)\n"
     "  --seed S           seed of the fragment choice and the bootstrap (default 1)\n"
-    "  --format F         text (default), csv or yaml\n"
+    "  --format F         text (default), csv, yaml or json: the same numbers; csv,\n"
+    "                     yaml and json start with the profiled run's provenance\n"
+    "                     (its program, argv, machine and --set overrides, from FILE)\n"
     "  --show all         list every interaction (default with more than 4 categories:\n"
     "                     pairs with the first category, the rest summed as `other`)\n"
     "\n"
@@ -281,6 +283,8 @@ int cmd_profile(int argc, char **argv) {
   h.argc = run.workload.argc;
   h.argv = run.workload.argv;
   h.config_yaml = yaml;
+  h.noverrides = ro.nsets;
+  h.overrides = (char **)ro.sets; /* the writer only reads them */
   if ((st = sig_writer_open(&w, po.out, &h, &err)) != IC_OK) goto fail;
   sig_sampler_opts so = {po.sample_interval, po.signature_interval, (uint32_t)po.length, ro.seed};
   ic_program_image img = cli_run_image(&run);
@@ -351,7 +355,8 @@ fail:
 /* ---- analyze ------------------------------------------------------------- */
 
 /* The provenance of an analysis: the profiled run's, from the sample
- * file's header (its program, argv, machine, seed, skip, max). */
+ * file's header (its program, argv, machine, --set overrides, seed, skip,
+ * max). */
 static void analyze_provenance(ic_emit *em, const char *prog, const sig_file_header *h) {
   char name[128] = "", hash[17] = "";
   const char *from = h->config_yaml ? strstr(h->config_yaml, "(resolved from ") : NULL;
@@ -370,6 +375,7 @@ static void analyze_provenance(ic_emit *em, const char *prog, const sig_file_hea
   }
   ic_provenance p = {.version = cli_version(), .command = "analyze", .program = prog,
                      .argc = h->argc, .argv = h->argv, .machine = name[0] ? name : NULL,
+                     .noverrides = h->noverrides, .overrides = (const char *const *)h->overrides,
                      .machine_hash = hash[0] ? hash : NULL, .seed = h->seed, .skip = h->skip,
                      .max = h->max, .has_max = h->max != 0};
   ic_emit_provenance(em, &p);
