@@ -249,6 +249,38 @@ Test(report_formats, ci_from_few_fragments_warns, .timeout = 300) {
   }
 }
 
+/* The same in validate: an interval from 2 fragments is marked in the
+   table, said on stderr and in yaml (METHOD_ci_warning); from 40, not. */
+Test(report_formats, validate_ci_from_few_fragments_warns, .timeout = 300) {
+  const char *prog = weird_program();
+  if (!prog) cr_skip_test("riscv64-linux-gnu-gcc cannot build the test program");
+  for (int few = 1; few >= 0; few--)
+    for (int yaml = 0; yaml < 2; yaml++) {
+      char cmd[2048];
+      snprintf(cmd, sizeof cmd,
+               "%s validate --methods graphfrag --fragments %d --frag-length 2000 --categories dl1,win "
+               "--max 100k --format %s -- '%s' 3 2>&1",
+               ICOST_BINARY, few ? 2 : 40, yaml ? "yaml" : "text", prog);
+      int st;
+      char *out = run_cmd(cmd, &st);
+      cr_assert_eq(st, 0, "%s", out);
+      const char *warn = "graphfrag: the 95% CI is a bootstrap over only 2 fragments";
+      if (few) {
+        cr_expect(strstr(out, "icost: warning: ") && strstr(out, warn), "%s", out);
+        if (yaml)
+          cr_expect(strstr(out, "graphfrag_ci_warning: ") && strstr(out, "graphfrag_ci_fragments: 2\n"), "%s",
+                    out);
+        else
+          cr_expect(strstr(out, "95% CI (!)") && strstr(out, "(!) graphfrag: the 95% CI"), "%s", out);
+      } else {
+        cr_expect_null(strstr(out, "bootstrap over only"), "%s", out);
+        cr_expect_null(strstr(out, "(!)"), "%s", out);
+        if (yaml) cr_expect(strstr(out, "graphfrag_ci_fragments: "), "%s", out);
+      }
+      free(out);
+    }
+}
+
 /* validate's profiler column and `icost --method profiler` print the same
    cycles for the same run (the t the percents are of). */
 Test(report_formats, profiler_cycles_agree_with_validate, .timeout = 300) {

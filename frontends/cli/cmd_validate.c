@@ -37,7 +37,12 @@ static const char validate_help[] =
     "                                  graph, each solved alone (sources before the\n"
     "                                  window at time 0); percents = icost summed over\n"
     "                                  windows / the windows' time; the 95% CI is a\n"
-    "                                  bootstrap over windows (1000 resamples)\n"
+    "                                  bootstrap over windows (1000 resamples); one\n"
+    "                                  from fewer than 10 windows or fragments says\n"
+    "                                  little: its column reads `95% CI (!)`, a line\n"
+    "                                  below the table and one on stderr say so\n"
+    "                                  (yaml, json: METHOD_ci_warning beside\n"
+    "                                  METHOD_ci_fragments; csv: item ci_fragments)\n"
     "                       profiler   one run with the sampling hooks; samples are\n"
     "                                  stitched into fragments of L instructions by\n"
     "                                  signature matching and solved like graphfrag's\n"
@@ -253,6 +258,11 @@ static ic_status validate_one(const cli_run_opts *base, const vopts *v, const ch
   }
   st = ic_validate_workload(rep, wname, vo, err);
   if (tty) fprintf(stderr, "\r\033[K");
+  for (int m = 0; st == IC_OK && m < IC_VALIDATE_MAX_METHODS; m++) {
+    char warn[256];
+    if (ic_validate_report_ci_warning(rep, ic_validate_report_workloads(rep) - 1, m, warn, sizeof warn))
+      fprintf(stderr, "icost: warning: %s: %s\n", wname, warn);
+  }
   cli_run_free(&run);
   return st;
 }
