@@ -30,7 +30,9 @@ static void record_usage(FILE *f) {
       "repeated commands see one execution.\n"
       "\n"
       "  -o, --output FILE  the trace to write (written completely or not at all)\n"
-      "  --format F       icost (default): every field of every record (pc, size,\n"
+      "  --format F       the trace file's format (record writes no report, so not\n"
+      "                   text, csv, yaml or json as elsewhere): icost (default):\n"
+      "                   every field of every record (pc, size,\n"
       "                   next pc, op class, registers, memory address and size)\n"
       "                   and the program image the profiler's stitcher needs,\n"
       "                   zstd-compressed in checksummed blocks (frontends/trace/\n"
@@ -97,7 +99,8 @@ int cmd_record(int argc, char **argv) {
   if (ro.format) {
     if (strcmp(ro.format, "champsim") == 0) champsim = 1;
     else if (strcmp(ro.format, "icost") != 0)
-      return cli_fail(2, "record: --format '%s': expected icost or champsim", ro.format);
+      return cli_fail(2, "record: --format '%s': expected icost or champsim (the trace's format; record "
+                      "writes no report)", ro.format);
   }
   const char *prog = o.prog_argv[0];
   uint32_t isa = ic_host_elf_isa(prog, NULL);
