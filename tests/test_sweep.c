@@ -275,6 +275,17 @@ Test(sweep, numbers_equal_runs_by_hand, .timeout = 240) {
   cr_assert_eq(checked, 8);
   json_object_put(root);
   free(json);
+  /* the yaml export holds the same tree (read with Python's yaml) */
+  if (system("/usr/bin/python3 -c 'import yaml' 2>/dev/null") == 0) {
+    snprintf(args, sizeof args,
+             "%s sweep --out %s --export yaml | /usr/bin/python3 -c 'import sys, yaml; d = yaml.safe_load(sys.stdin); "
+             "print(\"ok\" if list(d) == [\"provenance\", \"runs\"] and len(d[\"runs\"]) == 8 and "
+             "all(r[\"provenance\"][\"overrides\"] for r in d[\"runs\"]) else d)' 2>&1",
+             ICOST_BINARY, dir);
+    char *y = run_cmd(args, &st);
+    cr_expect(st == 0 && strncmp(y, "ok", 2) == 0, "%s", y);
+    free(y);
+  }
   /* cycles of one by hand against the csv export */
   snprintf(args, sizeof args,
            "--set core.rob=16 --set l1d.latency=4 --workload chase.short --categories "
