@@ -119,64 +119,68 @@ static const char *save_opt, *load_opt;
 /* --kernel NAME: the solver's node kernel (ic_solver_set_kernel; default auto) */
 static ic_solver_kernel kernel_opt = IC_KERNEL_AUTO;
 
-static int extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
+enum {
+  B_INERT = CLI_OPT_OWN, B_SPARSE, B_BLOCKS, B_KERNEL, B_SAVE, B_LOAD, B_FROM, B_RECORDS, B_PASSES, B_SPREAD,
+  B_CATS, B_THREADS, B_REPS, B_SPLIT
+};
+
+static const struct option bench_options[] = {
+    {"inert", no_argument, NULL, B_INERT},
+    {"sparse", no_argument, NULL, B_SPARSE},
+    {"blocks", no_argument, NULL, B_BLOCKS},
+    {"kernel", required_argument, NULL, B_KERNEL},
+    {"save", required_argument, NULL, B_SAVE},
+    {"load", required_argument, NULL, B_LOAD},
+    {"from", required_argument, NULL, B_FROM},
+    {"records", required_argument, NULL, B_RECORDS},
+    {"passes-records", required_argument, NULL, B_PASSES},
+    {"spread", required_argument, NULL, B_SPREAD},
+    {"cats", required_argument, NULL, B_CATS},
+    {"threads", required_argument, NULL, B_THREADS},
+    {"reps", required_argument, NULL, B_REPS},
+    {"split", required_argument, NULL, B_SPLIT},
+    {NULL, 0, NULL, 0},
+};
+
+static int extra(void *ctx, int id, const char *name, const char *v, ic_err *err) {
   (void)ctx;
-  if (!strcmp(argv[i], "--inert")) {
-    inert_opt = 1;
-    return 1;
-  }
-  if (!strcmp(argv[i], "--sparse")) {
-    sparse_opt = 1;
-    return 1;
-  }
-  if (!strcmp(argv[i], "--blocks")) {
-    blocks_opt = 1;
-    return 1;
-  }
-  if (!strcmp(argv[i], "--kernel")) {
+  switch (id) {
+  case B_INERT: inert_opt = 1; return 0;
+  case B_SPARSE: sparse_opt = 1; return 0;
+  case B_BLOCKS: blocks_opt = 1; return 0;
+  case B_SAVE: save_opt = v; return 0;
+  case B_LOAD: load_opt = v; return 0;
+  case B_KERNEL: {
     static const ic_solver_kernel ks[] = {IC_KERNEL_AUTO, IC_KERNEL_PORTABLE, IC_KERNEL_AVX2, IC_KERNEL_AVX512};
-    for (size_t k = 0; i + 1 < argc && k < sizeof ks / sizeof ks[0]; k++)
-      if (!strcmp(argv[i + 1], ic_solver_kernel_name(ks[k]))) {
+    for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++)
+      if (!strcmp(v, ic_solver_kernel_name(ks[k]))) {
         kernel_opt = ks[k];
-        return 2;
+        return 0;
       }
     ic_fail(err, IC_EINPUT, "--kernel needs one of auto, portable, avx2, avx512");
     return -1;
   }
-  if (!strcmp(argv[i], "--save") || !strcmp(argv[i], "--load")) {
-    if (i + 1 >= argc) {
-      ic_fail(err, IC_EINPUT, "%s needs a file name", argv[i]);
-      return -1;
-    }
-    *(argv[i][2] == 's' ? &save_opt : &load_opt) = argv[i + 1];
-    return 2;
+  case B_FROM: /* may be 0 */
+    if (cli_parse_count(v, &from_opt) == 0) return 0;
+    ic_fail(err, IC_EINPUT, "--from needs a record count");
+    return -1;
   }
-  if (!strcmp(argv[i], "--from")) { /* may be 0 */
-    if (i + 1 >= argc || cli_parse_count(argv[i + 1], &from_opt) != 0) {
-      ic_fail(err, IC_EINPUT, "--from needs a record count");
-      return -1;
-    }
-    return 2;
-  }
-  uint64_t *dst = !strcmp(argv[i], "--records")          ? &records_opt
-                  : !strcmp(argv[i], "--passes-records") ? &passes_opt
-                  : !strcmp(argv[i], "--spread")         ? &spread_opt
-                  : !strcmp(argv[i], "--cats")           ? &cats_opt
-                  : !strcmp(argv[i], "--threads")        ? &threads_opt
-                  : !strcmp(argv[i], "--reps")           ? &reps_opt
-                  : !strcmp(argv[i], "--split")          ? &split_opt
-                                                         : NULL;
-  if (!dst) return 0;
-  if (i + 1 >= argc || cli_parse_count(argv[i + 1], dst) != 0 || *dst == 0) {
-    ic_fail(err, IC_EINPUT, "%s needs a positive count", argv[i]);
+  uint64_t *dst = id == B_RECORDS   ? &records_opt
+                  : id == B_PASSES  ? &passes_opt
+                  : id == B_SPREAD  ? &spread_opt
+                  : id == B_CATS    ? &cats_opt
+                  : id == B_THREADS ? &threads_opt
+                  : id == B_REPS    ? &reps_opt
+                                    : &split_opt;
+  if (cli_parse_count(v, dst) != 0 || *dst == 0) {
+    ic_fail(err, IC_EINPUT, "%s needs a positive count", name);
     return -1;
   }
   if ((dst == &cats_opt && *dst != 3 && *dst != 8) || (dst == &threads_opt && *dst > 2)) {
-    ic_fail(err, IC_EINPUT, "%s %s: only %s", argv[i], argv[i + 1],
-            dst == &cats_opt ? "3 or 8" : "1 or 2");
+    ic_fail(err, IC_EINPUT, "%s %s: only %s", name, v, dst == &cats_opt ? "3 or 8" : "1 or 2");
     return -1;
   }
-  return 2;
+  return 0;
 }
 
 /* Best of 3 (--reps) runs of the solver over r[0..n) with `threads` threads
@@ -512,7 +516,7 @@ static int solve_loaded(const char *path) {
 int main(int argc, char **argv) {
   cli_run_opts o;
   ic_err err;
-  if (cli_run_parse(argc, argv, &o, extra, NULL, &err) != IC_OK) {
+  if (cli_run_parse(argc, argv, &o, bench_options, extra, NULL, &err) != IC_OK) {
     fprintf(stderr, "bench_solver: %s\n", err.msg);
     return 2;
   }

@@ -411,7 +411,10 @@ static void push(ic_emit *e, frame_kind kind, const char *key, int hidden) {
   memset(f, 0, sizeof *f);
   f->kind = kind;
   f->hidden = hidden || parent->hidden;
-  child_path(parent, key, f->path, e->fmt == IC_EMIT_CSV ? "." : " ");
+  /* through a local buffer: gcc -O3 cannot tell that parent is not f */
+  char path[EMIT_PATH];
+  child_path(parent, key, path, e->fmt == IC_EMIT_CSV ? "." : " ");
+  memcpy(f->path, path, sizeof path);
 }
 
 static void container_begin(ic_emit *e, const char *key, int mapping) {

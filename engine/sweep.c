@@ -584,26 +584,8 @@ static void sb_put(sbuf *b, const char *s, size_t n) {
 }
 static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
 
-static void sb_json_string(sbuf *b, const char *s) {
-  sb_str(b, "\"");
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    char esc[8];
-    if (*p == '"' || *p == '\\') {
-      esc[0] = '\\';
-      esc[1] = (char)*p;
-      sb_put(b, esc, 2);
-    } else if (*p < 0x20) {
-      snprintf(esc, sizeof esc, "\\u%04x", *p);
-      sb_str(b, esc);
-    } else {
-      sb_put(b, (const char *)p, 1);
-    }
-  }
-  sb_str(b, "\"");
-}
-
-/* a plain scalar that JSON takes as a number */
-static int json_number(const char *s) {
+/* a plain scalar that reads as a number (JSON's form) */
+static int plain_number(const char *s) {
   if (!*s) return 0;
   const char *p = s;
   if (*p == '-') p++;
@@ -615,57 +597,75 @@ static int json_number(const char *s) {
   return *end == 0;
 }
 
-static void node_json(yaml_document_t *d, yaml_node_t *n, sbuf *b, const char *skip_key) {
+/* A plain YAML scalar as the emitter's value: null, a boolean, an integer,
+   a double (nan and inf: NaN, written as null), else a string; a quoted
+   scalar is a string. */
+static void emit_scalar(ic_emit *em, const char *key, const yaml_node_t *n) {
+  const char *v = (const char *)n->data.scalar.value;
+  if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+    ic_emit_str(em, key, v);
+    return;
+  }
+  if (!*v || !strcmp(v, "null") || !strcmp(v, "~")) {
+    ic_emit_null(em, key);
+    return;
+  }
+  if (!strcmp(v, "true") || !strcmp(v, "false")) {
+    ic_emit_bool(em, key, v[0] == 't');
+    return;
+  }
+  if (!strcmp(v, "nan") || !strcmp(v, "-nan") || !strcmp(v, ".nan") || !strcmp(v, "inf") ||
+      !strcmp(v, "-inf")) {
+    ic_emit_double(em, key, NAN);
+    return;
+  }
+  if (plain_number(v)) {
+    char *end;
+    errno = 0;
+    if (v[0] == '-') {
+      long long i = strtoll(v, &end, 10);
+      if (!*end && !errno) {
+        ic_emit_i64(em, key, i);
+        return;
+      }
+    } else {
+      unsigned long long u = strtoull(v, &end, 10);
+      if (!*end && !errno) {
+        ic_emit_u64(em, key, u);
+        return;
+      }
+    }
+    ic_emit_double(em, key, strtod(v, NULL));
+    return;
+  }
+  ic_emit_str(em, key, v);
+}
+
+/* The YAML tree under n to the emitter, as the entry key of the enclosing
+   mapping (NULL in a list). */
+static void emit_node(ic_emit *em, yaml_document_t *d, yaml_node_t *n, const char *key) {
   if (!n) {
-    sb_str(b, "null");
+    ic_emit_null(em, key);
     return;
   }
   switch (n->type) {
-  case YAML_SCALAR_NODE: {
-    const char *v = (const char *)n->data.scalar.value;
-    if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
-      if (json_number(v)) sb_str(b, v);
-      else if (!*v || !strcmp(v, "null") || !strcmp(v, "~") || !strcmp(v, "nan") ||
-               !strcmp(v, "-nan") || !strcmp(v, "inf") || !strcmp(v, "-inf"))
-        sb_str(b, "null");
-      else if (!strcmp(v, "true") || !strcmp(v, "false"))
-        sb_str(b, v);
-      else
-        sb_json_string(b, v);
-    } else {
-      sb_json_string(b, v);
-    }
+  case YAML_SCALAR_NODE: emit_scalar(em, key, n); break;
+  case YAML_SEQUENCE_NODE:
+    ic_emit_list_begin(em, key);
+    for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++)
+      emit_node(em, d, yaml_document_get_node(d, *i), NULL);
+    ic_emit_list_end(em);
     break;
-  }
-  case YAML_SEQUENCE_NODE: {
-    sb_str(b, "[");
-    int first = 1;
-    for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
-      if (!first) sb_str(b, ", ");
-      first = 0;
-      node_json(d, yaml_document_get_node(d, *i), b, NULL);
-    }
-    sb_str(b, "]");
-    break;
-  }
-  case YAML_MAPPING_NODE: {
-    sb_str(b, "{");
-    int first = 1;
+  case YAML_MAPPING_NODE:
+    ic_emit_map_begin(em, key);
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
       yaml_node_t *k = yaml_document_get_node(d, p->key);
       const char *ks = k && k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
-      if (skip_key && !strcmp(ks, skip_key)) continue;
-      if (!first) sb_str(b, ", ");
-      first = 0;
-      sb_json_string(b, ks);
-      sb_str(b, ": ");
-      node_json(d, yaml_document_get_node(d, p->value), b, NULL);
+      emit_node(em, d, yaml_document_get_node(d, p->value), ks);
     }
-    sb_str(b, "}");
+    ic_emit_map_end(em);
     break;
-  }
-  default:
-    sb_str(b, "null");
+  default: ic_emit_null(em, key); break;
   }
 }
 
@@ -729,7 +729,8 @@ static void rec_free(ic_sweep_rec *r) {
   free(r->version);
   free(r->program_hash);
   free(r->overrides);
-  free(r->json);
+  if (r->doc) yaml_document_delete(r->doc);
+  free(r->doc);
   memset(r, 0, sizeof *r);
 }
 
@@ -798,16 +799,13 @@ static ic_status read_record(const char *path, const char *name, ic_sweep_rec *r
   r->instructions = num(map_get(&d, root, "instructions"));
   r->nbreakdown = read_entries(&d, map_get(&d, root, "breakdown"), &r->breakdown);
   r->nshapley = read_entries(&d, map_get(&d, root, "shapley"), &r->shapley);
-  sbuf js = {0};
-  node_json(&d, root, &js, "run");
-  /* the record's object, with ipc = instructions / cycles added */
-  if (js.n && js.p[js.n - 1] == '}' && r->cycles > 0 && !isnan(r->instructions)) {
-    char ipc[64];
-    snprintf(ipc, sizeof ipc, ", \"ipc\": %.17g}", r->instructions / r->cycles);
-    js.n--;
-    sb_str(&js, ipc);
+  /* the tree stays for the export (yaml_document_t holds no pointer into
+     itself, so it may move) */
+  if ((r->doc = malloc(sizeof d))) {
+    memcpy(r->doc, &d, sizeof d);
+    return IC_OK;
   }
-  r->json = js.p;
+  st = ic_fail(err, IC_ERUN, "out of memory");
 out:
   yaml_document_delete(&d);
   if (st != IC_OK) rec_free(r);
@@ -927,7 +925,7 @@ static const ic_sweep_entry *find_entry(const ic_sweep_entry *e, int n, const ch
 /* The csv table: a column per swept key, the provenance columns, then
    NAME_cycles and NAME_percent per breakdown and Shapley entry, through the
    emitter (emit.h). */
-static ic_status export_csv(const ic_sweep_table *t, FILE *f, ic_err *err) {
+static ic_status export_csv(const ic_sweep_table *t, ic_emit *em, ic_err *err) {
   char **bn, **sn;
   int nb = entry_names(t, 0, &bn), ns = entry_names(t, 1, &sn);
   static const char *const fixed[] = {"workload", "method",       "config",       "overrides",
@@ -938,9 +936,13 @@ static ic_status export_csv(const ic_sweep_table *t, FILE *f, ic_err *err) {
   const int ncols = t->nkeys + nfixed + 2 * (nb + ns);
   ic_emit_col *cols = calloc((size_t)ncols, sizeof *cols);
   char **names = calloc((size_t)ncols, sizeof *names);
-  ic_emit *em = NULL;
-  ic_status st = cols && names ? ic_emit_open(&em, f, IC_EMIT_CSV, err)
-                               : ic_fail(err, IC_ERUN, "sweep export: out of memory");
+  if (!cols || !names) {
+    free(cols);
+    free(names);
+    free(bn);
+    free(sn);
+    return ic_fail(err, IC_ERUN, "sweep export: out of memory");
+  }
   int c = 0;
   for (int k = 0; k < t->nkeys; k++) cols[c++].name = t->keys[k];
   for (int k = 0; k < nfixed; k++) cols[c++].name = fixed[k];
@@ -954,7 +956,7 @@ static ic_status export_csv(const ic_sweep_table *t, FILE *f, ic_err *err) {
         c++;
       }
   for (int k = 0; k < ncols; k++) cols[k].decimals = -1;
-  if (st == IC_OK) {
+  {
     ic_emit_table_begin(em, "runs", cols, ncols, 0);
     for (size_t i = 0; i < t->n; i++) {
       const ic_sweep_rec *r = &t->rec[i];
@@ -983,22 +985,30 @@ static ic_status export_csv(const ic_sweep_table *t, FILE *f, ic_err *err) {
       ic_emit_row_end(em);
     }
     ic_emit_table_end(em);
-    st = ic_emit_close(em, err);
   }
-  for (int k = 0; k < ncols && names; k++) free(names[k]);
+  for (int k = 0; k < ncols; k++) free(names[k]);
   free(names);
   free(cols);
   free(bn);
   free(sn);
-  return st;
+  return IC_OK;
 }
 
-ic_status ic_sweep_export(const ic_sweep_table *t, int json, FILE *f, ic_err *err) {
-  if (!json) return export_csv(t, f, err);
-  /* each record's json was built from its YAML when the store was read */
-  fputs("[\n", f);
-  for (size_t i = 0; i < t->n; i++) fprintf(f, "  %s%s\n", t->rec[i].json, i + 1 < t->n ? "," : "");
-  fputs("]\n", f);
-  if (ferror(f)) return ic_fail(err, IC_ERUN, "sweep export: write error");
+ic_status ic_sweep_export(const ic_sweep_table *t, ic_emit *em, ic_err *err) {
+  if (ic_emit_get_format(em) == IC_EMIT_CSV) return export_csv(t, em, err);
+  ic_emit_list_begin(em, "runs");
+  for (size_t i = 0; i < t->n; i++) {
+    const ic_sweep_rec *r = &t->rec[i];
+    yaml_document_t *d = r->doc;
+    ic_emit_map_begin(em, NULL);
+    yaml_node_t *root = yaml_document_get_root_node(d);
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+      const char *k = scalar(yaml_document_get_node(d, p->key));
+      if (k && strcmp(k, "run") != 0) emit_node(em, d, yaml_document_get_node(d, p->value), k);
+    }
+    if (r->cycles > 0 && !isnan(r->instructions)) ic_emit_double(em, "ipc", r->instructions / r->cycles);
+    ic_emit_map_end(em);
+  }
+  ic_emit_list_end(em);
   return IC_OK;
 }

@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "emit.h"
 #include "ic_err.h"
 
 #define IC_SWEEP_MAX_AXES 8
@@ -154,8 +155,8 @@ typedef struct ic_sweep_rec {
   double cycles, instructions;
   int nbreakdown, nshapley;
   ic_sweep_entry *breakdown, *shapley;
-  char *json;                   /* the record as one JSON object, without `run`,
-                                   with ipc = instructions / cycles */
+  void *doc;                    /* the record's YAML tree (yaml_document_t), for
+                                   the export */
 } ic_sweep_rec;
 
 typedef struct ic_sweep_table {
@@ -172,10 +173,15 @@ void ic_sweep_table_free(ic_sweep_table *t);
 /* The value of swept key `key` in record r, or NULL. */
 const char *ic_sweep_rec_value(const ic_sweep_rec *r, const char *key);
 
-/* One tidy table: csv (a row per record: a column per swept key, workload,
- * provenance, instructions, cycles, ipc, then NAME_cycles and NAME_percent
- * per breakdown entry and shapley_NAME_cycles, shapley_NAME_percent) or
- * json (a list with one object per record). IC_ERUN on a write error. */
-ic_status ic_sweep_export(const ic_sweep_table *t, int json, FILE *f, ic_err *err);
+/* The store's runs into em (opened by the caller, with its provenance), in
+ * em's format: csv one tidy table `runs` (a row per record: a column per
+ * swept key, workload, provenance, instructions, cycles, ipc, then
+ * NAME_cycles and NAME_percent per breakdown entry and shapley_NAME_cycles,
+ * shapley_NAME_percent); yaml and json a list `runs` of the records, each
+ * as stored (its point, sweep_provenance, the run's own report with its
+ * provenance) without where it ran (`run`), with ipc = instructions /
+ * cycles. IC_ERUN when out of memory; the emitter's errors come at its
+ * close. Time complexity: O(size of the records). */
+ic_status ic_sweep_export(const ic_sweep_table *t, ic_emit *em, ic_err *err);
 
 #endif

@@ -116,6 +116,7 @@ typedef struct vworkload {
   double *lo, *hi; /* [nmethods][nsub], NAN where a method has no interval */
   double cycles[IC_VALIDATE_MAX_METHODS];
   double seconds[IC_VALIDATE_MAX_METHODS];
+  uint64_t ci_fragments[IC_VALIDATE_MAX_METHODS]; /* what each interval was resampled from */
   ic_validate_score score[IC_VALIDATE_MAX_METHODS];
   /* the reference idealizing more and running slower (find_slowdowns) */
   int slow_steps;       /* steps (S, c) slower by more than IC_VALIDATE_SLOW_EPS */
@@ -258,6 +259,22 @@ void ic_validate_report_time(ic_validate_report *r, int method, double seconds) 
   if (r->nw > 0 && method >= 0 && method < r->nmethods) r->w[r->nw - 1].seconds[method] = seconds;
 }
 
+void ic_validate_report_set_ci_fragments(ic_validate_report *r, int method, uint64_t fragments) {
+  if (r->nw > 0 && method >= 0 && method < r->nmethods) r->w[r->nw - 1].ci_fragments[method] = fragments;
+}
+
+static int method_has_ci(const ic_validate_report *r, const vworkload *w, int m);
+
+const char *ic_validate_report_ci_warning(const ic_validate_report *r, int w, int m, char *buf, size_t cap) {
+  if (w < 0 || w >= r->nw || m < 0 || m >= r->nmethods || !method_has_ci(r, &r->w[w], m)) return NULL;
+  const uint64_t n = r->w[w].ci_fragments[m];
+  if (n >= IC_CI_MIN_FRAGMENTS) return NULL;
+  snprintf(buf, cap, "%s: the 95%% CI is a bootstrap over only %llu fragment%s (fewer than %d): it says "
+           "little about the error", r->methods[m], (unsigned long long)n, n == 1 ? "" : "s",
+           IC_CI_MIN_FRAGMENTS);
+  return buf;
+}
+
 const ic_validate_score *ic_validate_report_score(const ic_validate_report *r, int w, int m) {
   return &r->w[w].score[m];
 }
@@ -392,7 +409,8 @@ static void write_text_workload(const ic_validate_report *r, const vworkload *w,
   for (int m = 0; m < r->nmethods; m++) {
     hasci[m] = method_has_ci(r, w, m);
     fprintf(f, " %10s", r->methods[m]);
-    if (hasci[m]) fprintf(f, " %15s", "95% CI");
+    /* an interval from too few fragments is marked, and said why below */
+    if (hasci[m]) fprintf(f, " %15s", w->ci_fragments[m] < IC_CI_MIN_FRAGMENTS ? "95% CI (!)" : "95% CI");
     if (m > 0) fprintf(f, " %7s", "error");
   }
   fputc('\n', f);
@@ -426,6 +444,11 @@ static void write_text_workload(const ic_validate_report *r, const vworkload *w,
     if (m > 0) fprintf(f, " %7s", "");
   }
   fputc('\n', f);
+  const int wi = (int)(w - r->w);
+  for (int m = 0; m < r->nmethods; m++) {
+    char warn[256];
+    if (ic_validate_report_ci_warning(r, wi, m, warn, sizeof warn)) fprintf(f, "(!) %s\n", warn);
+  }
   for (int m = 1; m < r->nmethods; m++) {
     const ic_validate_score *s = &w->score[m];
     fprintf(f, "%s->%s: mean error ", r->methods[0], r->methods[m]);
@@ -607,6 +630,15 @@ static void emit_csv_table(const ic_validate_report *r, ic_emit *em, int show_al
         ic_emit_row_end(em);
       }
     }
+    for (int m = 0; m < r->nmethods; m++)
+      if (method_has_ci(r, w, m)) {
+        ic_emit_row_begin(em);
+        ic_emit_str(em, NULL, w->name);
+        ic_emit_str(em, NULL, "ci_fragments");
+        ic_emit_str(em, NULL, r->methods[m]);
+        ic_emit_double(em, NULL, (double)w->ci_fragments[m]);
+        ic_emit_row_end(em);
+      }
     for (int k = 0; k < 2; k++) {
       ic_emit_row_begin(em);
       ic_emit_str(em, NULL, w->name);
@@ -679,6 +711,13 @@ static void emit_tree(const ic_validate_report *r, ic_emit *em, int show_all, vr
       ic_emit_map_end(em);
     }
     ic_emit_map_end(em);
+    for (int m = 0; m < r->nmethods; m++) {
+      char warn[256], key[96];
+      snprintf(key, sizeof key, "%s_ci_fragments", r->methods[m]);
+      if (method_has_ci(r, w, m)) ic_emit_u64(em, key, w->ci_fragments[m]);
+      snprintf(key, sizeof key, "%s_ci_warning", r->methods[m]);
+      if (ic_validate_report_ci_warning(r, i, m, warn, sizeof warn)) ic_emit_str(em, key, warn);
+    }
     ic_emit_map_begin(em, "reference_slowdown");
     ic_emit_i64(em, "steps", w->slow_steps);
     ic_emit_double(em, "worst_percent", w->slow_worst);
@@ -881,7 +920,7 @@ static ic_status vm_graph(const ic_validate_run_opts *o, double *pct, double *cy
 
 /* A fragment method's breakdown as percents with their intervals; frees b. */
 static void fragment_pct(ic_breakdown *b, int ncat, double *pct, double *lo, double *hi,
-                         double *cycles) {
+                         double *cycles, uint64_t *ci_fragments) {
   size_t nsub = (size_t)1 << ncat;
   double sum = 0;
   for (size_t m = 1; m < nsub; m++) {
@@ -894,23 +933,24 @@ static void fragment_pct(ic_breakdown *b, int ncat, double *pct, double *lo, dou
     hi[m] = b->hi ? b->hi[m] : NAN;
   }
   *cycles = b->total;
+  *ci_fragments = b->ci_fragments;
   ic_breakdown_free(b);
 }
 
 static ic_status vm_graphfrag(const ic_validate_run_opts *o, double *pct, double *lo,
-                              double *hi, double *cycles, ic_err *err) {
+                              double *hi, double *cycles, uint64_t *nfrag, ic_err *err) {
   ic_graphfrag_opts fo = o->frag;
   fo.cats = o->cats;
   fo.ncat = o->ncat;
   ic_breakdown b;
   ic_status st = ic_graphfrag_run(&fo, o->run, o->run_ctx, &b, err);
   if (st != IC_OK) return st;
-  fragment_pct(&b, o->ncat, pct, lo, hi, cycles);
+  fragment_pct(&b, o->ncat, pct, lo, hi, cycles, nfrag);
   return IC_OK;
 }
 
 static ic_status vm_profiler(const ic_validate_run_opts *o, double *pct, double *lo,
-                             double *hi, double *cycles, ic_err *err) {
+                             double *hi, double *cycles, uint64_t *nfrag, ic_err *err) {
   if (!o->img) return ic_fail(err, IC_EINPUT, "validate: the profiler needs the program image");
   ic_profiler_opts po = o->prof;
   po.cats = o->cats;
@@ -918,7 +958,7 @@ static ic_status vm_profiler(const ic_validate_run_opts *o, double *pct, double 
   ic_breakdown b;
   ic_status st = ic_profiler_run(&po, o->run, o->run_ctx, o->img, &b, NULL, err);
   if (st != IC_OK) return st;
-  fragment_pct(&b, o->ncat, pct, lo, hi, cycles);
+  fragment_pct(&b, o->ncat, pct, lo, hi, cycles, nfrag);
   return IC_OK;
 }
 
@@ -933,6 +973,7 @@ ic_status ic_validate_workload(ic_validate_report *r, const char *workload,
   const double *pct[IC_VALIDATE_MAX_METHODS] = {0}, *lo[IC_VALIDATE_MAX_METHODS] = {0},
                *hi[IC_VALIDATE_MAX_METHODS] = {0};
   double cycles[IC_VALIDATE_MAX_METHODS] = {0}, secs[IC_VALIDATE_MAX_METHODS] = {0};
+  uint64_t nfrag[IC_VALIDATE_MAX_METHODS] = {0};
   uint64_t graph_model_cycles = 0;
   ic_status st = IC_OK;
   for (int m = 0; m < nm && st == IC_OK; m++) {
@@ -965,10 +1006,10 @@ ic_status ic_validate_workload(ic_validate_report *r, const char *workload,
       st = vm_graph(o, p, &cycles[m], &graph_model_cycles, err);
       break;
     case IC_VM_GRAPHFRAG:
-      st = vm_graphfrag(o, p, l, h, &cycles[m], err);
+      st = vm_graphfrag(o, p, l, h, &cycles[m], &nfrag[m], err);
       break;
     case IC_VM_PROFILER:
-      st = vm_profiler(o, p, l, h, &cycles[m], err);
+      st = vm_profiler(o, p, l, h, &cycles[m], &nfrag[m], err);
       break;
     default:
       st = ic_fail(err, IC_EINPUT, "validate: unknown method '%s'", r->methods[m]);
@@ -988,7 +1029,10 @@ ic_status ic_validate_workload(ic_validate_report *r, const char *workload,
                    workload, cycles[m], (unsigned long long)graph_model_cycles);
   if (st == IC_OK) st = ic_validate_report_add(r, workload, pct, lo, hi, cycles, err);
   if (st == IC_OK)
-    for (int m = 0; m < nm; m++) ic_validate_report_time(r, m, secs[m]);
+    for (int m = 0; m < nm; m++) {
+      ic_validate_report_time(r, m, secs[m]);
+      ic_validate_report_set_ci_fragments(r, m, nfrag[m]);
+    }
   free(buf);
   return st;
 }

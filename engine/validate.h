@@ -120,6 +120,15 @@ ic_status ic_validate_report_add(ic_validate_report *r, const char *workload,
  * shown in the report's timing lines, never compared. */
 void ic_validate_report_time(ic_validate_report *r, int method, double seconds);
 
+/* Records how many fragments method m's interval on the last added
+ * workload was resampled from (a bootstrap over fewer than
+ * IC_CI_MIN_FRAGMENTS says little: the reports mark it). */
+void ic_validate_report_set_ci_fragments(ic_validate_report *r, int method, uint64_t fragments);
+/* The warning for method m's interval on workload w ("graphfrag: the 95% CI
+ * is a bootstrap over only 2 fragments ..."), or NULL when it has none or
+ * enough fragments. */
+const char *ic_validate_report_ci_warning(const ic_validate_report *r, int w, int m, char *buf, size_t cap);
+
 /* Score of method m (1 .. nmethods-1) on workload w. */
 const ic_validate_score *ic_validate_report_score(const ic_validate_report *r, int w, int m);
 /* Method m's percent vector on workload w (2^ncat values, layout above). */

@@ -38,10 +38,15 @@ void sig_file_header_free(sig_file_header *h) {
   free(h->argv);
   free(h->config_yaml);
   free(h->program);
+  if (h->overrides)
+    for (int i = 0; i < h->noverrides; i++) free(h->overrides[i]);
+  free(h->overrides);
   h->program = NULL;
   h->argv = NULL;
   h->config_yaml = NULL;
   h->argc = 0;
+  h->overrides = NULL;
+  h->noverrides = 0;
 }
 
 ic_status sig_file_identity(const char *path, uint64_t *size, uint64_t *hash, ic_err *err) {
@@ -277,6 +282,12 @@ ic_status sig_writer_open(sig_writer **out, const char *path, const sig_file_hea
   size_t yl = h->config_yaml ? strlen(h->config_yaml) : 0;
   bb_u32(&p, (uint32_t)yl);
   bb_bytes(&p, h->config_yaml, yl);
+  bb_u32(&p, (uint32_t)h->noverrides);
+  for (int i = 0; i < h->noverrides; i++) {
+    size_t n = strlen(h->overrides[i]);
+    bb_u32(&p, (uint32_t)n);
+    bb_bytes(&p, h->overrides[i], n);
+  }
   bbuf f = {0};
   bb_bytes(&f, SIG_FILE_MAGIC, 8);
   bb_u32(&f, SIG_FILE_VERSION);
@@ -439,6 +450,22 @@ static ic_status parse_header(rd *r, sig_file_header *h) {
   CHECK(!memchr(r->p + r->pos, 0, yl), "NUL byte in the config of");
   h->config_yaml = rd_str(r, yl);
   CHECK(h->config_yaml, "out of memory reading");
+  uint32_t nov;
+  NEED(rd_u32(r, &nov));
+  CHECK(nov <= SIG_FILE_MAX_OVERRIDES, "override count out of range in");
+  if (nov) {
+    h->overrides = calloc(nov, sizeof *h->overrides);
+    CHECK(h->overrides, "out of memory reading");
+  }
+  for (uint32_t i = 0; i < nov; i++) {
+    uint32_t n;
+    NEED(rd_u32(r, &n));
+    CHECK(n >= 1 && n <= r->n - r->pos, "truncated");
+    CHECK(!memchr(r->p + r->pos, 0, n) && memchr(r->p + r->pos, '=', n), "not a KEY=VALUE override in");
+    h->overrides[i] = rd_str(r, n);
+    CHECK(h->overrides[i], "out of memory reading");
+    h->noverrides = (int)i + 1;
+  }
   CHECK(r->pos == r->n, "trailing bytes in");
   return IC_OK;
 }
@@ -551,6 +578,7 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
       "recorded before the MSHR and IQ rules (its graphs would lack them; the stitcher needs "
       "the IQ's size)",
       "uncompressed and without the program's absolute path",
+      "recorded without the machine's --set overrides (analyze reports them)",
   };
   _Static_assert(sizeof older / sizeof *older == SIG_FILE_VERSION, "a reason per older version");
   if (h->version >= 1 && h->version < SIG_FILE_VERSION)

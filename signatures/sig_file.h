@@ -1,16 +1,17 @@
 /* sig_file.h: the sample file, written incrementally and read with every
  * field checked.
  *
- * Format, version 7 (version 6 was uncompressed and kept no program path;
- * version 5 lacks the MSHR and IQ rules; version 1, without the edge kind count, predates the
- * MSHR edge; version 2 lacks the machine's l1i.line; version 3 predates the
- * IW edge and its keep mask; version 4 lacks the functional unit counts;
- * all are refused with that reason). Integers are little-endian; "varint" is unsigned LEB128
- * (7 bits per byte, low first, at most 10 bytes); checksums are FNV-1a 64
- * over the bytes they cover.
+ * Format, version 8 (version 7 kept no --set overrides; version 6 was
+ * uncompressed and kept no program path; version 5 lacks the MSHR and IQ
+ * rules; version 1, without the edge kind count, predates the MSHR edge;
+ * version 2 lacks the machine's l1i.line; version 3 predates the IW edge
+ * and its keep mask; version 4 lacks the functional unit counts; all are
+ * refused with that reason). Integers are little-endian; "varint" is
+ * unsigned LEB128 (7 bits per byte, low first, at most 10 bytes); checksums
+ * are FNV-1a 64 over the bytes they cover.
  *
  *   offset 0   magic "ICSAMPLE" (8 bytes)
- *          8   u32 version (5)
+ *          8   u32 version (8)
  *         12   u32 H: header payload bytes (<= 16 MiB)
  *         16   u64 checksum of the header payload
  *         24   header payload:
@@ -25,6 +26,9 @@
  *                u32 length (1..4096), bytes: the program's absolute path
  *                u32 argc, then argc times: u32 length, bytes (the guest argv)
  *                u32 length, bytes: the resolved machine config (YAML)
+ *                u32 n (<= SIG_FILE_MAX_OVERRIDES), then n times: u32 length
+ *                    (>= 1), bytes: the --set overrides of the profiled run,
+ *                    KEY=VALUE, in the order given
  *   then blocks, each
  *                u32 type (1 detailed samples, 2 signature samples, 3 end)
  *                u32 count of samples in the block
@@ -59,7 +63,8 @@
 #include "sig.h"
 
 #define SIG_FILE_MAGIC "ICSAMPLE"
-#define SIG_FILE_VERSION 7u
+#define SIG_FILE_VERSION 8u
+#define SIG_FILE_MAX_OVERRIDES 4096u
 #define SIG_FILE_ZSTD_LEVEL 3
 #define SIG_FILE_MAX_PAYLOAD (16u << 20)
 
@@ -73,6 +78,9 @@ typedef struct sig_file_header {
   char **argv;       /* argc strings (owned; freed by sig_file_header_free) */
   char *config_yaml; /* owned */
   char *program;     /* the program's absolute path (owned); analyze finds it there */
+  int noverrides;
+  char **overrides;  /* the run's --set KEY=VALUE, in order (owned when read; the
+                        writer only reads them) */
 } sig_file_header;
 
 void sig_file_header_free(sig_file_header *h);

@@ -1,5 +1,6 @@
 /* fuzz_cli.c: libFuzzer target for the command line: the options every
- * program-running command shares (cli_run_parse, frontends/cli/run.h), the
+ * program-running command shares (cli_run_parse on getopt_long,
+ * frontends/cli/run.h and opts.h), the
  * counts and sizes they take (10M, 512K), category lists and output
  * formats. The input is the argument vector, one argument per line
  * (argv[0] first: "icost" or a command's name). */
@@ -27,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   argv[argc] = NULL;
   cli_run_opts o;
   ic_err err = {{0}};
-  ic_status st = cli_run_parse(argc, argv, &o, NULL, NULL, &err);
+  ic_status st = cli_run_parse(argc, argv, &o, NULL, NULL, NULL, &err);
   fz_check(st, &err);
   if (st == IC_OK) {
     if (o.nsets > CLI_RUN_MAX_SETS || o.prog_argc < 0 || o.prog_argc > argc) abort();

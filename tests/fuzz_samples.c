@@ -10,8 +10,9 @@
  * them instead of stopping at a checksum mismatch (a block's checksum
  * covers its compressed bytes, whose length is at offset 8 of the block
  * header, so mutated frames reach the decompression checks). The seed
- * corpus (tests/fuzz/corpus/samples) is written by `icost profile` in the
- * current version.
+ * corpus (tests/fuzz/corpus/samples) is in the current version: loop.bin
+ * written by `icost profile --set ...` (overrides in its header), glibc.bin
+ * a version 7 file given the empty override list of version 8.
  *
  * Build: cmake -DICOST_FUZZ=ON -DCMAKE_C_COMPILER=clang; run
  * ./fuzz_samples -max_total_time=300 CORPUS_DIR (seed it with files

@@ -287,8 +287,9 @@ Test(annotate_cli, unreadable_symbols_warn_and_go_on) {
       {"annotate --by file", "--by 'file'"},
       {"annotate --format xml", "'xml'"},
       {"annotate --top many", "--top 'many'"},
-      {"annotate --symbols", "--symbols: missing"},
-      {"critical --symbols", "--symbols: missing"},
+      {"annotate --symbols", "--symbols needs a value"},
+      {"critical --symbols", "--symbols needs a value"},
+      {"critical --symbols=", "--symbols: missing ELF file name"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cr_assert_eq(icost(bad[i][0], "/dev/null", &err), 2, "%s", bad[i][0]);

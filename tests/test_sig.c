@@ -288,6 +288,7 @@ Test(sig, sampler_rejects_bad_options) {
 /* ---- the sample file ---- */
 
 static char *argv_prog[] = {"/bin/prog", "arg one", NULL};
+static char *overrides[] = {"core.rob=64", "l1d.latency=3"};
 
 static void header(sig_file_header *h) {
   memset(h, 0, sizeof *h);
@@ -303,6 +304,8 @@ static void header(sig_file_header *h) {
   h->argv = argv_prog;
   h->config_yaml = "core:\n  rob: 64\n";
   h->program = "/opt/some dir/prog";
+  h->noverrides = 2;
+  h->overrides = overrides;
 }
 
 /* Writes the synthetic stream's samples to path; returns the file bytes. */
@@ -390,6 +393,9 @@ Test(sig, file_round_trip_and_deterministic) {
   cr_assert_eq(h.machine.mem_latency, 100);
   cr_assert_eq(h.elf_hash, 0xabcdef);
   cr_assert_str_eq(h.program, "/opt/some dir/prog");
+  cr_assert_eq(h.noverrides, 2);
+  cr_assert_str_eq(h.overrides[0], "core.rob=64");
+  cr_assert_str_eq(h.overrides[1], "l1d.latency=3");
   sig_file_header_free(&h);
   col_free(&c);
   col_free(&back);
@@ -457,12 +463,19 @@ Test(sig, file_rejects_truncation_and_corruption, .timeout = 600) {
   cr_assert_eq(sig_file_parse(g, len + 1, "small.bin", &h, none, NULL, &err), IC_EINPUT);
   sig_file_header_free(&h);
   /* another version; versions 1 (before the MSHR edge), 2 (without
-     l1i.line), 3 (before the IW edge), 4 (without the unit counts) and 5
-     (before the MSHR and IQ rules) say why */
+     l1i.line), 3 (before the IW edge), 4 (without the unit counts), 5
+     (before the MSHR and IQ rules), 6 (uncompressed) and 7 (without the
+     overrides) say why */
   memcpy(c, buf, len);
-  c[8] = 8;
+  c[8] = 9;
   cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
-  cr_assert(strstr(err.msg, "version 8") != NULL, "%s", err.msg);
+  cr_assert(strstr(err.msg, "version 9") != NULL, "%s", err.msg);
+  sig_file_header_free(&h);
+  c[8] = 7;
+  cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "version 7") != NULL && strstr(err.msg, "overrides") != NULL &&
+                !strchr(err.msg, '\n'),
+            "%s", err.msg);
   sig_file_header_free(&h);
   c[8] = 6;
   cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);

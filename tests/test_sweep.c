@@ -2,7 +2,9 @@
  *
  *   - axes: lists, ranges, bad ones; points in order; shards disjoint and
  *     covering; job keys differ where runs differ;
- *   - a sweep's numbers equal the same runs made one by one with --set;
+ *   - a sweep's numbers equal the same runs made one by one with --set
+ *     (its json export read with json-c: the export's provenance, then
+ *     the runs, each with its own);
  *   - a sweep killed half way (its own pid) and run again: every run
  *     exactly once, the same table as an uninterrupted sweep;
  *   - shards run at once into one store, plus a whole sweep beside them:
@@ -21,6 +23,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "sweep.h"
 #include "test_util.h"
@@ -198,9 +202,17 @@ Test(sweep, numbers_equal_runs_by_hand, .timeout = 240) {
   cr_assert_eq(st, 0, "%s", out);
   cr_assert(strstr(out, "8 runs in this shard: 0 already"), "%s", out);
   free(out);
-  snprintf(args, sizeof args, "sweep --out %s --export json", dir);
+  snprintf(args, sizeof args, "sweep --out %s --export=json", dir);
   char *json = icost_out(args, &st);
   cr_assert_eq(st, 0, "%s", json);
+  json_object *root = json_tokener_parse(json), *prov, *runs;
+  cr_assert_not_null(root, "not json: %s", json);
+  cr_assert(json_object_object_get_ex(root, "provenance", &prov) &&
+                json_object_object_get_ex(root, "runs", &runs),
+            "%s", json);
+  cr_expect_str_eq(json_object_get_string(json_object_object_get(prov, "command")), "sweep");
+  cr_expect(json_object_get_string(json_object_object_get(prov, "version"))[0] != 0);
+  cr_assert_eq(json_object_array_length(runs), 8, "%s", json);
   const char *wl[] = {"chase.short", "mix.short"};
   const char *rob[] = {"16", "128"}, *lat[] = {"1", "4"};
   int checked = 0;
@@ -213,21 +225,20 @@ Test(sweep, numbers_equal_runs_by_hand, .timeout = 240) {
                  rob[r], lat[l], wl[w]);
         char *hand = icost_out(args, &st);
         cr_assert_eq(st, 0, "%s", hand);
-        /* the record: its line of the json list (one object per line) */
-        char want[128];
-        snprintf(want, sizeof want, "\"point\": {\"core.rob\": %s, \"l1d.latency\": %s}",
-                 rob[r], lat[l]);
-        char *line = json, *found = NULL;
-        while (line && *line) {
-          char *nl = strchr(line, '\n');
-          if (nl) *nl = 0;
-          char ww[64];
-          snprintf(ww, sizeof ww, "\"workload\": \"%s\"", wl[w]);
-          if (strstr(line, want) && strstr(line, ww)) found = strdup(line);
-          if (nl) *nl = '\n';
-          line = nl ? nl + 1 : NULL;
+        /* the record of this point and workload, with its run's provenance */
+        json_object *found = NULL;
+        for (size_t i = 0; i < json_object_array_length(runs) && !found; i++) {
+          json_object *rec = json_object_array_get_idx(runs, i);
+          json_object *pt = json_object_object_get(rec, "point");
+          if (json_object_get_int(json_object_object_get(pt, "core.rob")) == atoi(rob[r]) &&
+              json_object_get_int(json_object_object_get(pt, "l1d.latency")) == atoi(lat[l]) &&
+              !strcmp(json_object_get_string(json_object_object_get(rec, "workload")), wl[w]))
+            found = rec;
         }
-        cr_assert_not_null(found, "no record for %s %s", want, wl[w]);
+        cr_assert_not_null(found, "no record for core.rob=%s l1d.latency=%s %s", rob[r], lat[l], wl[w]);
+        json_object *rp = json_object_object_get(found, "provenance");
+        cr_expect_eq(json_object_array_length(json_object_object_get(rp, "overrides")), 2, "%s",
+                     json_object_to_json_string(rp));
         /* every csv row of the run by hand: the same name, cycles and
            percent in the record */
         int rows = 0, shap = 0;
@@ -243,28 +254,38 @@ Test(sweep, numbers_equal_runs_by_hand, .timeout = 240) {
           if (shap ? sscanf(h, "%63[^,],%63[^,],%63s", name, pct, cyc) != 3
                    : sscanf(h, "%63[^,],%63[^,],%63[^,],%63s", name, kind, pct, cyc) != 4)
             continue;
-          char head[128], nums[256];
-          snprintf(head, sizeof head, "{\"name\": \"%s\", %s", name,
-                   shap ? "\"percent\"" : "\"kind\"");
-          snprintf(nums, sizeof nums, "\"percent\": %s, \"cycles\": %s}", pct, cyc);
-          /* the entry's name, then its percent and cycles before the next entry */
-          char *at = strstr(found, head);
-          cr_expect_not_null(at, "%s: no entry %s in %s", args, head, found);
-          if (at) {
-            char *next = strstr(at + 1, "{\"name\": ");
-            char *num = strstr(at, nums);
-            cr_expect(num && (!next || num < next), "%s: %s %s: '%s' not in the record %s", args,
-                      name, head, nums, found);
+          json_object *list = json_object_object_get(found, shap ? "shapley" : "breakdown"), *e = NULL;
+          for (size_t i = 0; i < json_object_array_length(list) && !e; i++) {
+            json_object *x = json_object_array_get_idx(list, i);
+            if (!strcmp(json_object_get_string(json_object_object_get(x, "name")), name)) e = x;
+          }
+          cr_expect_not_null(e, "%s: no entry %s in %s", args, name, json_object_to_json_string(list));
+          if (e) {
+            const double p = json_object_get_double(json_object_object_get(e, "percent")),
+                         c = json_object_get_double(json_object_object_get(e, "cycles"));
+            cr_expect(p == strtod(pct, NULL) && c == strtod(cyc, NULL), "%s: %s: %s %s, record %s", args,
+                      name, pct, cyc, json_object_to_json_string(e));
           }
           rows++;
         }
         cr_assert(rows >= 9, "%d rows", rows);
-        free(found);
         free(hand);
         checked++;
       }
   cr_assert_eq(checked, 8);
+  json_object_put(root);
   free(json);
+  /* the yaml export holds the same tree (read with Python's yaml) */
+  if (system("/usr/bin/python3 -c 'import yaml' 2>/dev/null") == 0) {
+    snprintf(args, sizeof args,
+             "%s sweep --out %s --export yaml | /usr/bin/python3 -c 'import sys, yaml; d = yaml.safe_load(sys.stdin); "
+             "print(\"ok\" if list(d) == [\"provenance\", \"runs\"] and len(d[\"runs\"]) == 8 and "
+             "all(r[\"provenance\"][\"overrides\"] for r in d[\"runs\"]) else d)' 2>&1",
+             ICOST_BINARY, dir);
+    char *y = run_cmd(args, &st);
+    cr_expect(st == 0 && strncmp(y, "ok", 2) == 0, "%s", y);
+    free(y);
+  }
   /* cycles of one by hand against the csv export */
   snprintf(args, sizeof args,
            "--set core.rob=16 --set l1d.latency=4 --workload chase.short --categories "

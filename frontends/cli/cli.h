@@ -2,7 +2,7 @@
  *
  * main.c dispatches on the first argument; each subcommand lives in its own
  * cmd_*.c file, parses its own options and returns the process exit code:
- * 0 success, 1 a failed run, 2 bad usage or bad input (DESIGN.md, Outputs). */
+ * 0 success, 1 a failed run, 2 bad usage or bad input (README, Options). */
 #ifndef IC_CLI_H
 #define IC_CLI_H
 

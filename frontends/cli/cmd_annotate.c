@@ -32,31 +32,36 @@ typedef struct annot_opts {
   cli_where_opts where;
 } annot_opts;
 
-static int annot_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
+enum { O_BY = CLI_OPT_OWN, O_TOP, O_DISASM, O_WINDOW, O_FORMAT };
+
+static const struct option annot_options[] = {
+    {"by", required_argument, NULL, O_BY},
+    {"top", required_argument, NULL, O_TOP},
+    {"disasm", required_argument, NULL, O_DISASM},
+    {"window", required_argument, NULL, O_WINDOW},
+    {"format", required_argument, NULL, O_FORMAT},
+    CLI_WHERE_OPTIONS,
+    {NULL, 0, NULL, 0},
+};
+
+static int annot_option(void *ctx, int id, const char *name, const char *v, ic_err *err) {
   annot_opts *o = ctx;
-  const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-  int used = cli_where_option(&o->where, argc, argv, i, err);
-  if (used != 0) return used;
-  if (strcmp(argv[i], "--by") == 0) {
-    if (v && strcmp(v, "function") == 0) o->by = BY_FUNCTION;
-    else if (v && strcmp(v, "line") == 0) o->by = BY_LINE;
+  (void)name;
+  switch (id) {
+  case O_BY:
+    if (strcmp(v, "function") == 0) o->by = BY_FUNCTION;
+    else if (strcmp(v, "line") == 0) o->by = BY_LINE;
     else {
-      ic_fail(err, IC_EINPUT, "--by '%s': expected function or line", v ? v : "");
+      ic_fail(err, IC_EINPUT, "--by '%s': expected function or line", v);
       return -1;
     }
-    return 2;
+    return 0;
+  case O_TOP: return cli_count_option("--top", v, &o->top, err);
+  case O_DISASM: return cli_count_option("--disasm", v, &o->disasm, err);
+  case O_WINDOW: return cli_window_option(v, &o->window, err);
+  case O_FORMAT: return cli_format_parse("annotate", v, &o->fmt, err) == IC_OK ? 0 : -1;
+  default: return cli_where_option(&o->where, id, v, err);
   }
-  if (strcmp(argv[i], "--top") == 0) return cli_count_option("--top", v, &o->top, err);
-  if (strcmp(argv[i], "--disasm") == 0) return cli_count_option("--disasm", v, &o->disasm, err);
-  if (strcmp(argv[i], "--window") == 0) return cli_window_option(v, &o->window, err);
-  if (strcmp(argv[i], "--format") == 0) {
-    if (!v) {
-      ic_fail(err, IC_EINPUT, "--format: missing value");
-      return -1;
-    }
-    return cli_format_parse("annotate", v, &o->fmt, err) == IC_OK ? 2 : -1;
-  }
-  return 0;
 }
 
 static void annot_help(void) {
@@ -355,7 +360,7 @@ int cmd_annotate(int argc, char **argv) {
                    .fmt = IC_EMIT_TEXT};
   cli_run_opts ro;
   ic_err err;
-  ic_status st = cli_run_parse(argc, argv, &ro, annot_option, &ao, &err);
+  ic_status st = cli_run_parse(argc, argv, &ro, annot_options, annot_option, &ao, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
   if (ro.help) {
     annot_help();

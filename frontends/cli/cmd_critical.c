@@ -19,12 +19,6 @@
 #include "slack.h"
 #include "where.h"
 
-/* Option callbacks return -1 for a bad value, with *err filled by ic_fail. */
-static int bad_value(ic_status st) {
-  (void)st;
-  return -1;
-}
-
 /* A comma list of category names as a mask; IC_EINPUT names the bad one. */
 static ic_status parse_ideal(const char *opt, const char *list, ic_catmask *out, ic_err *err) {
   *out = 0;
@@ -59,22 +53,27 @@ typedef struct crit_opts {
   cli_where_opts where;
 } crit_opts;
 
-static int crit_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
+enum { O_TOP = CLI_OPT_OWN, O_WINDOW, O_FORMAT, O_IDEAL };
+
+static const struct option crit_options[] = {
+    {"top", required_argument, NULL, O_TOP},
+    {"window", required_argument, NULL, O_WINDOW},
+    {"format", required_argument, NULL, O_FORMAT},
+    {"ideal", required_argument, NULL, O_IDEAL},
+    CLI_WHERE_OPTIONS,
+    {NULL, 0, NULL, 0},
+};
+
+static int crit_option(void *ctx, int id, const char *name, const char *v, ic_err *err) {
   crit_opts *o = ctx;
-  const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-  int used = cli_where_option(&o->where, argc, argv, i, err);
-  if (used != 0) return used;
-  if (strcmp(argv[i], "--top") == 0) return cli_count_option("--top", v, &o->top, err);
-  if (strcmp(argv[i], "--window") == 0) return cli_window_option(v, &o->window, err);
-  if (strcmp(argv[i], "--format") == 0) {
-    if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--format: missing value"));
-    return cli_format_parse("critical", v, &o->fmt, err) == IC_OK ? 2 : -1;
+  (void)name;
+  switch (id) {
+  case O_TOP: return cli_count_option("--top", v, &o->top, err);
+  case O_WINDOW: return cli_window_option(v, &o->window, err);
+  case O_FORMAT: return cli_format_parse("critical", v, &o->fmt, err) == IC_OK ? 0 : -1;
+  case O_IDEAL: return parse_ideal("--ideal", v, &o->ideal, err) == IC_OK ? 0 : -1;
+  default: return cli_where_option(&o->where, id, v, err);
   }
-  if (strcmp(argv[i], "--ideal") == 0) {
-    if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--ideal: missing category list"));
-    return parse_ideal("--ideal", v, &o->ideal, err) == IC_OK ? 2 : -1;
-  }
-  return 0;
 }
 
 static void crit_help(void) {
@@ -294,7 +293,7 @@ int cmd_critical(int argc, char **argv) {
   crit_opts co = {.top = 20, .window = IC_SLACK_DEFAULT_WINDOW, .fmt = IC_EMIT_TEXT};
   cli_run_opts ro;
   ic_err err;
-  ic_status st = cli_run_parse(argc, argv, &ro, crit_option, &co, &err);
+  ic_status st = cli_run_parse(argc, argv, &ro, crit_options, crit_option, &co, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
   if (ro.help) {
     crit_help();
@@ -352,40 +351,38 @@ typedef struct graph_opts {
   ic_catmask ideal, run_ideal;
 } graph_opts;
 
-static int graph_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
+enum { G_FROM = CLI_OPT_OWN, G_COUNT, G_FORMAT, G_IDEAL, G_RUN_IDEAL };
+
+static const struct option graph_options[] = {
+    {"from", required_argument, NULL, G_FROM},
+    {"count", required_argument, NULL, G_COUNT},
+    {"format", required_argument, NULL, G_FORMAT},
+    {"output", required_argument, NULL, 'o'},
+    {"ideal", required_argument, NULL, G_IDEAL},
+    {"run-ideal", required_argument, NULL, G_RUN_IDEAL},
+    {NULL, 0, NULL, 0},
+};
+
+static int graph_option(void *ctx, int id, const char *name, const char *v, ic_err *err) {
   graph_opts *o = ctx;
-  const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-  if (strcmp(argv[i], "--from") == 0) {
+  (void)name;
+  switch (id) {
+  case G_FROM:
     o->have_from = 1;
     return cli_count_option("--from", v, &o->from, err);
-  }
-  if (strcmp(argv[i], "--count") == 0) {
+  case G_COUNT:
     o->have_count = 1;
-    int n = cli_count_option("--count", v, &o->count, err);
-    if (n > 0 && (o->count == 0 || o->count > IC_EXPORT_MAX_COUNT)) {
+    if (cli_count_option("--count", v, &o->count, err) != 0) return -1;
+    if (o->count == 0 || o->count > IC_EXPORT_MAX_COUNT) {
       ic_fail(err, IC_EINPUT, "--count %s: must be between 1 and %u instructions", v, IC_EXPORT_MAX_COUNT);
       return -1;
     }
-    return n;
+    return 0;
+  case G_FORMAT: return ic_export_parse_format(v, &o->fmt, err) == IC_OK ? 0 : -1;
+  case 'o': o->out = v; return 0;
+  case G_IDEAL: return parse_ideal("--ideal", v, &o->ideal, err) == IC_OK ? 0 : -1;
+  default: return parse_ideal("--run-ideal", v, &o->run_ideal, err) == IC_OK ? 0 : -1;
   }
-  if (strcmp(argv[i], "--format") == 0) {
-    if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--format: missing value"));
-    return ic_export_parse_format(v, &o->fmt, err) == IC_OK ? 2 : -1;
-  }
-  if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-    if (!v) return bad_value(ic_fail(err, IC_EINPUT, "%s: missing file name", argv[i]));
-    o->out = v;
-    return 2;
-  }
-  if (strcmp(argv[i], "--ideal") == 0) {
-    if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--ideal: missing category list"));
-    return parse_ideal("--ideal", v, &o->ideal, err) == IC_OK ? 2 : -1;
-  }
-  if (strcmp(argv[i], "--run-ideal") == 0) {
-    if (!v) return bad_value(ic_fail(err, IC_EINPUT, "--run-ideal: missing category list"));
-    return parse_ideal("--run-ideal", v, &o->run_ideal, err) == IC_OK ? 2 : -1;
-  }
-  return 0;
 }
 
 static void graph_help(void) {
@@ -405,7 +402,7 @@ static void graph_help(void) {
         "                  model's stamp, time: the window's longest path from \"start\", pc,\n"
         "                  opclass, critical) and a table `edges` (source and target ids,\n"
         "                  kind, latency, dist, parts, mem, external, critical)\n"
-        "  -o FILE         output file, written completely or not at all (default: stdout)\n"
+        "  -o, --output FILE  output file, written completely or not at all (default: stdout)\n"
         "  --ideal LIST    comma list of categories to idealize in the exported edges:\n"
         "                  dl1 win bw bmisp dmiss shalu lgalu imiss (the run itself is the\n"
         "                  baseline machine; the mask is applied to the graph by the rules\n"
@@ -506,7 +503,7 @@ int cmd_graph(int argc, char **argv) {
   graph_opts go = {.fmt = IC_EXPORT_GRAPHML};
   cli_run_opts ro;
   ic_err err;
-  ic_status st = cli_run_parse(argc, argv, &ro, graph_option, &go, &err);
+  ic_status st = cli_run_parse(argc, argv, &ro, graph_options, graph_option, &go, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
   if (ro.help) {
     graph_help();

@@ -4,7 +4,6 @@
  * (--stats, --records) and to dump the executed pc sequence (--trace-pc). */
 #include <errno.h>
 #include <stdint.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,59 +74,69 @@ static double now_sec(clockid_t clk) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+enum { O_STATS = CLI_OPT_OWN, O_RECORDS, O_SKIP, O_MAX, O_SEED, O_MEM, O_ROOT, O_TRACE_PC };
+
+static const struct option emu_options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"stats", no_argument, NULL, O_STATS},
+    {"records", no_argument, NULL, O_RECORDS},
+    {"skip", required_argument, NULL, O_SKIP},
+    {"max", required_argument, NULL, O_MAX},
+    {"seed", required_argument, NULL, O_SEED},
+    {"guest-memory", required_argument, NULL, O_MEM},
+    {"guest-root", required_argument, NULL, O_ROOT},
+    {"trace-pc", required_argument, NULL, O_TRACE_PC},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct emu_opts {
+  int help, stats, records;
+  uint64_t skip, max, seed, mem_limit;
+  const char *trace_path, *root;
+} emu_opts;
+
+static int emu_option(void *ctx, int id, const char *name, const char *v, ic_err *err) {
+  emu_opts *o = ctx;
+  uint64_t n;
+  switch (id) {
+  case 'h': o->help = 1; return 0;
+  case O_STATS: o->stats = 1; return 0;
+  case O_RECORDS: o->records = 1; return 0;
+  case O_ROOT: o->root = v; return 0;
+  case O_TRACE_PC: o->trace_path = v; return 0;
+  case O_MEM:
+    if (cli_parse_bytes(v, &o->mem_limit) == 0) return 0;
+    ic_fail(err, IC_EINPUT, "emu: --guest-memory needs a size in bytes (suffix K, M or G)");
+    return -1;
+  }
+  if (cli_parse_count(v, &n) != 0) {
+    ic_fail(err, IC_EINPUT, "emu: %s '%s' is not a count (digits, optional k/M/G)", name, v);
+    return -1;
+  }
+  if (id == O_MAX && n == 0) {
+    ic_fail(err, IC_EINPUT, "emu: --max 0: give a positive count (leave --max out to run to the end)");
+    return -1;
+  }
+  *(id == O_SKIP ? &o->skip : id == O_MAX ? &o->max : &o->seed) = n;
+  return 0;
+}
+
 int cmd_emu(int argc, char **argv) {
-  int stats = 0, records = 0;
-  uint64_t skip = 0, max = UINT64_MAX, seed = 0, mem_limit = RV_DEFAULT_MEM_LIMIT;
-  const char *trace_path = NULL, *root = NULL;
-  enum { O_STATS = 256, O_RECORDS, O_SKIP, O_MAX, O_SEED, O_MEM, O_ROOT, O_TRACE_PC };
-  static const struct option longopts[] = {
-      {"help", no_argument, NULL, 'h'},          {"stats", no_argument, NULL, O_STATS},
-      {"records", no_argument, NULL, O_RECORDS}, {"skip", required_argument, NULL, O_SKIP},
-      {"max", required_argument, NULL, O_MAX},   {"seed", required_argument, NULL, O_SEED},
-      {"guest-memory", required_argument, NULL, O_MEM},
-      {"guest-root", required_argument, NULL, O_ROOT},
-      {"trace-pc", required_argument, NULL, O_TRACE_PC},
-      {NULL, 0, NULL, 0}};
-  /* "+": the first non-option is the program; its own options are its */
-  optind = 1;
-  opterr = 0;
-  int c;
-  while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-    uint64_t v;
-    switch (c) {
-    case 'h': emu_usage(stdout); return 0;
-    case O_STATS: stats = 1; break;
-    case O_RECORDS: records = 1; break;
-    case O_SKIP:
-    case O_MAX:
-    case O_SEED:
-      if (cli_parse_count(optarg, &v) != 0)
-        return cli_fail(2, "emu: %s '%s' is not a count (digits, optional k/M/G)", argv[optind - 1],
-                        optarg);
-      if (c == O_MAX && v == 0)
-        return cli_fail(2, "emu: --max 0: give a positive count (leave --max out to run to the end)");
-      if (c == O_SKIP) skip = v;
-      else if (c == O_MAX) max = v;
-      else seed = v;
-      break;
-    case O_MEM:
-      if (cli_parse_bytes(optarg, &mem_limit))
-        return cli_fail(2, "emu: --guest-memory needs a size in bytes (suffix K, M or G)");
-      break;
-    case O_ROOT: root = optarg; break;
-    case O_TRACE_PC: trace_path = optarg; break;
-    case ':':
-      return cli_fail(2, "emu: %s needs a value", argv[optind - 1]);
-    default:
-      emu_usage(stderr);
-      return cli_fail(2, "emu: unknown option '%s'", argv[optind - 1]);
-    }
+  emu_opts eo = {.max = UINT64_MAX, .mem_limit = RV_DEFAULT_MEM_LIMIT};
+  ic_err err;
+  int i;
+  /* the first word is the program (as after `--`); its options are its own */
+  ic_status st = cli_getopt(argc, argv, emu_options, CLI_WORDS_PROGRAM, emu_option, &eo, &i, &err);
+  if (st != IC_OK) return cli_fail_err(st, &err);
+  if (eo.help) {
+    emu_usage(stdout);
+    return 0;
   }
-  int i = optind;
-  if (i >= argc) {
-    emu_usage(stderr);
-    return cli_fail(2, "emu: no program given");
-  }
+  if (i >= argc) return cli_fail(2, "emu: no program given (see icost emu --help)");
+  const int stats = eo.stats, records = eo.records;
+  const uint64_t seed = eo.seed, mem_limit = eo.mem_limit, max = eo.max;
+  uint64_t skip = eo.skip;
+  const char *trace_path = eo.trace_path, *root = eo.root;
   const char *prog = argv[i];
 
   rv_options opt;
@@ -136,8 +145,7 @@ int cmd_emu(int argc, char **argv) {
   opt.mem_limit = mem_limit;
   opt.root = root;
   rv_proc *p;
-  ic_err err;
-  ic_status st = rv_proc_load(&p, prog, argc - i, argv + i, &opt, &err);
+  st = rv_proc_load(&p, prog, argc - i, argv + i, &opt, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
 
   FILE *trace = NULL;

@@ -70,7 +70,7 @@ static const char icost_help[] =
     "                      --show all or at most 4 categories (2^n: time grows as\n"
     "                      2^n), else of {}, the singletons, the pairs with the first\n"
     "                      category and the whole list (2n + 1: 17 of 256 with 8)\n"
-    "  -j N                CPUs to use (default: those the process may run on):\n"
+    "  -j, --jobs N       CPUs to use (default: those the process may run on):\n"
     "                      multisim: runs in parallel; graph: with 2 or more the model\n"
     "                      runs on one and the solver beside it on the others\n"
     "  --fragments K       graphfrag: windows (default 200); profiler: with --max, the\n"
@@ -177,76 +177,66 @@ typedef struct icost_opts {
   const uint8_t *need; /* the subsets the breakdown shows (ic_breakdown_needed) */
 } icost_opts;
 
-/* "--name V" or "--name=V": the value, advancing *used; NULL if not this
- * option. *missing is set when the value is absent. */
-static const char *value_of(int argc, char **argv, int i, const char *name, int *used,
-                            int *missing) {
-  size_t l = strlen(name);
-  const char *a = argv[i];
-  *missing = 0;
-  if (strncmp(a, name, l) != 0) return NULL;
-  if (a[l] == '=') {
-    *used = 1;
-    return a + l + 1;
-  }
-  if (a[l] != 0) return NULL;
-  if (i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  *used = 2;
-  return argv[i + 1];
-}
+enum {
+  O_CATEGORIES = CLI_OPT_OWN, O_METHOD, O_FORMAT, O_SHOW, O_KERNEL, O_PLOT, O_CYCLES, O_FRAGMENTS,
+  O_FRAG_LENGTH, O_FRAG_SEED, O_FRAG_WARMUP
+};
 
-static int icost_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
+static const struct option icost_options[] = {
+    {"categories", required_argument, NULL, O_CATEGORIES},
+    {"method", required_argument, NULL, O_METHOD},
+    {"format", required_argument, NULL, O_FORMAT},
+    {"show", required_argument, NULL, O_SHOW},
+    {"kernel", required_argument, NULL, O_KERNEL},
+    {"plot", required_argument, NULL, O_PLOT},
+    {"cycles", no_argument, NULL, O_CYCLES},
+    {"jobs", required_argument, NULL, 'j'},
+    {"fragments", required_argument, NULL, O_FRAGMENTS},
+    {"frag-length", required_argument, NULL, O_FRAG_LENGTH},
+    {"frag-seed", required_argument, NULL, O_FRAG_SEED},
+    {"frag-warmup", required_argument, NULL, O_FRAG_WARMUP},
+    {NULL, 0, NULL, 0},
+};
+
+static int icost_option(void *ctx, int id, const char *name, const char *v, ic_err *err) {
   icost_opts *o = ctx;
-  if (strcmp(argv[i], "--cycles") == 0) {
-    o->in_cycles = 1;
-    return 1;
+  switch (id) {
+  case O_CATEGORIES: o->categories = v; return 0;
+  case O_METHOD: o->method = v; return 0;
+  case O_FORMAT: o->format = v; return 0;
+  case O_SHOW: o->show = v; return 0;
+  case O_KERNEL: o->kernel = v; return 0;
+  case O_PLOT: o->plot = v; return 0;
+  case O_CYCLES: o->in_cycles = 1; return 0;
   }
-  static const char *const strs[] = {"--categories", "--method", "--format",
-                                     "--show",       "--kernel", "--plot"};
-  const char **sdst[] = {&o->categories, &o->method, &o->format, &o->show, &o->kernel, &o->plot};
-  static const char *const nums[] = {"-j", "--fragments", "--frag-length", "--frag-seed",
-                                     "--frag-warmup"};
-  int used = 0, missing = 0;
-  for (int k = 0; k < (int)(sizeof strs / sizeof strs[0]); k++) {
-    const char *v = value_of(argc, argv, i, strs[k], &used, &missing);
-    if (missing) {
-      ic_fail(err, IC_EINPUT, "%s needs a value", strs[k]);
-      return -1;
-    }
-    if (v) {
-      *sdst[k] = v;
-      return used;
-    }
+  uint64_t n;
+  const int ok = cli_parse_count(v, &n) == 0;
+  const char *why = NULL;
+  switch (id) {
+  case 'j':
+    if (!ok || n == 0 || n > 1024) why = "expected 1 to 1024";
+    else o->jobs = (int)n;
+    break;
+  case O_FRAGMENTS:
+    if (!ok || n == 0) why = "expected a positive count";
+    else o->fragments = n;
+    break;
+  case O_FRAG_LENGTH:
+    if (!ok || n == 0 || n > SIG_MAX_LENGTH) why = "expected a count from 1 to 1000000";
+    else o->fraglen = n;
+    break;
+  case O_FRAG_SEED:
+    if (!ok) why = "expected a number";
+    else o->fragseed = n;
+    break;
+  default: /* O_FRAG_WARMUP */
+    if (!ok || n > UINT32_MAX) why = "expected a number";
+    else o->fragwarm = n, o->have_fragwarm = 1;
+    break;
   }
-  for (int k = 0; k < 5; k++) {
-    const char *v = value_of(argc, argv, i, nums[k], &used, &missing);
-    if (missing) {
-      ic_fail(err, IC_EINPUT, "%s needs a value", nums[k]);
-      return -1;
-    }
-    if (!v) continue;
-    uint64_t n;
-    if (cli_parse_count(v, &n) != 0 || (k < 3 && n == 0) || (k == 0 && n > 1024) ||
-        (k == 2 && n > SIG_MAX_LENGTH) || (k == 4 && n > UINT32_MAX)) {
-      ic_fail(err, IC_EINPUT, "%s '%s': %s", nums[k], v,
-              k >= 3   ? "expected a number"
-              : k == 0 ? "expected 1 to 1024"
-              : k == 2 ? "expected a count from 1 to 1000000"
-                       : "expected a positive count");
-      return -1;
-    }
-    if (k == 4) {
-      o->fragwarm = n;
-      o->have_fragwarm = 1;
-    }
-    if (k == 0) o->jobs = (int)n;
-    if (k == 1) o->fragments = n;
-    if (k == 2) o->fraglen = n;
-    if (k == 3) o->fragseed = n;
-    return used;
+  if (why) {
+    ic_fail(err, IC_EINPUT, "%s '%s': %s", name, v, why);
+    return -1;
   }
   return 0;
 }
@@ -573,7 +563,7 @@ int cmd_icost(int argc, char **argv) {
   icost_opts io = {.method = "graph", .format = "text", .fragseed = 1};
   cli_run_opts ro;
   ic_err err;
-  ic_status st = cli_run_parse(argc, argv, &ro, icost_option, &io, &err);
+  ic_status st = cli_run_parse(argc, argv, &ro, icost_options, icost_option, &io, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
   if (ro.help) {
     fputs(icost_help, stdout);

@@ -28,35 +28,28 @@ typedef struct pv_opts {
   const char *out;
 } pv_opts;
 
-static int pv_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
+enum { O_FROM = CLI_OPT_OWN, O_COUNT };
+
+static const struct option pv_options[] = {
+    {"from", required_argument, NULL, O_FROM},
+    {"count", required_argument, NULL, O_COUNT},
+    {"output", required_argument, NULL, 'o'},
+    {NULL, 0, NULL, 0},
+};
+
+static int pv_option(void *ctx, int id, const char *name, const char *v, ic_err *err) {
   pv_opts *o = ctx;
-  const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-  const int from = strcmp(argv[i], "--from") == 0, count = strcmp(argv[i], "--count") == 0;
-  if (from || count) {
-    uint64_t *dst = from ? &o->from : &o->count;
-    if (!v) {
-      ic_fail(err, IC_EINPUT, "%s: missing value", argv[i]);
-      return -1;
-    }
-    if (cli_parse_count(v, dst) != 0) {
-      ic_fail(err, IC_EINPUT, "%s '%s': expected a non-negative count", argv[i], v);
-      return -1;
-    }
-    if (count && (o->count == 0 || o->count > IC_EXPORT_MAX_COUNT)) {
-      ic_fail(err, IC_EINPUT, "--count %s: must be between 1 and %u instructions", v, IC_EXPORT_MAX_COUNT);
-      return -1;
-    }
-    *(from ? &o->have_from : &o->have_count) = 1;
-    return 2;
-  }
-  if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-    if (!v) {
-      ic_fail(err, IC_EINPUT, "%s: missing file name", argv[i]);
-      return -1;
-    }
+  if (id == 'o') {
     o->out = v;
-    return 2;
+    return 0;
   }
+  const int from = id == O_FROM;
+  if (cli_count_option(name, v, from ? &o->from : &o->count, err) != 0) return -1;
+  if (!from && (o->count == 0 || o->count > IC_EXPORT_MAX_COUNT)) {
+    ic_fail(err, IC_EINPUT, "--count %s: must be between 1 and %u instructions", v, IC_EXPORT_MAX_COUNT);
+    return -1;
+  }
+  *(from ? &o->have_from : &o->have_count) = 1;
   return 0;
 }
 
@@ -70,7 +63,7 @@ static void pv_help(void) {
         "\n"
         "  --from N        first instruction of the window (required)\n"
         "  --count M       instructions in the window (required)\n"
-        "  -o FILE         output file, written completely or not at all (\"-\": stdout)\n"
+        "  -o, --output FILE  output file, written completely or not at all (\"-\": stdout)\n"
         "  common options: --config F, --set KEY=VALUE, --skip N, --warm N, --max N, --seed S,\n"
         "                  --workload NAME, --guest-output, --trace FILE\n"
         "\n"
@@ -215,7 +208,7 @@ int cmd_pipeview(int argc, char **argv) {
   pv_opts po = {0};
   cli_run_opts ro;
   ic_err err;
-  ic_status st = cli_run_parse(argc, argv, &ro, pv_option, &po, &err);
+  ic_status st = cli_run_parse(argc, argv, &ro, pv_options, pv_option, &po, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
   if (ro.help) {
     pv_help();

@@ -35,7 +35,7 @@ static const char profile_help[] =
     "(complete or not at all: a file without a name in FILE's directory, fsynced\n"
     "and named FILE at the end; an error, SIGINT or SIGTERM leaves nothing).\n"
     "\n"
-    "  -o FILE                 the sample file to write\n"
+    "  -o, --output FILE       the sample file to write\n"
     "  --sample-interval N     mean retired instructions between detailed samples\n"
     "                          (default 64; the interval is uniform in [1, 2N-1], so\n"
     "                          N = 1 samples every instruction)\n"
@@ -83,7 +83,7 @@ static const char profile_help[] =
 
 static const char analyze_help[] =
     "usage: icost analyze FILE [--categories LIST] [--program PROGRAM] [--fragments K]\n"
-    "                     [--warmup W] [--seed S] [--format text|csv|yaml] [--show all]\n"
+    "                     [--warmup W] [--seed S] [--format text|csv|yaml|json] [--show all]\n"
     "\n"
     "Stitches the signature samples of a sample file (icost profile) into fragments\n"
     "(paper Fig. 7), solves each fragment's dependence graph for every subset of the\n"
@@ -100,7 +100,9 @@ static const char analyze_help[] =
     "                     not counted (default 4 x the recorded core.rob, at most\n"
     "                     half the fragment length; 0: none)\n"
     "  --seed S           seed of the fragment choice and the bootstrap (default 1)\n"
-    "  --format F         text (default), csv or yaml\n"
+    "  --format F         text (default), csv, yaml or json: the same numbers; csv,\n"
+    "                     yaml and json start with the profiled run's provenance\n"
+    "                     (its program, argv, machine and --set overrides, from FILE)\n"
     "  --show all         list every interaction (default with more than 4 categories:\n"
     "                     pairs with the first category, the rest summed as `other`)\n"
     "\n"
@@ -179,50 +181,36 @@ static ic_status split_skeleton(void *ctx, const sig_skeleton *k, ic_err *err) {
   return o->sk.skeleton(o->sk.ctx, k, err);
 }
 
-static int opt_value(int argc, char **argv, int i, const char *name, const char **val, int *used,
-                     ic_err *err) {
-  size_t l = strlen(name);
-  if (strncmp(argv[i], name, l) != 0) return 0;
-  if (argv[i][l] == '=') {
-    *val = argv[i] + l + 1;
-    *used = 1;
-    return 1;
+enum { O_SAMPLE_INTERVAL = CLI_OPT_OWN, O_SIGNATURE_INTERVAL, O_FRAGMENT_LENGTH, O_SIGNATURES };
+
+static const struct option profile_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"sample-interval", required_argument, NULL, O_SAMPLE_INTERVAL},
+    {"signature-interval", required_argument, NULL, O_SIGNATURE_INTERVAL},
+    {"fragment-length", required_argument, NULL, O_FRAGMENT_LENGTH},
+    {"signatures", required_argument, NULL, O_SIGNATURES},
+    {NULL, 0, NULL, 0},
+};
+
+static int profile_option(void *ctx, int id, const char *name, const char *v, ic_err *err) {
+  profile_opts *o = ctx;
+  if (id == 'o') {
+    o->out = v;
+    return 0;
   }
-  if (argv[i][l] != 0) return 0;
-  if (i + 1 >= argc) {
-    ic_fail(err, IC_EINPUT, "%s needs a value", name);
+  uint64_t *dst = id == O_SAMPLE_INTERVAL      ? &o->sample_interval
+                  : id == O_SIGNATURE_INTERVAL ? &o->signature_interval
+                  : id == O_FRAGMENT_LENGTH    ? &o->length
+                                               : &o->signatures;
+  const uint64_t hi = id == O_FRAGMENT_LENGTH ? SIG_MAX_LENGTH
+                      : id == O_SIGNATURES    ? PROFILE_MAX_SIGNATURES
+                                              : (UINT64_C(1) << 40);
+  uint64_t n;
+  if (cli_parse_count(v, &n) != 0 || n == 0 || n > hi) {
+    ic_fail(err, IC_EINPUT, "%s '%s': expected a count from 1 to %llu", name, v, (unsigned long long)hi);
     return -1;
   }
-  *val = argv[i + 1];
-  *used = 2;
-  return 1;
-}
-
-static int profile_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
-  profile_opts *o = ctx;
-  const char *v;
-  int used = 0, r;
-  if ((r = opt_value(argc, argv, i, "-o", &v, &used, err)) != 0) {
-    if (r < 0) return -1;
-    o->out = v;
-    return used;
-  }
-  static const char *const nums[] = {"--sample-interval", "--signature-interval",
-                                     "--fragment-length", "--signatures"};
-  uint64_t *dst[] = {&o->sample_interval, &o->signature_interval, &o->length, &o->signatures};
-  for (int k = 0; k < 4; k++) {
-    if ((r = opt_value(argc, argv, i, nums[k], &v, &used, err)) == 0) continue;
-    if (r < 0) return -1;
-    uint64_t n;
-    uint64_t hi = k == 2 ? SIG_MAX_LENGTH : k == 3 ? PROFILE_MAX_SIGNATURES : (UINT64_C(1) << 40);
-    if (cli_parse_count(v, &n) != 0 || n == 0 || n > hi) {
-      ic_fail(err, IC_EINPUT, "%s '%s': expected a count from 1 to %llu", nums[k], v,
-              (unsigned long long)hi);
-      return -1;
-    }
-    *dst[k] = n;
-    return used;
-  }
+  *dst = n;
   return 0;
 }
 
@@ -243,7 +231,7 @@ int cmd_profile(int argc, char **argv) {
   profile_opts po = {NULL, IC_PROFILER_DEFAULT_DETAIL_INTERVAL, 0, 0, 0}; /* 0: set below */
   cli_run_opts ro;
   ic_err err;
-  ic_status st = cli_run_parse(argc, argv, &ro, profile_option, &po, &err);
+  ic_status st = cli_run_parse(argc, argv, &ro, profile_options, profile_option, &po, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
   if (ro.help) {
     fputs(profile_help, stdout);
@@ -295,6 +283,8 @@ int cmd_profile(int argc, char **argv) {
   h.argc = run.workload.argc;
   h.argv = run.workload.argv;
   h.config_yaml = yaml;
+  h.noverrides = ro.nsets;
+  h.overrides = (char **)ro.sets; /* the writer only reads them */
   if ((st = sig_writer_open(&w, po.out, &h, &err)) != IC_OK) goto fail;
   sig_sampler_opts so = {po.sample_interval, po.signature_interval, (uint32_t)po.length, ro.seed};
   ic_program_image img = cli_run_image(&run);
@@ -365,7 +355,8 @@ fail:
 /* ---- analyze ------------------------------------------------------------- */
 
 /* The provenance of an analysis: the profiled run's, from the sample
- * file's header (its program, argv, machine, seed, skip, max). */
+ * file's header (its program, argv, machine, --set overrides, seed, skip,
+ * max). */
 static void analyze_provenance(ic_emit *em, const char *prog, const sig_file_header *h) {
   char name[128] = "", hash[17] = "";
   const char *from = h->config_yaml ? strstr(h->config_yaml, "(resolved from ") : NULL;
@@ -384,6 +375,7 @@ static void analyze_provenance(ic_emit *em, const char *prog, const sig_file_hea
   }
   ic_provenance p = {.version = cli_version(), .command = "analyze", .program = prog,
                      .argc = h->argc, .argv = h->argv, .machine = name[0] ? name : NULL,
+                     .noverrides = h->noverrides, .overrides = (const char *const *)h->overrides,
                      .machine_hash = hash[0] ? hash : NULL, .seed = h->seed, .skip = h->skip,
                      .max = h->max, .has_max = h->max != 0};
   ic_emit_provenance(em, &p);
@@ -456,56 +448,76 @@ static void write_stitch(ic_emit *em, const char *file, const char *prog,
   ic_emit_only(em, IC_EMIT_ALL);
 }
 
-int cmd_analyze(int argc, char **argv) {
-  const char *file = NULL, *cats_s = NULL, *program = NULL, *format = "text", *show = NULL;
-  uint64_t fragments = 0, seed = 1, warmup = 0;
-  int have_warmup = 0;
-  ic_err err;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(analyze_help, stdout);
-      return 0;
+enum { A_CATEGORIES = CLI_OPT_OWN, A_PROGRAM, A_FRAGMENTS, A_SEED, A_FORMAT, A_SHOW, A_WARMUP };
+
+static const struct option analyze_options[] = {
+    {"categories", required_argument, NULL, A_CATEGORIES},
+    {"program", required_argument, NULL, A_PROGRAM},
+    {"fragments", required_argument, NULL, A_FRAGMENTS},
+    {"seed", required_argument, NULL, A_SEED},
+    {"format", required_argument, NULL, A_FORMAT},
+    {"show", required_argument, NULL, A_SHOW},
+    {"warmup", required_argument, NULL, A_WARMUP},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct analyze_opts {
+  const char *file, *cats, *program, *format, *show;
+  uint64_t fragments, seed, warmup;
+  int have_warmup, help;
+} analyze_opts;
+
+static int analyze_option(void *ctx, int id, const char *name, const char *v, ic_err *err) {
+  analyze_opts *o = ctx;
+  uint64_t n;
+  switch (id) {
+  case CLI_OPERAND:
+    if (o->file) {
+      ic_fail(err, IC_EINPUT, "analyze: more than one FILE ('%s', '%s')", o->file, v);
+      return -1;
     }
-    if (a[0] != '-' || strcmp(a, "-") == 0) {
-      if (file) return cli_fail(2, "analyze: more than one FILE ('%s', '%s')", file, a);
-      file = a;
-      continue;
+    o->file = v;
+    return 0;
+  case 'h': o->help = 1; return 0;
+  case A_CATEGORIES: o->cats = v; return 0;
+  case A_PROGRAM: o->program = v; return 0;
+  case A_FORMAT: o->format = v; return 0;
+  case A_SHOW: o->show = v; return 0;
+  case A_FRAGMENTS:
+  case A_SEED:
+    if (cli_parse_count(v, &n) != 0 || (id == A_FRAGMENTS && n == 0)) {
+      ic_fail(err, IC_EINPUT, "%s '%s': expected a %s", name, v, id == A_FRAGMENTS ? "positive count" : "number");
+      return -1;
     }
-    static const char *const names[] = {"--categories", "--program", "--fragments", "--seed",
-                                        "--format", "--show", "--warmup"};
-    int used = 0, r = 0, k;
-    for (k = 0; k < 7; k++)
-      if ((r = opt_value(argc, argv, i, names[k], &v, &used, &err)) != 0) break;
-    if (r < 0) return cli_fail(2, "%s", err.msg);
-    if (k == 7) return cli_fail(2, "analyze: unknown option '%s'", a);
-    i += used - 1;
-    switch (k) {
-    case 0: cats_s = v; break;
-    case 1: program = v; break;
-    case 2:
-    case 3: {
-      uint64_t n;
-      if (cli_parse_count(v, &n) != 0 || (k == 2 && n == 0))
-        return cli_fail(2, "%s '%s': expected a %s", names[k], v,
-                        k == 2 ? "positive count" : "number");
-      if (k == 2) fragments = n;
-      else seed = n;
-      break;
+    *(id == A_FRAGMENTS ? &o->fragments : &o->seed) = n;
+    return 0;
+  default: /* A_WARMUP */
+    if (cli_parse_count(v, &o->warmup) != 0 || o->warmup > UINT32_MAX) {
+      ic_fail(err, IC_EINPUT, "--warmup '%s': expected a number", v);
+      return -1;
     }
-    case 4: format = v; break;
-    case 6:
-      if (cli_parse_count(v, &warmup) != 0 || warmup > UINT32_MAX)
-        return cli_fail(2, "--warmup '%s': expected a number", v);
-      have_warmup = 1;
-      break;
-    default: show = v; break;
-    }
+    o->have_warmup = 1;
+    return 0;
   }
+}
+
+int cmd_analyze(int argc, char **argv) {
+  analyze_opts ao = {.format = "text", .seed = 1};
+  ic_err err;
+  int end; /* no program: every word is an operand */
+  ic_status st = cli_getopt(argc, argv, analyze_options, CLI_WORDS_OPERANDS, analyze_option, &ao, &end, &err);
+  if (st != IC_OK) return cli_fail_err(st, &err);
+  if (ao.help) {
+    fputs(analyze_help, stdout);
+    return 0;
+  }
+  const char *file = ao.file, *cats_s = ao.cats, *program = ao.program, *format = ao.format, *show = ao.show;
+  const uint64_t fragments = ao.fragments, seed = ao.seed, warmup = ao.warmup;
+  const int have_warmup = ao.have_warmup;
   if (!file) return cli_fail(2, "analyze: no sample FILE given (see icost analyze --help)");
   uint8_t cats[IC_SOLVER_MAX_CATS];
   int ncat = 0;
-  ic_status st;
   if (cats_s) {
     if ((st = ic_parse_categories(cats_s, cats, &ncat, &err)) != IC_OK)
       return cli_fail(2, "--categories: %s", err.msg);

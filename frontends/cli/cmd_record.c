@@ -29,8 +29,10 @@ static void record_usage(FILE *f) {
       "A trace replays the same stream on every run, so multisim's subsets and\n"
       "repeated commands see one execution.\n"
       "\n"
-      "  -o FILE          the trace to write (written completely or not at all)\n"
-      "  --format F       icost (default): every field of every record (pc, size,\n"
+      "  -o, --output FILE  the trace to write (written completely or not at all)\n"
+      "  --format F       the trace file's format (record writes no report, so not\n"
+      "                   text, csv, yaml or json as elsewhere): icost (default):\n"
+      "                   every field of every record (pc, size,\n"
       "                   next pc, op class, registers, memory address and size)\n"
       "                   and the program image the profiler's stitcher needs,\n"
       "                   zstd-compressed in checksummed blocks (frontends/trace/\n"
@@ -61,17 +63,17 @@ typedef struct rec_opts {
   const char *out, *format;
 } rec_opts;
 
-static int rec_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
+static const struct option rec_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, CLI_OPT_OWN},
+    {NULL, 0, NULL, 0},
+};
+
+static int rec_option(void *ctx, int id, const char *name, const char *v, ic_err *err) {
   rec_opts *ro = ctx;
-  const char *a = argv[i];
-  const char **dst = strcmp(a, "-o") == 0 ? &ro->out : strcmp(a, "--format") == 0 ? &ro->format : NULL;
-  if (!dst) return 0;
-  if (i + 1 >= argc) {
-    ic_fail(err, IC_EINPUT, "record: %s needs a value", a);
-    return -1;
-  }
-  *dst = argv[i + 1];
-  return 2;
+  (void)name, (void)err;
+  *(id == 'o' ? &ro->out : &ro->format) = v;
+  return 0;
 }
 
 static int code_page(void *ctx, uint64_t addr, const uint8_t *page) {
@@ -83,7 +85,7 @@ int cmd_record(int argc, char **argv) {
   cli_run_opts o;
   rec_opts ro = {0};
   ic_err err;
-  ic_status st = cli_run_parse(argc, argv, &o, rec_option, &ro, &err);
+  ic_status st = cli_run_parse(argc, argv, &o, rec_options, rec_option, &ro, &err);
   if (st) return cli_fail_err(st, &err);
   if (o.help) {
     record_usage(stdout);
@@ -97,7 +99,8 @@ int cmd_record(int argc, char **argv) {
   if (ro.format) {
     if (strcmp(ro.format, "champsim") == 0) champsim = 1;
     else if (strcmp(ro.format, "icost") != 0)
-      return cli_fail(2, "record: --format '%s': expected icost or champsim", ro.format);
+      return cli_fail(2, "record: --format '%s': expected icost or champsim (the trace's format; record "
+                      "writes no report)", ro.format);
   }
   const char *prog = o.prog_argv[0];
   uint32_t isa = ic_host_elf_isa(prog, NULL);

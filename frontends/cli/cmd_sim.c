@@ -61,29 +61,24 @@ typedef struct sim_opts {
   int print_config;
 } sim_opts;
 
-static int sim_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
+enum { O_FORMAT = CLI_OPT_OWN, O_IDEAL, O_GRAPH, O_PRINT_CONFIG };
+
+static const struct option sim_options[] = {
+    {"format", required_argument, NULL, O_FORMAT},
+    {"ideal", required_argument, NULL, O_IDEAL},
+    {"graph", required_argument, NULL, O_GRAPH},
+    {"print-config", no_argument, NULL, O_PRINT_CONFIG},
+    {NULL, 0, NULL, 0},
+};
+
+static int sim_option(void *ctx, int id, const char *name, const char *v, ic_err *err) {
   sim_opts *s = ctx;
-  const char *a = argv[i];
-  if (strcmp(a, "--print-config") == 0) {
-    s->print_config = 1;
-    return 1;
-  }
-  const char *names[] = {"--format", "--ideal", "--graph"};
-  const char **dst[] = {&s->format, &s->ideal, &s->graph};
-  for (int k = 0; k < 3; k++) {
-    size_t l = strlen(names[k]);
-    if (strncmp(a, names[k], l) != 0) continue;
-    if (a[l] == '=') {
-      *dst[k] = a + l + 1;
-      return 1;
-    }
-    if (a[l] != 0) continue;
-    if (i + 1 >= argc) {
-      ic_fail(err, IC_EINPUT, "sim: %s needs a value", names[k]);
-      return -1;
-    }
-    *dst[k] = argv[i + 1];
-    return 2;
+  (void)name, (void)err;
+  switch (id) {
+  case O_FORMAT: s->format = v; break;
+  case O_IDEAL: s->ideal = v; break;
+  case O_GRAPH: s->graph = v; break;
+  case O_PRINT_CONFIG: s->print_config = 1; break;
   }
   return 0;
 }
@@ -160,7 +155,7 @@ int cmd_sim(int argc, char **argv) {
   cli_run_opts o;
   sim_opts so = {"text", NULL, "none", 0};
   ic_err err;
-  ic_status st = cli_run_parse(argc, argv, &o, sim_option, &so, &err);
+  ic_status st = cli_run_parse(argc, argv, &o, sim_options, sim_option, &so, &err);
   if (st) return cli_fail_err(st, &err);
   if (o.help) {
     sim_usage(stdout);

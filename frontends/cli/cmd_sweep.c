@@ -30,7 +30,7 @@ static const char sweep_help[] =
     "usage: icost sweep --vary KEY=V1,V2,... [--vary ...] [--workload NAME ...]\n"
     "                   [--categories LIST] [--method M] [--skip N] [--max N] [-j N]\n"
     "                   [--shard I/N] --out DIR [-- PROGRAM ARGS]\n"
-    "       icost sweep --out DIR --export csv|json   the table of what DIR holds\n"
+    "       icost sweep --out DIR --export csv|json|yaml  the table of what DIR holds\n"
     "       icost sweep --out DIR --plot PLOTDIR      the sweep's charts\n"
     "\n"
     "Runs the cross product of the axes' values (the points) on every workload, one\n"
@@ -58,7 +58,7 @@ static const char sweep_help[] =
     "                      solves every subset of the categories for them: 2^n)\n"
     "  --config F, --set KEY=VALUE, --skip N, --warm N, --max N, --seed S\n"
     "                      as icost, the same for every point\n"
-    "  -j N                runs at once (default: the CPUs this process may use,\n"
+    "  -j, --jobs N        runs at once (default: the CPUs this process may use,\n"
     "                      sched_getaffinity; never more); each run gets -j of the\n"
     "                      CPUs divided by N (at least 1)\n"
     "  --shard I/N         run only shard I (0 <= I < N) of N: the runs whose index\n"
@@ -66,8 +66,8 @@ static const char sweep_help[] =
     "                      SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of\n"
     "                      SLURM_ARRAY_TASK_COUNT)\n"
     "  --out DIR           the results store (created if missing)\n"
-    "  --export csv|json   after running (or alone), write the table of every record\n"
-    "                      in DIR to stdout\n"
+    "  --export F          after running (or alone), write every record in DIR to\n"
+    "                      stdout: csv (a table), json or yaml (see below)\n"
     "  --plot PLOTDIR      after running (or alone), draw the charts of DIR into\n"
     "                      PLOTDIR: per category a sensitivity chart (its Shapley\n"
     "                      share, else its cost, in percent of t against the first\n"
@@ -92,8 +92,11 @@ static const char sweep_help[] =
     "see `icost --help`), and where and how long it ran. The csv table has a row\n"
     "per record: a column per swept key, workload, provenance, instructions, cycles,\n"
     "ipc (instructions / cycles), then NAME_cycles and NAME_percent per breakdown\n"
-    "entry and shapley_NAME_cycles, shapley_NAME_percent; json, a list of the\n"
-    "records as objects (without where they ran).\n"
+    "entry and shapley_NAME_cycles, shapley_NAME_percent; json and yaml, the\n"
+    "export's provenance (icost's version; program, machine and overrides are\n"
+    "null or empty there, as the records differ in them) and `runs`, a list of\n"
+    "the records as stored, each with its own provenance, without where they\n"
+    "ran, and with ipc.\n"
     "\n"
     "progress: on stderr, runs finished of those to run and an estimate of the time\n"
     "left (the mean time per finished run so far times the runs left, divided over\n"
@@ -107,78 +110,69 @@ typedef struct sweep_opts {
   const char *categories, *method, *out, *export_fmt, *plot, *slurm, *suite, *shard, *file;
   int no_shapley, submit;
   uint64_t jobs, tasks;
-  ic_err axis_err;
-  int axis_bad;
+  const char *wnames[256]; /* --workload NAME, in order */
+  int nwnames;
 } sweep_opts;
 
-static const char *opt_val(int argc, char **argv, int i, const char *name, int *used,
-                           int *missing) {
-  size_t l = strlen(name);
-  const char *a = argv[i];
-  *missing = 0;
-  if (strncmp(a, name, l) != 0) return NULL;
-  if (a[l] == '=') {
-    *used = 1;
-    return a + l + 1;
-  }
-  if (a[l] != 0) return NULL;
-  if (i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  *used = 2;
-  return argv[i + 1];
-}
+enum {
+  O_VARY = CLI_OPT_OWN, O_CATEGORIES, O_METHOD, O_OUT, O_EXPORT, O_PLOT, O_SLURM_SCRIPT, O_SUITE, O_SHARD,
+  O_FILE, O_NO_SHAPLEY, O_SUBMIT, O_TASKS, O_WORKLOAD
+};
 
-static int sweep_option(void *ctx, int argc, char **argv, int i, ic_err *err) {
+/* --workload is sweep's own: repeatable, one run per name */
+static const struct option sweep_options[] = {
+    {"vary", required_argument, NULL, O_VARY},
+    {"workload", required_argument, NULL, O_WORKLOAD},
+    {"categories", required_argument, NULL, O_CATEGORIES},
+    {"method", required_argument, NULL, O_METHOD},
+    {"out", required_argument, NULL, O_OUT},
+    {"export", required_argument, NULL, O_EXPORT},
+    {"plot", required_argument, NULL, O_PLOT},
+    {"slurm-script", required_argument, NULL, O_SLURM_SCRIPT},
+    {"suite", required_argument, NULL, O_SUITE},
+    {"shard", required_argument, NULL, O_SHARD},
+    {"file", required_argument, NULL, O_FILE},
+    {"no-shapley", no_argument, NULL, O_NO_SHAPLEY},
+    {"submit", no_argument, NULL, O_SUBMIT},
+    {"jobs", required_argument, NULL, 'j'},
+    {"tasks", required_argument, NULL, O_TASKS},
+    {NULL, 0, NULL, 0},
+};
+
+static int sweep_option(void *ctx, int id, const char *name, const char *v, ic_err *err) {
   sweep_opts *o = ctx;
-  if (!strcmp(argv[i], "--no-shapley")) return o->no_shapley = 1;
-  if (!strcmp(argv[i], "--submit")) return o->submit = 1;
-  int used = 0, missing = 0;
-  const char *v = opt_val(argc, argv, i, "--vary", &used, &missing);
-  if (missing) {
-    ic_fail(err, IC_EINPUT, "sweep: --vary needs KEY=VALUES");
-    return -1;
-  }
-  if (v) {
+  switch (id) {
+  case O_NO_SHAPLEY: o->no_shapley = 1; return 0;
+  case O_SUBMIT: o->submit = 1; return 0;
+  case O_VARY:
     if (o->naxes == IC_SWEEP_MAX_AXES) {
       ic_fail(err, IC_EINPUT, "sweep: more than %d --vary axes", IC_SWEEP_MAX_AXES);
       return -1;
     }
-    ic_status st = ic_sweep_axis_parse(v, &o->axes[o->naxes], err);
-    if (st != IC_OK) return -1;
+    if (ic_sweep_axis_parse(v, &o->axes[o->naxes], err) != IC_OK) return -1;
     o->naxes++;
-    return used;
+    return 0;
+  case O_WORKLOAD:
+    if (o->nwnames == (int)(sizeof o->wnames / sizeof o->wnames[0])) {
+      ic_fail(err, IC_EINPUT, "sweep: more than %zu --workload options", sizeof o->wnames / sizeof o->wnames[0]);
+      return -1;
+    }
+    o->wnames[o->nwnames++] = v;
+    return 0;
+  case O_CATEGORIES: o->categories = v; return 0;
+  case O_METHOD: o->method = v; return 0;
+  case O_OUT: o->out = v; return 0;
+  case O_EXPORT: o->export_fmt = v; return 0;
+  case O_PLOT: o->plot = v; return 0;
+  case O_SLURM_SCRIPT: o->slurm = v; return 0;
+  case O_SUITE: o->suite = v; return 0;
+  case O_SHARD: o->shard = v; return 0;
+  case O_FILE: o->file = v; return 0;
   }
-  static const char *const strs[] = {"--categories", "--method", "--out",   "--export", "--plot",
-                                     "--slurm-script", "--suite", "--shard", "--file"};
-  const char **dst[] = {&o->categories, &o->method, &o->out,   &o->export_fmt, &o->plot,
-                        &o->slurm,      &o->suite,  &o->shard, &o->file};
-  for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
-    v = opt_val(argc, argv, i, strs[k], &used, &missing);
-    if (missing) {
-      ic_fail(err, IC_EINPUT, "sweep: %s needs a value", strs[k]);
-      return -1;
-    }
-    if (v) {
-      *dst[k] = v;
-      return used;
-    }
-  }
-  static const char *const nums[] = {"-j", "--tasks"};
-  uint64_t *ndst[] = {&o->jobs, &o->tasks};
-  for (size_t k = 0; k < 2; k++) {
-    v = opt_val(argc, argv, i, nums[k], &used, &missing);
-    if (missing) {
-      ic_fail(err, IC_EINPUT, "sweep: %s needs a value", nums[k]);
-      return -1;
-    }
-    if (!v) continue;
-    if (cli_parse_count(v, ndst[k]) != 0 || *ndst[k] == 0 || *ndst[k] > 100000) {
-      ic_fail(err, IC_EINPUT, "sweep: %s '%s': expected a count from 1 to 100000", nums[k], v);
-      return -1;
-    }
-    return used;
+  uint64_t *dst = id == 'j' ? &o->jobs : &o->tasks;
+  if (cli_parse_count(v, dst) != 0 || *dst == 0 || *dst > 100000) {
+    ic_fail(err, IC_EINPUT, "sweep: %s '%s': expected a count from 1 to 100000", name, v);
+    return -1;
   }
   return 0;
 }
@@ -385,42 +379,13 @@ static void progress(void *ctx, size_t done, size_t todo, size_t failed, double 
 
 /* ---- the command -------------------------------------------------------- */
 
-/* Moves every `--workload NAME` before `--` out of argv into names; returns
- * the new argc, or -1 when a --workload lacks its name. */
-static int take_workloads(int argc, char **argv, const char **names, int *nnames, int cap) {
-  int w = 0;
-  *nnames = 0;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--")) {
-      while (i < argc) argv[w++] = argv[i++];
-      break;
-    }
-    if (!strcmp(argv[i], "--workload") || !strncmp(argv[i], "--workload=", 11)) {
-      const char *v = argv[i][10] == '=' ? argv[i] + 11 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!v || *nnames == cap) return -1;
-      names[(*nnames)++] = v;
-      continue;
-    }
-    argv[w++] = argv[i];
-  }
-  return w;
-}
-
 int cmd_sweep(int argc, char **argv) {
   static char name[] = "sweep";
   argv[0] = name;
-  const char *wnames[256];
-  int nwnames = 0;
-  char **args = malloc((size_t)(argc + 1) * sizeof *args);
-  if (!args) return cli_fail(1, "out of memory");
-  memcpy(args, argv, (size_t)argc * sizeof *args);
-  int nargs = take_workloads(argc, args, wnames, &nwnames, 256);
-  if (nargs < 0) {
-    free(args);
-    return cli_fail(2, "sweep: --workload needs a name (at most 256)");
-  }
   sweep_opts so;
   memset(&so, 0, sizeof so);
+  const char **wnames = so.wnames;
+  int nwnames = 0;
   cli_run_opts ro;
   ic_err err;
   int rc = 0;
@@ -432,11 +397,12 @@ int cmd_sweep(int argc, char **argv) {
   memset(&sf, 0, sizeof sf);
   const char *sets[2 * CLI_RUN_MAX_SETS];
   int nsets = 0;
-  ic_status st = cli_run_parse(nargs, args, &ro, sweep_option, &so, &err);
+  ic_status st = cli_run_parse(argc, argv, &ro, sweep_options, sweep_option, &so, &err);
   if (st != IC_OK) {
     rc = cli_fail_err(st, &err);
     goto done;
   }
+  nwnames = so.nwnames;
   if (ro.help) {
     fputs(sweep_help, stdout);
     goto done;
@@ -445,20 +411,21 @@ int cmd_sweep(int argc, char **argv) {
     rc = cli_fail(2, "sweep: --out DIR is required (the results store)");
     goto done;
   }
-  int json = 0;
+  int export_fmt = -1; /* an ic_emit_format */
   if (so.export_fmt) {
-    if (!strcmp(so.export_fmt, "json")) json = 1;
-    else if (strcmp(so.export_fmt, "csv") != 0) {
-      rc = cli_fail(2, "sweep: --export '%s': expected csv or json", so.export_fmt);
+    ic_emit_format f;
+    if (ic_emit_format_parse(so.export_fmt, &f, &err) != IC_OK || f == IC_EMIT_TEXT) {
+      rc = cli_fail(2, "sweep: --export '%s': expected csv, json or yaml", so.export_fmt);
       goto done;
     }
+    export_fmt = (int)f;
   }
   if (so.naxes == 0 && !so.file) {
     if (!so.export_fmt && !so.plot) {
       rc = cli_fail(2, "sweep: no --vary axis (or --export/--plot to read %s)", so.out);
       goto done;
     }
-    rc = sweep_read_out(so.out, so.export_fmt ? json : -1, so.plot);
+    rc = sweep_read_out(so.out, export_fmt, so.plot);
     goto done;
   }
 
@@ -624,7 +591,7 @@ int cmd_sweep(int argc, char **argv) {
                   sum.in_shard - sum.present, sum.first_error);
     goto free_all;
   }
-  if (so.export_fmt || so.plot) rc = sweep_read_out(so.out, so.export_fmt ? json : -1, so.plot);
+  if (so.export_fmt || so.plot) rc = sweep_read_out(so.out, export_fmt, so.plot);
 free_all:
   for (size_t j = 0; j < k; j++) cli_workload_free(&all[j]);
   free(all);
@@ -634,6 +601,5 @@ done:
   free(sw);
   free(is_program);
   sweep_file_free(&sf);
-  free(args);
   return rc;
 }

@@ -37,7 +37,12 @@ static const char validate_help[] =
     "                                  graph, each solved alone (sources before the\n"
     "                                  window at time 0); percents = icost summed over\n"
     "                                  windows / the windows' time; the 95% CI is a\n"
-    "                                  bootstrap over windows (1000 resamples)\n"
+    "                                  bootstrap over windows (1000 resamples); one\n"
+    "                                  from fewer than 10 windows or fragments says\n"
+    "                                  little: its column reads `95% CI (!)`, a line\n"
+    "                                  below the table and one on stderr say so\n"
+    "                                  (yaml, json: METHOD_ci_warning beside\n"
+    "                                  METHOD_ci_fragments; csv: item ci_fragments)\n"
     "                       profiler   one run with the sampling hooks; samples are\n"
     "                                  stitched into fragments of L instructions by\n"
     "                                  signature matching and solved like graphfrag's\n"
@@ -47,7 +52,7 @@ static const char validate_help[] =
     "  --suite MANIFEST   run every workload of a manifest tagged `full` (or --suite-tag)\n"
     "  --suite-tag TAG    run every workload of the manifest (default one unless\n"
     "                     --suite) with this tag: short, full, default, extra\n"
-    "  -j N               CPUs to use (default: those the process may run on):\n"
+    "  -j, --jobs N      CPUs to use (default: those the process may run on):\n"
     "                     multisim runs in parallel; graph: the model on one, the\n"
     "                     solver beside it\n"
     "  --fragments K      graphfrag windows (default 200), chosen uniformly among the\n"
@@ -110,33 +115,46 @@ typedef struct vopts {
   const ic_scopes *scopes; /* scoped categories of the list, or NULL */
 } vopts;
 
-static int parse_extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
+enum {
+  O_CATEGORIES = CLI_OPT_OWN, O_METHODS, O_SUITE, O_SUITE_TAG, O_FORMAT, O_SHOW, O_FRAGMENTS, O_FRAG_LENGTH,
+  O_FRAG_SEED, O_FRAG_WARMUP
+};
+
+static const struct option validate_options[] = {
+    {"categories", required_argument, NULL, O_CATEGORIES},
+    {"methods", required_argument, NULL, O_METHODS},
+    {"suite", required_argument, NULL, O_SUITE},
+    {"suite-tag", required_argument, NULL, O_SUITE_TAG},
+    {"format", required_argument, NULL, O_FORMAT},
+    {"show", required_argument, NULL, O_SHOW},
+    {"fragments", required_argument, NULL, O_FRAGMENTS},
+    {"frag-length", required_argument, NULL, O_FRAG_LENGTH},
+    {"fragment-length", required_argument, NULL, O_FRAG_LENGTH},
+    {"frag-seed", required_argument, NULL, O_FRAG_SEED},
+    {"frag-warmup", required_argument, NULL, O_FRAG_WARMUP},
+    {"jobs", required_argument, NULL, 'j'},
+    {NULL, 0, NULL, 0},
+};
+
+static int parse_extra(void *ctx, int id, const char *a, const char *val, ic_err *err) {
   vopts *v = ctx;
-  const char *a = argv[i];
-  const char **str = NULL;
-  if (strcmp(a, "--categories") == 0) str = &v->categories;
-  else if (strcmp(a, "--methods") == 0) str = &v->methods;
-  else if (strcmp(a, "--suite") == 0) str = &v->suite;
-  else if (strcmp(a, "--suite-tag") == 0) str = &v->suite_tag;
-  else if (strcmp(a, "--format") == 0) str = &v->format;
-  else if (strcmp(a, "--show") == 0) str = &v->show;
-  uint64_t *num = NULL;
-  if (strcmp(a, "--fragments") == 0) num = &v->fragments;
-  else if (strcmp(a, "--frag-length") == 0 || strcmp(a, "--fragment-length") == 0)
-    num = &v->fraglen;
-  else if (strcmp(a, "--frag-seed") == 0) num = &v->fragseed;
-  else if (strcmp(a, "--frag-warmup") == 0) num = &v->fragwarm;
-  int is_jobs = strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0;
-  if (!str && !num && !is_jobs) return 0;
-  if (i + 1 >= argc) {
-    ic_fail(err, IC_EINPUT, "%s needs a value", a);
-    return -1;
-  }
-  const char *val = argv[i + 1];
+  const char **str = id == O_CATEGORIES ? &v->categories
+                     : id == O_METHODS  ? &v->methods
+                     : id == O_SUITE    ? &v->suite
+                     : id == O_SUITE_TAG ? &v->suite_tag
+                     : id == O_FORMAT   ? &v->format
+                     : id == O_SHOW     ? &v->show
+                                        : NULL;
   if (str) {
     *str = val;
-    return 2;
+    return 0;
   }
+  uint64_t *num = id == O_FRAGMENTS       ? &v->fragments
+                  : id == O_FRAG_LENGTH   ? &v->fraglen
+                  : id == O_FRAG_SEED     ? &v->fragseed
+                  : id == O_FRAG_WARMUP   ? &v->fragwarm
+                                          : NULL;
+  const int is_jobs = id == 'j';
   uint64_t n;
   if (cli_parse_count(val, &n) != 0) {
     ic_fail(err, IC_EINPUT, "%s '%s': not a count", a, val);
@@ -160,7 +178,7 @@ static int parse_extra(void *ctx, int argc, char **argv, int i, ic_err *err) {
     *num = n;
     if (num == &v->fragwarm) v->have_fragwarm = 1;
   }
-  return 2;
+  return 0;
 }
 
 /* Progress on stderr (only when it is a terminal). */
@@ -240,6 +258,11 @@ static ic_status validate_one(const cli_run_opts *base, const vopts *v, const ch
   }
   st = ic_validate_workload(rep, wname, vo, err);
   if (tty) fprintf(stderr, "\r\033[K");
+  for (int m = 0; st == IC_OK && m < IC_VALIDATE_MAX_METHODS; m++) {
+    char warn[256];
+    if (ic_validate_report_ci_warning(rep, ic_validate_report_workloads(rep) - 1, m, warn, sizeof warn))
+      fprintf(stderr, "icost: warning: %s: %s\n", wname, warn);
+  }
   cli_run_free(&run);
   return st;
 }
@@ -278,7 +301,7 @@ int cmd_validate(int argc, char **argv) {
   vopts v = {.fragseed = 1};
   cli_run_opts ro;
   ic_err err;
-  ic_status st = cli_run_parse(argc, argv, &ro, parse_extra, &v, &err);
+  ic_status st = cli_run_parse(argc, argv, &ro, validate_options, parse_extra, &v, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
   if (ro.help) {
     fputs(validate_help, stdout);

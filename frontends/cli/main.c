@@ -59,7 +59,10 @@ static void usage(FILE *f) {
         "\n"
         "       icost --version                             one line: icost's version\n"
         "\n"
-        "Run `icost COMMAND --help` for the options and the meaning of every number.\n",
+        "Run `icost COMMAND --help` for the options and the meaning of every number.\n"
+        "Options read as GNU getopt_long reads them: --opt VALUE or --opt=VALUE, -j N or\n"
+        "-jN; long names in full (no abbreviations); `--` ends the options and what\n"
+        "follows is the program and its arguments.\n",
         f);
 }
 

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "run.h"
 
+#include "opts.h"
 #include "record_pipe.h"
 
 #include <errno.h>
@@ -42,7 +43,7 @@ int cli_count_option(const char *opt, const char *v, uint64_t *out, ic_err *err)
     ic_fail(err, IC_EINPUT, "%s '%s': expected a non-negative count", opt, v);
     return -1;
   }
-  return 2;
+  return 0;
 }
 
 int cli_parse_bytes(const char *s, uint64_t *out) {
@@ -60,129 +61,111 @@ int cli_parse_bytes(const char *s, uint64_t *out) {
   return 0;
 }
 
-/* Value of option argv[*i] given as "--opt V" or "--opt=V"; NULL if absent. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched) {
-  size_t l = strlen(name);
-  const char *a = argv[*i];
-  *matched = 0;
-  if (strncmp(a, name, l) != 0) return NULL;
-  if (a[l] == '=') {
-    *matched = 1;
-    return a + l + 1;
-  }
-  if (a[l] != 0) return NULL;
-  *matched = 1;
-  if (*i + 1 >= argc) return NULL;
-  return argv[++*i];
-}
+/* The options every program-running command shares (run.h). */
+enum {
+  O_CONFIG = CLI_OPT_COMMON, O_WORKLOAD, O_GUEST_ROOT, O_SKIP, O_WARM, O_MAX, O_SEED, O_TRACE,
+  O_TRACE_FORMAT, O_ARCH, O_GUEST_MEMORY, O_SET, O_GUEST_OUTPUT
+};
 
-/* A command's option callback, with the forms getopt_long accepts as well
- * as the callback's own: "--opt=VALUE" and "-jN" are handed to it as
- * "--opt" "VALUE" and "-j" "N". Returns how many of argv's arguments were
- * used, as the callback does. */
-static int call_extra(cli_run_option_fn extra, void *ctx, int argc, char **argv, int i,
-                      ic_err *err) {
-  if (!extra) return 0;
-  const char *a = argv[i], *eq = strchr(a, '=');
-  size_t name_len = 0;
-  if (a[0] == '-' && a[1] == '-' && eq && eq > a + 2)
-    name_len = (size_t)(eq - a);
-  else if (a[0] == '-' && a[1] && a[1] != '-' && a[2])
-    name_len = 2, eq = a + 1; /* -jN: the value follows the letter */
-  else
-    return extra(ctx, argc, argv, i, err);
-  char name[64];
-  if (name_len >= sizeof name) return extra(ctx, argc, argv, i, err);
-  memcpy(name, a, name_len);
-  name[name_len] = 0;
-  char *pair[3] = {name, (char *)eq + 1, NULL};
-  int used = extra(ctx, 2, pair, 0, err);
-  if (used == 1) {
-    ic_fail(err, IC_EINPUT, "%s takes no value ('%s')", name, a);
+static const struct option common_opts[] = {
+    {"config", required_argument, NULL, O_CONFIG},
+    {"workload", required_argument, NULL, O_WORKLOAD},
+    {"guest-root", required_argument, NULL, O_GUEST_ROOT},
+    {"skip", required_argument, NULL, O_SKIP},
+    {"warm", required_argument, NULL, O_WARM},
+    {"max", required_argument, NULL, O_MAX},
+    {"seed", required_argument, NULL, O_SEED},
+    {"trace", required_argument, NULL, O_TRACE},
+    {"trace-format", required_argument, NULL, O_TRACE_FORMAT},
+    {"arch", required_argument, NULL, O_ARCH},
+    {"guest-memory", required_argument, NULL, O_GUEST_MEMORY},
+    {"set", required_argument, NULL, O_SET},
+    {"guest-output", no_argument, NULL, O_GUEST_OUTPUT},
+    {"help", no_argument, NULL, 'h'},
+};
+enum { N_COMMON = sizeof common_opts / sizeof common_opts[0] };
+
+typedef struct run_parse {
+  cli_run_opts *o;
+  cli_option_fn own;
+  void *own_ctx;
+  const char *who, *sep; /* the message prefix: "sim" ": ", or nothing for icost */
+} run_parse;
+
+static int common_option(void *ctx, int id, const char *name, const char *v, ic_err *err) {
+  run_parse *p = ctx;
+  cli_run_opts *o = p->o;
+  uint64_t *count = NULL;
+  switch (id) {
+  case 'h': o->help = 1; return 0;
+  case O_GUEST_OUTPUT: o->guest_output = 1; return 0;
+  case O_CONFIG: o->config_path = v; return 0;
+  case O_WORKLOAD: o->workload = v; return 0;
+  case O_GUEST_ROOT: o->guest_root = v; return 0;
+  case O_TRACE: o->trace = v; return 0;
+  case O_TRACE_FORMAT: o->trace_format = v; return 0;
+  case O_ARCH: o->arch = v; return 0;
+  case O_SKIP: count = &o->skip; break;
+  case O_WARM: count = &o->warm; break;
+  case O_MAX: count = &o->max; break;
+  case O_SEED: count = &o->seed; break;
+  case O_GUEST_MEMORY:
+    if (cli_parse_bytes(v, &o->guest_memory) != 0) {
+      ic_fail(err, IC_EINPUT, "%s%s--guest-memory needs a size in bytes (suffix K, M or G)", p->who, p->sep);
+      return -1;
+    }
+    return 0;
+  case O_SET:
+    if (o->nsets == CLI_RUN_MAX_SETS) {
+      ic_fail(err, IC_EINPUT, "%s%smore than %d --set options", p->who, p->sep, CLI_RUN_MAX_SETS);
+      return -1;
+    }
+    o->sets[o->nsets++] = v;
+    return 0;
+  default:
+    if (p->own) return p->own(p->own_ctx, id, name, v, err);
+    ic_fail(err, IC_EINPUT, "%s%sunexpected option %s", p->who, p->sep, name);
     return -1;
   }
-  if (used == 0 && a[1] != '-') return extra(ctx, argc, argv, i, err); /* e.g. -x itself */
-  return used == 2 ? 1 : used;
+  if (cli_parse_count(v, count) != 0) {
+    ic_fail(err, IC_EINPUT, "%s%s%s '%s' is not a count (digits, optional k/M/G)", p->who, p->sep, name, v);
+    return -1;
+  }
+  if (id == O_MAX && o->max == 0) {
+    ic_fail(err, IC_EINPUT, "%s%s--max 0: give a positive count (leave --max out to run to the end)", p->who,
+            p->sep);
+    return -1;
+  }
+  return 0;
 }
 
-ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, cli_run_option_fn extra, void *ctx,
-                        ic_err *err) {
+ic_status cli_run_parse(int argc, char **argv, cli_run_opts *o, const struct option *own,
+                        cli_option_fn own_fn, void *ctx, ic_err *err) {
   memset(o, 0, sizeof *o);
   o->warm = 1000000;
   o->guest_memory = RV_DEFAULT_MEM_LIMIT;
   const char *cmd = argc > 0 ? argv[0] : "icost";
-  /* messages name a subcommand; for icost itself the caller's "icost: " does */
   const int sub = strcmp(cmd, "icost") != 0;
-  const char *who = sub ? cmd : "", *sep = sub ? ": " : "";
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int m;
-    const char *v;
-    if (strcmp(a, "--") == 0) {
-      o->prog_argc = argc - i - 1;
-      o->prog_argv = argv + i + 1;
-      if (o->prog_argc == 0) return ic_fail(err, IC_EINPUT, "%s%s'--' must be followed by a program", who, sep);
-      break;
-    }
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      o->help = 1;
-      continue;
-    }
-    if (strcmp(a, "--guest-output") == 0) {
-      o->guest_output = 1;
-      continue;
-    }
-    struct {
-      const char *name;
-      int kind; /* 0 string, 1 count */
-      const char **s;
-      uint64_t *n;
-    } opts[] = {
-        {"--config", 0, &o->config_path, NULL}, {"--workload", 0, &o->workload, NULL},
-        {"--guest-root", 0, &o->guest_root, NULL},
-        {"--skip", 1, NULL, &o->skip},          {"--warm", 1, NULL, &o->warm},
-        {"--max", 1, NULL, &o->max},            {"--seed", 1, NULL, &o->seed},
-        {"--trace", 0, &o->trace, NULL},        {"--trace-format", 0, &o->trace_format, NULL},
-        {"--arch", 0, &o->arch, NULL},
-    };
-    int done = 0;
-    for (size_t k = 0; k < sizeof opts / sizeof opts[0] && !done; k++) {
-      v = opt_value(argc, argv, &i, opts[k].name, &m);
-      if (!m) continue;
-      if (!v) return ic_fail(err, IC_EINPUT, "%s%s%s needs a value", who, sep, opts[k].name);
-      if (opts[k].kind == 0) *opts[k].s = v;
-      else if (cli_parse_count(v, opts[k].n) != 0)
-        return ic_fail(err, IC_EINPUT, "%s%s%s '%s' is not a count (digits, optional k/M/G)", who,
-                       sep, opts[k].name, v);
-      else if (opts[k].n == &o->max && o->max == 0)
-        return ic_fail(err, IC_EINPUT, "%s%s--max 0: give a positive count (leave --max out to "
-                       "run to the end)", who, sep);
-      done = 1;
-    }
-    if (done) continue;
-    v = opt_value(argc, argv, &i, "--guest-memory", &m);
-    if (m) {
-      if (!v || cli_parse_bytes(v, &o->guest_memory) != 0)
-        return ic_fail(err, IC_EINPUT, "%s%s--guest-memory needs a size in bytes (suffix K, M or G)",
-                       who, sep);
-      continue;
-    }
-    v = opt_value(argc, argv, &i, "--set", &m);
-    if (m) {
-      if (!v) return ic_fail(err, IC_EINPUT, "%s%s--set needs KEY=VALUE", who, sep);
-      if (o->nsets == CLI_RUN_MAX_SETS)
-        return ic_fail(err, IC_EINPUT, "%s%smore than %d --set options", who, sep, CLI_RUN_MAX_SETS);
-      o->sets[o->nsets++] = v;
-      continue;
-    }
-    if (a[0] != '-')
-      return ic_fail(err, IC_EINPUT, "%s%sunexpected argument '%s': a program comes after `--` "
-                     "(did you mean `-- %s`?)", who, sep, a, a);
-    int used = call_extra(extra, ctx, argc, argv, i, err);
-    if (used < 0) return IC_EINPUT;
-    if (used == 0) return ic_fail(err, IC_EINPUT, "%s%sunknown option '%s' (see %s --help)", who, sep, a, cmd);
-    i += used - 1;
+  run_parse p = {o, own_fn, ctx, sub ? cmd : "", sub ? ": " : ""};
+  /* the command's options, then the common ones it does not name itself */
+  size_t nown = 0;
+  while (own && own[nown].name) nown++;
+  struct option *all = malloc((nown + N_COMMON + 1) * sizeof *all);
+  if (!all) return ic_fail(err, IC_ERUN, "out of memory");
+  size_t n = 0;
+  for (size_t k = 0; k < nown; k++) all[n++] = own[k];
+  for (size_t k = 0; k < N_COMMON; k++) {
+    int named = 0;
+    for (size_t j = 0; j < nown && !named; j++) named = strcmp(own[j].name, common_opts[k].name) == 0;
+    if (!named) all[n++] = common_opts[k];
   }
+  memset(&all[n], 0, sizeof all[n]);
+  int prog;
+  ic_status st = cli_getopt(argc, argv, all, CLI_WORDS_AFTER_DASHES, common_option, &p, &prog, err);
+  free(all);
+  if (st != IC_OK) return st;
+  o->prog_argc = argc - prog;
+  o->prog_argv = o->prog_argc ? argv + prog : NULL;
   return IC_OK;
 }
 

@@ -21,6 +21,7 @@
  *   --trace-format F  icost (default) or champsim (else by the name)
  *   --arch A          riscv64, x86-64 or aarch64: the program must be of A
  *                     (the frontend follows the ELF's machine either way)
+ *   -h, --help
  *
  * and hands every other option to the command's callback. cli_run_setup then
  * loads the config, resolves the workload, loads the program and
@@ -46,6 +47,7 @@
 #include "graph_rec.h"
 #include "ic_err.h"
 #include "ooo.h"
+#include "opts.h"
 #include "rv.h"
 #include "workload.h"
 
@@ -68,19 +70,16 @@ typedef struct cli_run_opts {
   const char *arch;                      /* --arch: the program's isa, checked */
 } cli_run_opts;
 
-/* Callback for a command's own options. argv[i] is an option the common
- * parser does not know. Returns how many arguments it consumed (>= 1), 0 if
- * it does not know the option either (an error), or -1 with *err filled for a
- * bad value. A callback need only know "--opt VALUE" and "-j N": the parser
- * hands it "--opt=VALUE" and "-jN" in that form (argc 2, i 0). Counts take
- * k, M, G as 10^3, 10^6, 10^9 (cli_parse_count); sizes in bytes K, M, G as
- * KiB, MiB, GiB (cli_parse_bytes), as machine configs do. */
-typedef int (*cli_run_option_fn)(void *ctx, int argc, char **argv, int i, ic_err *err);
-
-/* Parses argv[1..argc-1] (argv[0] is the command name). extra may be NULL.
- * IC_EINPUT with a one-line message for bad usage. */
-ic_status cli_run_parse(int argc, char **argv, cli_run_opts *opts, cli_run_option_fn extra,
-                        void *ctx, ic_err *err);
+/* Parses argv[1..argc-1] (argv[0] is the command's name, "icost" or "sim",
+ * for the messages) with cli_getopt (opts.h): the options above and the
+ * command's own (table own, ending with a zero entry; NULL for none), each
+ * of which goes to own_fn. A command that names a common option in own
+ * takes it over (sweep's repeatable --workload). The program is what
+ * follows `--`. IC_EINPUT with a one-line message for bad usage. Counts
+ * take k, M, G as 10^3, 10^6, 10^9 (cli_parse_count); sizes in bytes K, M,
+ * G as KiB, MiB, GiB (cli_parse_bytes), as machine configs do. */
+ic_status cli_run_parse(int argc, char **argv, cli_run_opts *opts, const struct option *own,
+                        cli_option_fn own_fn, void *ctx, ic_err *err);
 
 /* Parses a size in bytes with optional K/M/G suffix (KiB, MiB, GiB: "512M");
    0 on success. */
@@ -103,9 +102,8 @@ int cli_parse_bytes(const char *s, uint64_t *out);
 /* Parses a decimal count with optional k/M/G suffix ("10M"); 0 on success. */
 int cli_parse_count(const char *s, uint64_t *out);
 
-/* A command option's count value v (option name opt, for the message):
- * 2 (the option and its value consumed, a cli_run_option_fn's return), or
- * -1 with *err saying what is wrong. */
+/* A command option's count value v (option name opt, for the message): 0,
+ * or -1 with *err saying what is wrong (a cli_option_fn's return). */
 int cli_count_option(const char *opt, const char *v, uint64_t *out, ic_err *err);
 
 /* A set-up run: the config, the workload and the checkpoint at the start of

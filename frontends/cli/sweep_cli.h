@@ -35,9 +35,10 @@ typedef struct sweep_file {
 ic_status sweep_file_load(const char *path, sweep_file *f, ic_err *err);
 void sweep_file_free(sweep_file *f);
 
-/* Reads the store dir: with fmt 0 writes its csv table to stdout, with 1
- * its json, with -1 none; with plotdir non-NULL draws its charts there.
- * Returns the exit code (messages printed). */
+/* Reads the store dir: with fmt an ic_emit_format (csv, yaml or json)
+ * writes its runs to stdout (ic_sweep_export; yaml and json after the
+ * export's provenance), with -1 none; with plotdir non-NULL draws its
+ * charts there. Returns the exit code (messages printed). */
 int sweep_read_out(const char *dir, int fmt, const char *plotdir);
 
 /* Writes an sbatch job-array script to path whose task I of N runs this

@@ -35,12 +35,13 @@ static void put_word(FILE *f, const char *s) {
 }
 
 /* options of the submitting command that the tasks do not take: name and
- * whether it has a value */
+ * whether it has a value, in the forms cli_getopt reads (opts.h): --name V,
+ * --name=V, and for -j also -jN */
 static const struct {
   const char *name;
   int value;
-} dropped[] = {{"--slurm-script", 1}, {"--submit", 0}, {"--tasks", 1}, {"--shard", 1},
-               {"-j", 1},             {"--export", 1}, {"--plot", 1}};
+} dropped[] = {{"--slurm-script", 1}, {"--submit", 0}, {"--tasks", 1}, {"--shard", 1}, {"-j", 1},
+               {"--jobs", 1},         {"--export", 1}, {"--plot", 1}};
 
 static int dropped_option(const char *a, int *skip_next) {
   for (size_t k = 0; k < sizeof dropped / sizeof dropped[0]; k++) {
@@ -50,7 +51,7 @@ static int dropped_option(const char *a, int *skip_next) {
       *skip_next = dropped[k].value;
       return 1;
     }
-    if (a[l] == '=' && dropped[k].value) {
+    if ((a[l] == '=' || l == 2) && dropped[k].value) { /* --name=V, -jN */
       *skip_next = 0;
       return 1;
     }

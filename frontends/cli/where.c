@@ -9,19 +9,16 @@
 #include "rv.h"
 #include "trace.h"
 
-int cli_where_option(cli_where_opts *o, int argc, char **argv, int i, ic_err *err) {
-  if (strcmp(argv[i], "--no-symbols") == 0) {
+int cli_where_option(cli_where_opts *o, int id, const char *v, ic_err *err) {
+  if (id == CLI_OPT_NO_SYMBOLS) {
     o->off = 1;
-    return 1;
+    return 0;
   }
-  if (strcmp(argv[i], "--symbols") == 0) {
-    if (i + 1 >= argc || !*argv[i + 1]) {
-      ic_fail(err, IC_EINPUT, "--symbols: missing ELF file name");
-      return -1;
-    }
-    o->symbols = argv[i + 1];
-    return 2;
+  if (!v || !*v) {
+    ic_fail(err, IC_EINPUT, "--symbols: missing ELF file name");
+    return -1;
   }
+  o->symbols = v;
   return 0;
 }
 
@@ -98,7 +95,7 @@ void cli_where_emit(ic_emit *em, const ic_symbols *sym, uint64_t pc, const char 
 
 int cli_window_option(const char *v, uint64_t *out, ic_err *err) {
   const int n = cli_count_option("--window", v, out, err);
-  if (n > 0 && (*out < IC_SLACK_MIN_WINDOW || *out > IC_SLACK_MAX_WINDOW)) {
+  if (n == 0 && (*out < IC_SLACK_MIN_WINDOW || *out > IC_SLACK_MAX_WINDOW)) {
     ic_fail(err, IC_EINPUT, "--window %s: must be between %u and %u instructions", v, IC_SLACK_MIN_WINDOW,
             IC_SLACK_MAX_WINDOW);
     return -1;

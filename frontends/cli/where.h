@@ -31,9 +31,13 @@ typedef struct cli_where_opts {
   "                 pc then stands for itself\n"                                        \
   "  --no-symbols   report pcs only\n"
 
-/* The option callback's part for --symbols and --no-symbols: the arguments
- * consumed (2 or 1), 0 for another option, -1 with *err for a bad value. */
-int cli_where_option(cli_where_opts *o, int argc, char **argv, int i, ic_err *err);
+/* The two options' ids and table entries (opts.h), and the callback's part
+ * for them: 0, or -1 with *err for a bad value. */
+enum { CLI_OPT_SYMBOLS = CLI_OPT_COMMON - 2, CLI_OPT_NO_SYMBOLS = CLI_OPT_COMMON - 1 };
+#define CLI_WHERE_OPTIONS                                  \
+  {"symbols", required_argument, NULL, CLI_OPT_SYMBOLS}, \
+  {"no-symbols", no_argument, NULL, CLI_OPT_NO_SYMBOLS}
+int cli_where_option(cli_where_opts *o, int id, const char *value, ic_err *err);
 
 /* The symbols of the run (NULL: none, or off), placed at the load address
  * the executed pcs of tab (n entries) show for a position-independent
@@ -42,7 +46,7 @@ ic_symbols *cli_where_open(const cli_where_opts *o, const cli_run_opts *ro, cons
                            const ic_slack_pc *tab, size_t n);
 
 /* --window W of the slack commands (critical, annotate): a count within
- * the slack window's limits; 2, or -1 with *err saying why. */
+ * the slack window's limits; 0, or -1 with *err saying why. */
 int cli_window_option(const char *v, uint64_t *out, ic_err *err);
 
 /* The disassembly of the instruction at pc in img ("?" where there is none):
