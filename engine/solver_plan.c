@@ -17,7 +17,10 @@
  * vectors are looked up again, those edges' by the new record's distances
  * (each within its ring's window, else the full pass grows it). A pc's
  * records come in a few variants (a stall residual on DD or not, other RE
- * waits, an IW edge or not): the memos form sets of MEMO_WAYS by pc. */
+ * waits, an IW edge or not): the memos form sets of MEMO_WAYS by pc. Where
+ * the records come with shape ids (the record pipe's: graph_pack.h), a
+ * memo keeps the id of the records it repeats and a record of that id
+ * skips the byte comparison. */
 #include "solver_internal.h"
 
 #include "ooo.h"
