@@ -408,10 +408,14 @@ static void push(ic_emit *e, frame_kind kind, const char *key, int hidden) {
     return;
   }
   frame *parent = top(e), *f = &e->stack[e->depth++];
+  /* built aside: gcc's -Wrestrict cannot tell parent and f apart */
+  char path[EMIT_PATH];
+  child_path(parent, key, path, e->fmt == IC_EMIT_CSV ? "." : " ");
+  const int parent_hidden = parent->hidden;
   memset(f, 0, sizeof *f);
   f->kind = kind;
-  f->hidden = hidden || parent->hidden;
-  child_path(parent, key, f->path, e->fmt == IC_EMIT_CSV ? "." : " ");
+  f->hidden = hidden || parent_hidden;
+  memcpy(f->path, path, sizeof path);
 }
 
 static void container_begin(ic_emit *e, const char *key, int mapping) {
