@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -543,21 +544,46 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
     ic_host_destroy(h);
     return ic_fail(err, IC_ERUN, "cannot start %s: %s", qemu, strerror(errno));
   }
-  char plugarg[PATH_MAX + 32];
+  char plugarg[PATH_MAX + 32], seed[24];
   snprintf(plugarg, sizeof plugarg, "%s,fd=%d", plugin, 3);
-  char **av = calloc((size_t)argc + 8, sizeof *av);
-  if (!av) {
+  snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+  const char *slash = strrchr(path, '/');
+  const char *name = slash && slash[1] ? slash + 1 : path;
+  /* qemu's environment: the guest's fixed one and icost's QEMU_* settings,
+     each unset for the guest (-U) */
+  size_t nq = 0;
+  for (char **e = environ; *e; e++) nq += strncmp(*e, "QEMU_", 5) == 0;
+  char **av = calloc((size_t)argc + 16 + 2 * nq, sizeof *av);
+  char **env = calloc(nq + 3, sizeof *env);
+  char *unset = calloc(nq + 1, 256);
+  if (!av || !env || !unset) {
+    free(av), free(env), free(unset);
     close(p[0]), close(p[1]);
     ic_host_destroy(h);
     return ic_fail(err, IC_ERUN, "out of memory");
   }
-  int k = 0;
+  int k = 0, ne = 0;
+  env[ne++] = "LANG=C";
+  env[ne++] = "PATH=/usr/local/bin:/usr/bin:/bin";
   av[k++] = (char *)qemu;
+  for (char **e = environ; *e; e++) {
+    const char *eq = strchr(*e, '=');
+    if (strncmp(*e, "QEMU_", 5) != 0 || !eq || eq - *e >= 256) continue;
+    char *u = unset + 256 * (size_t)(ne - 2);
+    memcpy(u, *e, (size_t)(eq - *e));
+    env[ne++] = *e;
+    av[k++] = "-U";
+    av[k++] = u;
+  }
   if (isa == IC_ISA_AARCH64) { /* ARMv8.0: no SVE or LSE atomics, which Capstone 4 does not
                                   decode and glibc would use if the cpu had them */
     av[k++] = "-cpu";
     av[k++] = "cortex-a72";
   }
+  av[k++] = "-seed";
+  av[k++] = seed;
+  av[k++] = "-0";
+  av[k++] = (char *)name;
   av[k++] = "-plugin";
   av[k++] = plugarg;
   av[k++] = (char *)path;
@@ -566,6 +592,7 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
   fflush(NULL);
   pid_t pid = fork();
   if (pid == 0) {
+    personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE);
     int nul = open("/dev/null", O_RDWR);
     int wfd = dup(p[1]), efd = dup(h->err_fd); /* neither is 3 while the originals are open */
     if (wfd < 0 || efd < 0) _exit(127);
@@ -576,10 +603,12 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
     }
     if (dup2(wfd, 3) < 0) _exit(127);
     signal(SIGPIPE, SIG_DFL);
-    execvp(qemu, av);
+    execvpe(qemu, av, env);
     _exit(127);
   }
   free(av);
+  free(env);
+  free(unset);
   close(p[1]);
   if (pid < 0) {
     close(p[0]);
