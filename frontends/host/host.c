@@ -509,6 +509,12 @@ static int on_path(const char *name) {
   return 0;
 }
 
+/* qemu runs the program as this open descriptor, so the path the guest
+   sees (AT_EXECFN, the name on its stack) is the same wherever the program
+   lies, and the stack's layout with it. */
+enum { PROG_FD = 4 };
+#define PROG_FD_PATH "/proc/self/fd/4"
+
 ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, uint32_t isa,
                         const ic_host_opts *o, ic_err *err) {
   *out = NULL;
@@ -586,7 +592,7 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
   av[k++] = (char *)name;
   av[k++] = "-plugin";
   av[k++] = plugarg;
-  av[k++] = (char *)path;
+  av[k++] = PROG_FD_PATH;
   for (int j = 1; j < argc; j++) av[k++] = argv[j];
   av[k] = NULL;
   fflush(NULL);
@@ -602,6 +608,8 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
       dup2(efd, 2);
     }
     if (dup2(wfd, 3) < 0) _exit(127);
+    int pfd = open(path, O_RDONLY | O_CLOEXEC);
+    if (pfd < 0 || (pfd == PROG_FD ? fcntl(pfd, F_SETFD, 0) : dup2(pfd, PROG_FD)) < 0) _exit(127);
     signal(SIGPIPE, SIG_DFL);
     execvpe(qemu, av, env);
     _exit(127);
@@ -891,6 +899,11 @@ static void qemu_said(ic_host *h, char *out, size_t cap) {
   out[n] = 0;
   char *nl = strchr(out, '\n');
   if (nl) *nl = 0;
+  char *fd = strstr(out, PROG_FD_PATH); /* qemu names the program by the path it was given */
+  if (fd && strlen(out) + strlen(h->prog) < cap + strlen(PROG_FD_PATH)) {
+    memmove(fd + strlen(h->prog), fd + strlen(PROG_FD_PATH), strlen(fd + strlen(PROG_FD_PATH)) + 1);
+    memcpy(fd, h->prog, strlen(h->prog));
+  }
 }
 
 ic_status ic_host_finish(ic_host *h, int *exited, int *exit_code, ic_err *err) {

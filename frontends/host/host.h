@@ -78,7 +78,8 @@ typedef struct ic_host_opts {
    two runs of one program differ is fixed, as for the rv64 frontend: the
    guest's environment is LANG=C and PATH=/usr/local/bin:/usr/bin:/bin
    (qemu's own QEMU_* settings reach qemu, not the guest), its argv[0] the
-   program's file name without the directory, its random bytes come from
+   program's file name without the directory, the path qemu loads it by
+   /proc/self/fd/4 (its AT_EXECFN), its random bytes come from
    the seed, and address-space randomization is off (ADDR_NO_RANDOMIZE, as
    `setarch -R`) so qemu lays out the guest the same way each run. */
 ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, uint32_t isa,
