@@ -3,9 +3,10 @@
  * test time (a dependent add chain, a pointer chase beyond the L2, a
  * random branch), graph against multisim on Debian's own gzip, a recorded
  * trace replaying the live numbers, and bad input: a program qemu cannot
- * run, a plugin that does not load, bytes Capstone does not know. Skipped
- * with a message where qemu-x86_64 (qemu-user) or a compiler is missing;
- * the AArch64 tests need aarch64-linux-gnu-gcc. */
+ * run, a plugin that does not load, bytes Capstone does not know (in the
+ * decoder and in a run, live and recorded). Skipped with a message where
+ * qemu-x86_64 (qemu-user) or a compiler is missing; the AArch64 tests need
+ * aarch64-linux-gnu-gcc. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -417,6 +418,20 @@ Test(host_x86, bad_input_gets_one_line) {
   cr_assert(strstr(r.err, "could not run it") && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
             "%s", r.err);
   result_free(&r);
+  /* a plugin that does not load, a program qemu cannot run: the same one
+     line where the run is recorded first (multisim replays it) */
+  snprintf(args, sizeof args, "--method multisim --categories dl1 --max 10k -- %s 1000", prog);
+  r = icost("ICOST_QEMU_PLUGIN=/nonexistent/plugin.so", args);
+  cr_assert_eq(r.status, 1, "%s", r.err);
+  cr_assert(strstr(r.err, "qemu-x86_64") && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+            "%s", r.err);
+  result_free(&r);
+  snprintf(args, sizeof args, "--method multisim --categories dl1 -- %s", bad);
+  r = icost(NULL, args);
+  cr_assert_eq(r.status, 1, "%s", r.err);
+  cr_assert(strstr(r.err, "could not run it") && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+            "%s", r.err);
+  result_free(&r);
   /* the record of a run that fails leaves no file */
   char *trc = tmp_path("none.trc");
   snprintf(args, sizeof args, "record -o %s -- %s", trc, bad);
@@ -425,6 +440,34 @@ Test(host_x86, bad_input_gets_one_line) {
   cr_assert_neq(access(trc, F_OK), 0, "a failed record left %s", trc);
   result_free(&r);
   unlink(bad);
+  unlink(prog);
+}
+
+/* 0f 1e /r without an f3 prefix is a hint nop qemu runs and Capstone 4
+   does not decode: the run stops with one line naming the pc and the
+   bytes, live (sim, the graph method) and recorded (multisim, record). */
+static const char unknown_insn_src[] =
+    "int main(void) {\n"
+    "  __asm__ volatile(\".byte 0x0f, 0x1e, 0xc8\");\n"
+    "  return 0;\n"
+    "}\n";
+
+Test(host_x86, instruction_capstone_does_not_know, .timeout = 120) {
+  char *prog = build("gcc", "qemu-x86_64", "unknown_insn", unknown_insn_src);
+  char *trc = tmp_path("unknown.trc"), args[1200];
+  const char *cmds[] = {"sim --", "--categories dl1 --", "--method multisim --categories dl1 --",
+                        "record -o"};
+  for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+    snprintf(args, sizeof args, "%s %s%s%s", cmds[k], k == 3 ? trc : "", k == 3 ? " -- " : "", prog);
+    result r = icost(NULL, args);
+    cr_expect_eq(r.status, 1, "%s: %s", cmds[k], r.err);
+    cr_expect(strstr(r.err, "Capstone cannot decode the instruction at pc 0x") &&
+                  strstr(r.err, "(bytes 0f 1e c8)") &&
+                  strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+              "%s: %s", cmds[k], r.err);
+    result_free(&r);
+  }
+  cr_expect_neq(access(trc, F_OK), 0, "a failed record left %s", trc);
   unlink(prog);
 }
 
