@@ -2,7 +2,9 @@
  * a program: cli_run_setup and cli_run_execute hand over to these when
  * --trace is given (run.h). The trace is opened and checked once; each run
  * reads it again from the instruction --skip names (minus the warming), so
- * multisim's runs replay the same stream whatever the recorded program did. */
+ * multisim's runs replay the same stream whatever the recorded program did.
+ * x86-64 and AArch64 programs come here too (cli_host_setup): recorded
+ * into such a trace, or streamed live from qemu for a single run. */
 #ifndef IC_CLI_TRACE_RUN_H
 #define IC_CLI_TRACE_RUN_H
 
