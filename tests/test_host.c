@@ -286,9 +286,9 @@ static void check_live_against_recorded(const char *prog, const char *executed_t
     result_free(&live);
     result_free(&tr);
   }
-  /* where the program lies changes no number: qemu runs it by a descriptor,
-     the guest sees its file name only */
-  char *dir = tmp_path("d"), copy[1200];
+  /* where the program lies changes no number: qemu runs a copy of it in
+     memory by a descriptor, the guest sees its file name only */
+  char *dir = tmp_path("a_directory_whose_name_moves_the_stack"), copy[1200];
   snprintf(copy, sizeof copy, "%s/%s", dir, strrchr(prog, '/') + 1);
   snprintf(args, sizeof args, "mkdir -p %s && cp %s %s", dir, prog, copy);
   cr_assert_eq(system(args), 0);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -509,11 +510,26 @@ static int on_path(const char *name) {
   return 0;
 }
 
-/* qemu runs the program as this open descriptor, so the path the guest
-   sees (AT_EXECFN, the name on its stack) is the same wherever the program
-   lies, and the stack's layout with it. */
+/* qemu runs the program as this open descriptor, a copy of it in memory,
+   so the path the guest sees (AT_EXECFN, the name on its stack: qemu takes
+   the real path of what it opens, and a memfd's has none) is the same
+   wherever the program lies, and the stack's layout with it. */
 enum { PROG_FD = 4 };
 #define PROG_FD_PATH "/proc/self/fd/4"
+
+/* A memfd holding the file at path (close-on-exec); -1 on failure (in the
+   child before exec: what it leaves open goes with it). */
+static int prog_copy(const char *path) {
+  int in = open(path, O_RDONLY | O_CLOEXEC), out = memfd_create("icost-guest", MFD_CLOEXEC);
+  char buf[1 << 16];
+  ssize_t n = 0;
+  while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+    for (ssize_t w = 0, k; w < n; w += k)
+      if ((k = write(out, buf + w, (size_t)(n - w))) <= 0) return -1;
+  if (in < 0 || n < 0) return -1;
+  close(in);
+  return out;
+}
 
 ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, uint32_t isa,
                         const ic_host_opts *o, ic_err *err) {
@@ -608,7 +624,7 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
       dup2(efd, 2);
     }
     if (dup2(wfd, 3) < 0) _exit(127);
-    int pfd = open(path, O_RDONLY | O_CLOEXEC);
+    int pfd = prog_copy(path);
     if (pfd < 0 || (pfd == PROG_FD ? fcntl(pfd, F_SETFD, 0) : dup2(pfd, PROG_FD)) < 0) _exit(127);
     signal(SIGPIPE, SIG_DFL);
     execvpe(qemu, av, env);

@@ -79,9 +79,10 @@ typedef struct ic_host_opts {
    guest's environment is LANG=C and PATH=/usr/local/bin:/usr/bin:/bin
    (qemu's own QEMU_* settings reach qemu, not the guest), its argv[0] the
    program's file name without the directory, the path qemu loads it by
-   /proc/self/fd/4 (its AT_EXECFN), its random bytes come from
-   the seed, and address-space randomization is off (ADDR_NO_RANDOMIZE, as
-   `setarch -R`) so qemu lays out the guest the same way each run. */
+   /proc/self/fd/4 (its AT_EXECFN; a copy in a memfd), its random bytes
+   come from the seed, and address-space randomization is off
+   (ADDR_NO_RANDOMIZE, as `setarch -R`) so qemu lays out the guest the
+   same way each run. */
 ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, uint32_t isa,
                         const ic_host_opts *o, ic_err *err);
 /* The records of the program's instructions; fill returns 0 at its end or
