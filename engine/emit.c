@@ -408,12 +408,13 @@ static void push(ic_emit *e, frame_kind kind, const char *key, int hidden) {
     return;
   }
   frame *parent = top(e), *f = &e->stack[e->depth++];
-  memset(f, 0, sizeof *f);
-  f->kind = kind;
-  f->hidden = hidden || parent->hidden;
-  /* through a local buffer: gcc -O3 cannot tell that parent is not f */
+  /* built aside: gcc's -Wrestrict cannot tell parent and f apart */
   char path[EMIT_PATH];
   child_path(parent, key, path, e->fmt == IC_EMIT_CSV ? "." : " ");
+  const int parent_hidden = parent->hidden;
+  memset(f, 0, sizeof *f);
+  f->kind = kind;
+  f->hidden = hidden || parent_hidden;
   memcpy(f->path, path, sizeof path);
 }
 

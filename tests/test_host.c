@@ -3,9 +3,10 @@
  * test time (a dependent add chain, a pointer chase beyond the L2, a
  * random branch), graph against multisim on Debian's own gzip, a recorded
  * trace replaying the live numbers, and bad input: a program qemu cannot
- * run, a plugin that does not load, bytes Capstone does not know. Skipped
- * with a message where qemu-x86_64 (qemu-user) or a compiler is missing;
- * the AArch64 tests need aarch64-linux-gnu-gcc. */
+ * run, a plugin that does not load, bytes Capstone does not know (in the
+ * decoder and in a run, live and recorded). Skipped with a message where
+ * qemu-x86_64 (qemu-user) or a compiler is missing; the AArch64 tests need
+ * aarch64-linux-gnu-gcc. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -210,7 +211,10 @@ Test(host_x86, gzip_graph_near_multisim_and_trace_replays_live, .timeout = 300) 
   cr_expect(e < 5.0, "gzip: graph's mean error against multisim %.2f%%\n%s", e, r.out);
   cr_expect(strstr(r.err, "warning") == NULL, "%s", r.err);
   result_free(&r);
-  /* a recorded trace gives the live numbers */
+  /* a recorded trace gives the numbers of the live run (the graph method
+     streams from qemu; the recording is a second qemu run): the guest's
+     environment is fixed, so icost's own (here a long extra variable, which
+     would move the guest's stack) changes nothing */
   char *trc = tmp_path("gz.trc");
   snprintf(args, sizeof args, "record -o %s --max 400k -- /usr/bin/gzip -c %s", trc, in);
   r = icost(NULL, args);
@@ -218,7 +222,9 @@ Test(host_x86, gzip_graph_near_multisim_and_trace_replays_live, .timeout = 300) 
   result_free(&r);
   const char *common = "--format csv --categories dl1,win,bmisp --skip 100k --warm 50k --max 200k";
   snprintf(args, sizeof args, "%s -- /usr/bin/gzip -c %s", common, in);
-  result live = icost(NULL, args);
+  char noise[3100] = "ICOST_TEST_NOISE=";
+  memset(noise + strlen(noise), 'x', 3000);
+  result live = icost(noise, args);
   snprintf(args, sizeof args, "%s --trace %s", common, trc);
   result tr = icost(NULL, args);
   cr_assert_eq(live.status, 0, "%s", live.err);
@@ -247,6 +253,77 @@ Test(host_x86, gzip_graph_near_multisim_and_trace_replays_live, .timeout = 300) 
   result_free(&tr);
   unlink(trc);
   unlink(in);
+}
+
+/* The single-pass commands stream a host program live from qemu; a trace
+   of it (icost record, a second qemu run) replays the same records, so each
+   report is the same but for its provenance. critical names the executed
+   instructions from the image of the live run, built when it ends: the
+   disassembly executed_text ("\"xor ") of one is in its report. */
+static void check_live_against_recorded(const char *prog, const char *executed_text) {
+  char *trc = tmp_path("rb_live.trc"), args[2048];
+  snprintf(args, sizeof args, "record -o %s -- %s 100000", trc, prog);
+  result r = icost(NULL, args);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  result_free(&r);
+  const char *cmds[] = {"sim", "critical", "annotate"};
+  for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+    const char *common = "--format csv --skip 100k --warm 20k --max 100k";
+    snprintf(args, sizeof args, "%s %s -- %s 100000", cmds[k], common, prog);
+    result live = icost(NULL, args);
+    /* the trace's report takes its symbols from the program, as the live
+       run's does (a static aarch64 program's functions resolve) */
+    snprintf(args, sizeof args, "%s %s %s%s --trace %s", cmds[k], common, k ? "--symbols " : "",
+             k ? prog : "", trc);
+    result tr = icost(NULL, args);
+    cr_assert_eq(live.status, 0, "%s: %s", cmds[k], live.err);
+    cr_assert_eq(tr.status, 0, "%s: %s", cmds[k], tr.err);
+    drop_provenance(live.out);
+    drop_provenance(tr.out);
+    cr_expect_str_eq(live.out, tr.out, "%s", cmds[k]);
+    if (k == 1) /* Capstone's text of an executed instruction: the image is there */
+      cr_expect(strstr(live.out, executed_text) != NULL, "%s", live.out);
+    result_free(&live);
+    result_free(&tr);
+  }
+  /* where the program lies changes no number: qemu runs a copy of it in
+     memory by a descriptor, the guest sees its file name only */
+  char *dir = tmp_path("a_directory_whose_name_moves_the_stack"), copy[1200];
+  snprintf(copy, sizeof copy, "%s/%s", dir, strrchr(prog, '/') + 1);
+  snprintf(args, sizeof args, "mkdir -p %s && cp %s %s", dir, prog, copy);
+  cr_assert_eq(system(args), 0);
+  result runs[2];
+  for (int k = 0; k < 2; k++) {
+    snprintf(args, sizeof args, "sim --format csv --skip 100k --max 50k -- %s 100000", k ? copy : prog);
+    runs[k] = icost(NULL, args);
+    cr_assert_eq(runs[k].status, 0, "%s", runs[k].err);
+    drop_provenance(runs[k].out);
+  }
+  cr_expect_str_eq(runs[0].out, runs[1].out);
+  result_free(&runs[0]);
+  result_free(&runs[1]);
+  unlink(copy);
+  rmdir(dir);
+  /* --skip past the end of the program: one line, as for a recorded run */
+  snprintf(args, sizeof args, "sim --skip 1G -- %s 1000", prog);
+  r = icost(NULL, args);
+  cr_assert_eq(r.status, 2, "%s", r.err);
+  cr_assert(strstr(r.err, "within --skip") && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+            "%s", r.err);
+  result_free(&r);
+  unlink(trc);
+}
+
+Test(host_x86, live_runs_give_the_recorded_numbers, .timeout = 300) {
+  char *prog = build("gcc", "qemu-x86_64", "rb_live", t_guest_random_branch);
+  check_live_against_recorded(prog, "\"xor ");
+  unlink(prog);
+}
+
+Test(host_a64, live_runs_give_the_recorded_numbers, .timeout = 300) {
+  char *prog = build("aarch64-linux-gnu-gcc", "qemu-aarch64", "rb_live_a64", t_guest_random_branch);
+  check_live_against_recorded(prog, "\"eor ");
+  unlink(prog);
 }
 
 /* A compressor's input loop (bzip2's copy_input_until_stop, shrunk): the
@@ -355,6 +432,20 @@ Test(host_x86, bad_input_gets_one_line) {
   cr_assert(strstr(r.err, "could not run it") && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
             "%s", r.err);
   result_free(&r);
+  /* a plugin that does not load, a program qemu cannot run: the same one
+     line where the run is recorded first (multisim replays it) */
+  snprintf(args, sizeof args, "--method multisim --categories dl1 --max 10k -- %s 1000", prog);
+  r = icost("ICOST_QEMU_PLUGIN=/nonexistent/plugin.so", args);
+  cr_assert_eq(r.status, 1, "%s", r.err);
+  cr_assert(strstr(r.err, "qemu-x86_64") && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+            "%s", r.err);
+  result_free(&r);
+  snprintf(args, sizeof args, "--method multisim --categories dl1 -- %s", bad);
+  r = icost(NULL, args);
+  cr_assert_eq(r.status, 1, "%s", r.err);
+  cr_assert(strstr(r.err, "could not run it") && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+            "%s", r.err);
+  result_free(&r);
   /* the record of a run that fails leaves no file */
   char *trc = tmp_path("none.trc");
   snprintf(args, sizeof args, "record -o %s -- %s", trc, bad);
@@ -363,6 +454,34 @@ Test(host_x86, bad_input_gets_one_line) {
   cr_assert_neq(access(trc, F_OK), 0, "a failed record left %s", trc);
   result_free(&r);
   unlink(bad);
+  unlink(prog);
+}
+
+/* 0f 1e /r without an f3 prefix is a hint nop qemu runs and Capstone 4
+   does not decode: the run stops with one line naming the pc and the
+   bytes, live (sim, the graph method) and recorded (multisim, record). */
+static const char unknown_insn_src[] =
+    "int main(void) {\n"
+    "  __asm__ volatile(\".byte 0x0f, 0x1e, 0xc8\");\n"
+    "  return 0;\n"
+    "}\n";
+
+Test(host_x86, instruction_capstone_does_not_know, .timeout = 120) {
+  char *prog = build("gcc", "qemu-x86_64", "unknown_insn", unknown_insn_src);
+  char *trc = tmp_path("unknown.trc"), args[1200];
+  const char *cmds[] = {"sim --", "--categories dl1 --", "--method multisim --categories dl1 --",
+                        "record -o"};
+  for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+    snprintf(args, sizeof args, "%s %s%s%s", cmds[k], k == 3 ? trc : "", k == 3 ? " -- " : "", prog);
+    result r = icost(NULL, args);
+    cr_expect_eq(r.status, 1, "%s: %s", cmds[k], r.err);
+    cr_expect(strstr(r.err, "Capstone cannot decode the instruction at pc 0x") &&
+                  strstr(r.err, "(bytes 0f 1e c8)") &&
+                  strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+              "%s: %s", cmds[k], r.err);
+    result_free(&r);
+  }
+  cr_expect_neq(access(trc, F_OK), 0, "a failed record left %s", trc);
   unlink(prog);
 }
 

@@ -4,7 +4,8 @@
  * the start and from seeks; corrupting any byte or truncating at any length
  * is an error with one line, never a record (a small fuzz without
  * libFuzzer); the ChampSim writer and reader agree on what the format
- * carries. Command level: a trace recorded from an RV64 program gives the
+ * carries; an image-only trace (a live host run's) reads as a recorded
+ * one. Command level: a trace recorded from an RV64 program gives the
  * same numbers as the live run for every method; bad trace files get one
  * line and exit 2; textbook timings (dependent adds, pointer chase, random
  * branches) through both trace formats. */
@@ -165,6 +166,40 @@ static void assert_one_line(const ic_err *err, const char *path) {
   cr_assert(strchr(err->msg, '\n') == NULL, "message spans lines: %s", err->msg);
   cr_assert(strncmp(err->msg, path, strlen(path)) == 0, "message does not name %s: %s", path,
             err->msg);
+}
+
+/* The image of a live host run (no records): what is added is looked up
+   and disassembled as a recorded trace's image is; runs out of order are
+   refused. */
+Test(trace, image_only_for_a_live_run) {
+  ic_trace *t;
+  ic_err err;
+  cr_assert_eq(ic_trace_image_create(&t, IC_ISA_X86_64, "live", &err), IC_OK, "%s", err.msg);
+  cr_expect_eq(ic_trace_count(t), 0);
+  ic_program_image im = ic_trace_image(t);
+  ic_static_inst si;
+  cr_expect_eq(im.lookup(im.ctx, 0x1000, &si), 0, "nothing added yet");
+  const uint8_t code[] = {0x48, 0x01, 0xc0, 0xc3}; /* add rax, rax; ret */
+  cr_assert_eq(ic_trace_image_add(t, 0x1000, code, sizeof code, &err), IC_OK, "%s", err.msg);
+  const uint8_t jmp[] = {0xeb, 0x10}; /* jmp +0x10 */
+  cr_assert_eq(ic_trace_image_add(t, 0x2000, jmp, sizeof jmp, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(im.lookup(im.ctx, 0x1000, &si), 1);
+  cr_expect_eq(si.size, 3);
+  cr_expect_eq(si.opclass, IC_OP_INT_ALU);
+  cr_assert_eq(im.lookup(im.ctx, 0x1003, &si), 1);
+  cr_expect_eq(si.opclass, IC_OP_RETURN);
+  cr_assert_eq(im.lookup(im.ctx, 0x2000, &si), 1);
+  cr_expect_eq(si.target, 0x2012);
+  cr_expect_eq(im.lookup(im.ctx, 0x1800, &si), 0, "a pc between the runs");
+  char text[64];
+  cr_assert_eq(ic_trace_image_disasm(im, 0x1000, text, sizeof text), 1);
+  cr_expect_str_eq(text, "add rax, rax");
+  /* before the last run or overlapping it: refused, the image unchanged */
+  cr_expect_eq(ic_trace_image_add(t, 0x1004, code, sizeof code, &err), IC_ERUN);
+  cr_expect(strstr(err.msg, "out of order") != NULL, "%s", err.msg);
+  cr_expect_eq(ic_trace_image_add(t, 0x2001, code, sizeof code, &err), IC_ERUN);
+  cr_expect_eq(im.lookup(im.ctx, 0x1004, &si), 0);
+  ic_trace_close(t);
 }
 
 Test(trace, corrupt_and_truncated_files_are_errors, .timeout = 120) {

@@ -369,6 +369,7 @@ int cmd_annotate(int argc, char **argv) {
   if (ao.disasm == UINT64_MAX) ao.disasm = ao.by == BY_LINE ? 5 : 1;
   cli_run run;
   memset(&run, 0, sizeof run);
+  ro.once = 1;
   st = cli_run_setup(&ro, &run, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
   ic_slack *s = NULL;

@@ -301,6 +301,7 @@ int cmd_critical(int argc, char **argv) {
   }
   cli_run run;
   memset(&run, 0, sizeof run);
+  ro.once = 1;
   st = cli_run_setup(&ro, &run, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
   ic_slack *s = NULL;
@@ -516,6 +517,7 @@ int cmd_graph(int argc, char **argv) {
                     go.from + go.count - 1);
   cli_run run;
   memset(&run, 0, sizeof run);
+  ro.once = 1;
   st = cli_run_setup(&ro, &run, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
   run.max = go.from + go.count;

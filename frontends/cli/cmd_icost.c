@@ -585,6 +585,10 @@ int cmd_icost(int argc, char **argv) {
 
   cli_run run;
   memset(&run, 0, sizeof run);
+  /* the graph method times the run once: a host program streams live; the
+     others replay it (multisim, graphfrag) or read its image while it runs
+     (the profiler's signature bits need each branch's size) */
+  ro.once = strcmp(io.method, "graph") == 0;
   if ((st = cli_run_setup(&ro, &run, &err)) != IC_OK) return cli_fail_err(st, &err);
   static ic_scopes scopes; /* the run's scoped categories (names resolved in its program) */
   if (io.categories) {

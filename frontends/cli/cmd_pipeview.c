@@ -222,6 +222,7 @@ int cmd_pipeview(int argc, char **argv) {
                     po.from + po.count - 1);
   cli_run run;
   memset(&run, 0, sizeof run);
+  ro.once = 1;
   st = cli_run_setup(&ro, &run, &err);
   if (st != IC_OK) return cli_fail_err(st, &err);
   run.max = po.from + po.count;

@@ -108,8 +108,8 @@ int cmd_record(int argc, char **argv) {
     if (champsim) return cli_fail(2, "record: --format champsim is for RV64 programs");
     double h0 = now_s();
     uint64_t n = 0;
-    st = cli_record_host(ro.out, o.prog_argc, o.prog_argv, isa, o.skip, o.max, o.guest_output, &n,
-                         &err);
+    st = cli_record_host(ro.out, o.prog_argc, o.prog_argv, isa, o.skip, o.max, o.guest_output,
+                         o.seed, &n, &err);
     if (st) return cli_fail_err(st, &err);
     struct stat hb;
     double hs = now_s() - h0, bytes = stat(ro.out, &hb) == 0 ? (double)hb.st_size : 0;

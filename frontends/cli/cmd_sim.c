@@ -180,6 +180,7 @@ int cmd_sim(int argc, char **argv) {
     return 0;
   }
   cli_run r;
+  o.once = 1;
   if ((st = cli_run_setup(&o, &r, &err))) return cli_fail_err(st, &err);
   ooo_stats s;
   int tty = isatty(2);

@@ -68,6 +68,9 @@ typedef struct cli_run_opts {
   const char *trace;                     /* --trace FILE instead of a program */
   const char *trace_format;              /* --trace-format icost|champsim, or NULL */
   const char *arch;                      /* --arch: the program's isa, checked */
+  int once;                              /* set by a command that times the run once: an
+                                            x86-64/AArch64 program then streams live from
+                                            qemu instead of being recorded first */
 } cli_run_opts;
 
 /* Parses argv[1..argc-1] (argv[0] is the command's name, "icost" or "sim",

@@ -18,6 +18,8 @@ typedef struct cli_trace {
   ic_champsim_image *csim; /* a ChampSim trace's image */
   const char *path;
   char *tmp; /* a temporary trace of a host program, deleted at the end */
+  ic_host *host; /* a host program streamed live (t is then its image only) */
+  int live_used; /* the live stream was timed: it cannot be replayed */
 } cli_trace;
 
 ic_status cli_trace_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
@@ -53,10 +55,56 @@ ic_status cli_trace_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
   return IC_OK;
 }
 
+static int host_code(void *ctx, uint64_t addr, const uint8_t *bytes, size_t len);
+static int image_code(void *ctx, uint64_t addr, const uint8_t *bytes, size_t len);
+
+/* The run of a host program streamed live: the model takes the records as
+   qemu makes them; at the end the code qemu translated becomes the run's
+   image and qemu's verdict (a failure, the exit status) is read. */
+static ic_status live_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sink *sink,
+                              cli_run_progress_fn progress, void *pctx, ooo_stats *stats,
+                              ic_err *err) {
+  cli_trace *ct = r->trace;
+  if (ct->live_used) /* a command that needs the stream twice must not ask for it live */
+    return ic_fail(err, IC_ERUN, "%s: a live run cannot be timed twice", r->workload.name);
+  ct->live_used = 1;
+  ic_inst_source src = ic_host_source(ct->host);
+  ooo_core *core = NULL;
+  ic_status st = ooo_create(&core, r->config, ideal, err);
+  if (st) goto out;
+  ooo_set_scopes(core, r->scopes);
+  if (sink) ooo_set_graph_sink(core, *sink);
+  if (r->fetch_log) ooo_set_fetch_log(core, r->fetch_log, r->fetch_from, r->fetch_n);
+  if (progress) ooo_set_progress(core, progress, pctx, 1000000);
+  uint64_t warmed = 0;
+  if (r->warm && (st = ooo_warm(core, src, r->warm, &warmed, err))) goto out;
+  if ((st = ooo_run(core, src, r->max, err))) goto out;
+  void *ctx[2] = {ct->t, err};
+  err->msg[0] = 0;
+  if (ic_host_code(ct->host, image_code, ctx)) {
+    st = err->msg[0] ? IC_ERUN : ic_fail(err, IC_ERUN, "out of memory");
+    goto out;
+  }
+  int exited = 0, code = 0;
+  if ((st = ic_host_finish(ct->host, &exited, &code, err))) goto out;
+  if (exited && code != 0 && !atomic_exchange((_Atomic int *)&r->exit_noted, 1))
+    fprintf(stderr, "icost: warning: %s exited with status %d (the numbers are of that run%s)\n",
+            r->workload.name, code, r->guest_output ? "" : "; --guest-output shows its output");
+  if (ooo_get_stats(core)->instructions == 0) {
+    st = ic_fail(err, IC_EINPUT, "%s: no instructions left to time after --skip", r->workload.name);
+    goto out;
+  }
+  *stats = *ooo_get_stats(core);
+out:
+  ooo_destroy(core);
+  return st;
+}
+
 ic_status cli_trace_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sink *sink,
                             cli_run_progress_fn progress, void *pctx, ooo_stats *stats,
                             ic_err *err) {
   const cli_trace *ct = r->trace;
+  if (ct->host) return live_execute(r, ideal, sink, progress, pctx, stats, err);
   ic_trace_cursor *c = NULL;
   ic_champsim_reader *cs = NULL;
   ooo_core *core = NULL;
@@ -106,6 +154,7 @@ ic_program_image cli_trace_image(const cli_run *r) {
 void cli_trace_free(cli_run *r) {
   cli_trace *ct = r->trace;
   if (!ct) return;
+  ic_host_destroy(ct->host);
   ic_trace_close(ct->t);
   ic_champsim_image_destroy(ct->csim);
   if (ct->tmp) unlink(ct->tmp);
@@ -119,13 +168,19 @@ static int host_code(void *ctx, uint64_t addr, const uint8_t *bytes, size_t len)
   return ic_trace_write_code(c[0], addr, bytes, len, c[1]) != IC_OK;
 }
 
+static int image_code(void *ctx, uint64_t addr, const uint8_t *bytes, size_t len) {
+  void **c = ctx;
+  return ic_trace_image_add(c[0], addr, bytes, len, c[1]) != IC_OK;
+}
+
 ic_status cli_record_host(const char *out, int argc, char **argv, uint32_t isa, uint64_t skip,
-                          uint64_t max, int guest_output, uint64_t *n, ic_err *err) {
+                          uint64_t max, int guest_output, uint64_t seed, uint64_t *n,
+                          ic_err *err) {
   *n = 0;
   ic_host *h = NULL;
   ic_trace_writer *w = NULL;
   ic_inst *buf = NULL;
-  ic_host_opts ho = {guest_output};
+  ic_host_opts ho = {guest_output, seed};
   ic_status st = ic_host_start(&h, argv[0], argc, argv, isa, &ho, err);
   if (st) return st;
   int exited = 0, code = 0;
@@ -168,10 +223,45 @@ out:
   return st;
 }
 
+/* A host program for a command that times it once: qemu starts now, the
+   records before the warming part are read and dropped here (records, as
+   --skip counts in the recorded trace the other commands replay), and
+   cli_trace_execute times the rest as it comes. */
+static ic_status live_setup(const cli_run_opts *o, cli_run *r, cli_trace *ct, uint32_t isa,
+                            ic_err *err) {
+  ic_status st = ic_trace_image_create(&ct->t, isa, r->workload.name, err);
+  if (st) return st;
+  ic_host_opts ho = {o->guest_output, o->seed};
+  if ((st = ic_host_start(&ct->host, r->workload.argv[0], r->workload.argc, r->workload.argv, isa,
+                          &ho, err)))
+    return st;
+  r->warm = o->warm < o->skip ? o->warm : o->skip;
+  r->max = o->max;
+  r->guest_output = o->guest_output;
+  const uint64_t fast = o->skip - r->warm;
+  ic_inst_source src = ic_host_source(ct->host);
+  ic_inst buf[256];
+  uint64_t dropped = 0;
+  size_t got = 1;
+  while (dropped < fast && got) {
+    got = src.fill(src.ctx, buf, fast - dropped < 256 ? (size_t)(fast - dropped) : 256);
+    dropped += got;
+  }
+  if (dropped < fast) {
+    int exited = 0, code = 0;
+    if ((st = ic_host_finish(ct->host, &exited, &code, err))) return st;
+    return ic_fail(err, IC_EINPUT, "%s: the program ended after %llu instructions, within --skip %llu",
+                   r->workload.name, (unsigned long long)dropped, (unsigned long long)o->skip);
+  }
+  r->skipped = fast;
+  return IC_OK;
+}
+
 ic_status cli_host_setup(const cli_run_opts *o, cli_run *r, uint32_t isa, ic_err *err) {
   cli_trace *ct = calloc(1, sizeof *ct);
   if (!ct) return ic_fail(err, IC_ERUN, "out of memory");
   r->trace = ct;
+  if (o->once) return live_setup(o, r, ct, isa, err);
   const char *dir = getenv("TMPDIR");
   size_t l = strlen(dir && *dir ? dir : "/tmp") + 40;
   if (!(ct->tmp = malloc(l))) return ic_fail(err, IC_ERUN, "out of memory");
@@ -186,7 +276,8 @@ ic_status cli_host_setup(const cli_run_opts *o, cli_run *r, uint32_t isa, ic_err
   ct->path = ct->tmp;
   uint64_t n = 0;
   ic_status st = cli_record_host(ct->tmp, r->workload.argc, r->workload.argv, isa, 0,
-                                 o->max ? o->skip + o->max : 0, o->guest_output, &n, err);
+                                 o->max ? o->skip + o->max : 0, o->guest_output, o->seed, &n,
+                                 err);
   if (st) return st;
   if ((st = ic_trace_open(&ct->t, ct->tmp, err))) return st;
   r->warm = o->warm < o->skip ? o->warm : o->skip;

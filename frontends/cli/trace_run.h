@@ -2,7 +2,9 @@
  * a program: cli_run_setup and cli_run_execute hand over to these when
  * --trace is given (run.h). The trace is opened and checked once; each run
  * reads it again from the instruction --skip names (minus the warming), so
- * multisim's runs replay the same stream whatever the recorded program did. */
+ * multisim's runs replay the same stream whatever the recorded program did.
+ * x86-64 and AArch64 programs come here too (cli_host_setup): recorded
+ * into such a trace, or streamed live from qemu for a single run. */
 #ifndef IC_CLI_TRACE_RUN_H
 #define IC_CLI_TRACE_RUN_H
 
@@ -17,17 +19,21 @@ ic_status cli_trace_execute(const cli_run *r, ic_catmask ideal, const ic_graph_s
                             ic_err *err);
 ic_program_image cli_trace_image(const cli_run *r);
 
-/* An x86-64 or AArch64 program (r->workload, already resolved): records
- * instructions [0, --skip + --max) through qemu-user into a temporary
- * trace, which the runs then replay (multisim's subsets see one execution)
- * and cli_trace_free deletes. */
+/* An x86-64 or AArch64 program (r->workload, already resolved). For a
+ * command that times it once (o->once) the run streams from qemu-user
+ * live: the model takes the records as the plugin makes them, and the code
+ * qemu translated becomes the run's image when the run ends. Otherwise
+ * instructions [0, --skip + --max) are recorded into a temporary trace,
+ * which the runs then replay (multisim's subsets see one execution) and
+ * cli_trace_free deletes. --skip and --max count records in both. */
 ic_status cli_host_setup(const cli_run_opts *o, cli_run *r, uint32_t isa, ic_err *err);
 
 /* Records argv[0..argc-1] (an x86-64 or AArch64 program of isa) through
  * qemu-user into the icost trace out: --skip instructions not recorded,
  * at most max (0: all); *n gets the instructions recorded. */
 ic_status cli_record_host(const char *out, int argc, char **argv, uint32_t isa, uint64_t skip,
-                          uint64_t max, int guest_output, uint64_t *n, ic_err *err);
+                          uint64_t max, int guest_output, uint64_t seed, uint64_t *n,
+                          ic_err *err);
 void cli_trace_free(cli_run *r);
 
 #endif

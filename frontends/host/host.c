@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -508,6 +510,27 @@ static int on_path(const char *name) {
   return 0;
 }
 
+/* qemu runs the program as this open descriptor, a copy of it in memory,
+   so the path the guest sees (AT_EXECFN, the name on its stack: qemu takes
+   the real path of what it opens, and a memfd's has none) is the same
+   wherever the program lies, and the stack's layout with it. */
+enum { PROG_FD = 4 };
+#define PROG_FD_PATH "/proc/self/fd/4"
+
+/* A memfd holding the file at path (close-on-exec); -1 on failure (in the
+   child before exec: what it leaves open goes with it). */
+static int prog_copy(const char *path) {
+  int in = open(path, O_RDONLY | O_CLOEXEC), out = memfd_create("icost-guest", MFD_CLOEXEC);
+  char buf[1 << 16];
+  ssize_t n = 0;
+  while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+    for (ssize_t w = 0, k; w < n; w += k)
+      if ((k = write(out, buf + w, (size_t)(n - w))) <= 0) return -1;
+  if (in < 0 || n < 0) return -1;
+  close(in);
+  return out;
+}
+
 ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, uint32_t isa,
                         const ic_host_opts *o, ic_err *err) {
   *out = NULL;
@@ -543,29 +566,55 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
     ic_host_destroy(h);
     return ic_fail(err, IC_ERUN, "cannot start %s: %s", qemu, strerror(errno));
   }
-  char plugarg[PATH_MAX + 32];
+  char plugarg[PATH_MAX + 32], seed[24];
   snprintf(plugarg, sizeof plugarg, "%s,fd=%d", plugin, 3);
-  char **av = calloc((size_t)argc + 8, sizeof *av);
-  if (!av) {
+  snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+  const char *slash = strrchr(path, '/');
+  const char *name = slash && slash[1] ? slash + 1 : path;
+  /* qemu's environment: the guest's fixed one and icost's QEMU_* settings,
+     each unset for the guest (-U) */
+  size_t nq = 0;
+  for (char **e = environ; *e; e++) nq += strncmp(*e, "QEMU_", 5) == 0;
+  char **av = calloc((size_t)argc + 16 + 2 * nq, sizeof *av);
+  char **env = calloc(nq + 3, sizeof *env);
+  char *unset = calloc(nq + 1, 256);
+  if (!av || !env || !unset) {
+    free(av), free(env), free(unset);
     close(p[0]), close(p[1]);
     ic_host_destroy(h);
     return ic_fail(err, IC_ERUN, "out of memory");
   }
-  int k = 0;
+  int k = 0, ne = 0;
+  env[ne++] = "LANG=C";
+  env[ne++] = "PATH=/usr/local/bin:/usr/bin:/bin";
   av[k++] = (char *)qemu;
+  for (char **e = environ; *e; e++) {
+    const char *eq = strchr(*e, '=');
+    if (strncmp(*e, "QEMU_", 5) != 0 || !eq || eq - *e >= 256) continue;
+    char *u = unset + 256 * (size_t)(ne - 2);
+    memcpy(u, *e, (size_t)(eq - *e));
+    env[ne++] = *e;
+    av[k++] = "-U";
+    av[k++] = u;
+  }
   if (isa == IC_ISA_AARCH64) { /* ARMv8.0: no SVE or LSE atomics, which Capstone 4 does not
                                   decode and glibc would use if the cpu had them */
     av[k++] = "-cpu";
     av[k++] = "cortex-a72";
   }
+  av[k++] = "-seed";
+  av[k++] = seed;
+  av[k++] = "-0";
+  av[k++] = (char *)name;
   av[k++] = "-plugin";
   av[k++] = plugarg;
-  av[k++] = (char *)path;
+  av[k++] = PROG_FD_PATH;
   for (int j = 1; j < argc; j++) av[k++] = argv[j];
   av[k] = NULL;
   fflush(NULL);
   pid_t pid = fork();
   if (pid == 0) {
+    personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE);
     int nul = open("/dev/null", O_RDWR);
     int wfd = dup(p[1]), efd = dup(h->err_fd); /* neither is 3 while the originals are open */
     if (wfd < 0 || efd < 0) _exit(127);
@@ -575,11 +624,15 @@ ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, 
       dup2(efd, 2);
     }
     if (dup2(wfd, 3) < 0) _exit(127);
+    int pfd = prog_copy(path);
+    if (pfd < 0 || (pfd == PROG_FD ? fcntl(pfd, F_SETFD, 0) : dup2(pfd, PROG_FD)) < 0) _exit(127);
     signal(SIGPIPE, SIG_DFL);
-    execvp(qemu, av);
+    execvpe(qemu, av, env);
     _exit(127);
   }
   free(av);
+  free(env);
+  free(unset);
   close(p[1]);
   if (pid < 0) {
     close(p[0]);
@@ -862,6 +915,11 @@ static void qemu_said(ic_host *h, char *out, size_t cap) {
   out[n] = 0;
   char *nl = strchr(out, '\n');
   if (nl) *nl = 0;
+  char *fd = strstr(out, PROG_FD_PATH); /* qemu names the program by the path it was given */
+  if (fd && strlen(out) + strlen(h->prog) < cap + strlen(PROG_FD_PATH)) {
+    memmove(fd + strlen(h->prog), fd + strlen(PROG_FD_PATH), strlen(fd + strlen(PROG_FD_PATH)) + 1);
+    memcpy(fd, h->prog, strlen(h->prog));
+  }
 }
 
 ic_status ic_host_finish(ic_host *h, int *exited, int *exit_code, ic_err *err) {

@@ -70,10 +70,19 @@ int ic_host_disasm(ic_host_decoder *d, const uint8_t *bytes, size_t n, uint64_t 
 typedef struct ic_host ic_host;
 typedef struct ic_host_opts {
   int guest_output; /* the program's stdout/stderr are icost's (else /dev/null) */
+  uint64_t seed;    /* qemu's -seed: AT_RANDOM and getrandom */
 } ic_host_opts;
 
 /* Starts qemu on path (argv[0..argc-1] its arguments, argv[0] the program)
-   for isa. IC_EINPUT if qemu or the plugin cannot be found. */
+   for isa. IC_EINPUT if qemu or the plugin cannot be found. What would make
+   two runs of one program differ is fixed, as for the rv64 frontend: the
+   guest's environment is LANG=C and PATH=/usr/local/bin:/usr/bin:/bin
+   (qemu's own QEMU_* settings reach qemu, not the guest), its argv[0] the
+   program's file name without the directory, the path qemu loads it by
+   /proc/self/fd/4 (its AT_EXECFN; a copy in a memfd), its random bytes
+   come from the seed, and address-space randomization is off
+   (ADDR_NO_RANDOMIZE, as `setarch -R`) so qemu lays out the guest the
+   same way each run. */
 ic_status ic_host_start(ic_host **out, const char *path, int argc, char **argv, uint32_t isa,
                         const ic_host_opts *o, ic_err *err);
 /* The records of the program's instructions; fill returns 0 at its end or

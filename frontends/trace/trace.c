@@ -654,6 +654,49 @@ ic_program_image ic_trace_image(ic_trace *t) {
   return im;
 }
 
+/* ============================ image only ============================ */
+
+ic_status ic_trace_image_create(ic_trace **out, uint32_t isa, const char *name, ic_err *err) {
+  *out = NULL;
+  ic_trace *t = calloc(1, sizeof *t);
+  if (!t || !(t->path = strdup(name)) || !(t->name = strdup(name))) {
+    ic_trace_close(t);
+    return ic_fail(err, IC_ERUN, "%s: out of memory", name);
+  }
+  t->isa = isa;
+  if (isa == IC_ISA_X86_64 || isa == IC_ISA_AARCH64) {
+    ic_status st = ic_host_decoder_create(&t->dec, isa, err);
+    if (st != IC_OK) {
+      ic_trace_close(t);
+      return st;
+    }
+    pthread_mutex_init(&t->dec_lock, NULL);
+  }
+  *out = t;
+  return IC_OK;
+}
+
+ic_status ic_trace_image_add(ic_trace *t, uint64_t addr, const uint8_t *bytes, size_t len,
+                             ic_err *err) {
+  if (!len) return IC_OK;
+  if (t->nsegs) { /* code_read's binary search needs them ascending, apart */
+    const seg *last = &t->segs[t->nsegs - 1];
+    if (addr < last->addr + last->len)
+      return ic_fail(err, IC_ERUN, "%s: image code at 0x%llx out of order", t->path,
+                     (unsigned long long)addr);
+  }
+  seg *ns = realloc(t->segs, (t->nsegs + 1) * sizeof *ns);
+  if (!ns) return ic_fail(err, IC_ERUN, "%s: out of memory", t->path);
+  t->segs = ns;
+  seg *sg = &t->segs[t->nsegs];
+  if (!(sg->bytes = malloc(len))) return ic_fail(err, IC_ERUN, "%s: out of memory", t->path);
+  memcpy(sg->bytes, bytes, len);
+  sg->addr = addr;
+  sg->len = len;
+  t->nsegs++;
+  return IC_OK;
+}
+
 /* ================================ cursor ================================ */
 
 struct ic_trace_cursor {

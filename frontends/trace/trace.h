@@ -99,6 +99,16 @@ ic_program_image ic_trace_image(ic_trace *t);
    (an RV64 trace's: its raw bits are RISC-V's). */
 int ic_trace_image_disasm(ic_program_image img, uint64_t pc, char *buf, size_t cap);
 
+/* An image without records (count 0): the code of a run streamed live
+   from the host frontend, looked up and disassembled as the image of the
+   same run recorded would be (ic_trace_image, ic_trace_image_disasm).
+   name stands for the path in messages. */
+ic_status ic_trace_image_create(ic_trace **out, uint32_t isa, const char *name, ic_err *err);
+/* Adds len code bytes at addr; runs come ascending and apart (as
+   ic_host_code gives them). Lookups made meanwhile see what is added. */
+ic_status ic_trace_image_add(ic_trace *t, uint64_t addr, const uint8_t *bytes, size_t len,
+                             ic_err *err);
+
 /* A reading position of its own (one per concurrent run). */
 typedef struct ic_trace_cursor ic_trace_cursor;
 /* A cursor at instruction number start (< count, or == count: empty). */
