@@ -457,6 +457,69 @@ Test(host_x86, bad_input_gets_one_line) {
   unlink(prog);
 }
 
+/* The profiler on host programs. x86-64: refused with one line wherever
+   it would run (--method profiler, validate, profile, analyze of a trace's
+   samples): its micro-ops share a pc and samples hold no micro-op index,
+   and the stitched breakdown was wrong (imiss 82% against the graph's 39%
+   on gzip). AArch64: `icost profile -- PROG` is refused (analyze could not
+   read the code back) and points to profiling a recorded trace, which then
+   analyzes. */
+static void check_one_line_refusal(const char *args, const char *want) {
+  result r = icost(NULL, args);
+  cr_assert_eq(r.status, 2, "%s: %s", args, r.err);
+  cr_assert(strstr(r.err, want) && strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s: %s", args,
+            r.err);
+  result_free(&r);
+}
+
+Test(host_x86, the_profiler_refuses_micro_ops, .timeout = 300) {
+  char *prog = build("gcc", "qemu-x86_64", "rbp", t_guest_random_branch);
+  char args[1024];
+  const char *const cmds[] = {"--method profiler", "validate --methods graph,profiler"};
+  for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+    snprintf(args, sizeof args, "%s --max 30k -- %s 3000", cmds[k], prog);
+    check_one_line_refusal(args, "does not follow x86-64");
+  }
+  char *samples = tmp_path("x.samples"), *trc = tmp_path("x.trc");
+  snprintf(args, sizeof args, "profile -o %s --max 30k -- %s 3000", samples, prog);
+  check_one_line_refusal(args, "does not follow x86-64");
+  cr_assert_neq(access(samples, F_OK), 0, "a refused profile wrote %s", samples);
+  snprintf(args, sizeof args, "record -o %s --max 40k -- %s 3000", trc, prog);
+  result r = icost(NULL, args);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  result_free(&r);
+  snprintf(args, sizeof args, "profile --trace %s -o %s --max 30k", trc, samples);
+  check_one_line_refusal(args, "does not follow x86-64");
+  unlink(trc);
+  unlink(prog);
+}
+
+Test(host_a64, profile_points_to_a_recorded_trace, .timeout = 300) {
+  char *prog = build("aarch64-linux-gnu-gcc", "qemu-aarch64", "rbp64", t_guest_random_branch);
+  char args[1024];
+  char *samples = tmp_path("a.samples"), *trc = tmp_path("a.trc");
+  snprintf(args, sizeof args, "profile -o %s --max 30k -- %s 3000", samples, prog);
+  check_one_line_refusal(args, "icost profile --trace");
+  cr_assert_neq(access(samples, F_OK), 0, "a refused profile wrote %s", samples);
+  /* the way it points to: record, profile the trace, analyze */
+  snprintf(args, sizeof args, "record -o %s --max 60k -- %s 3000", trc, prog);
+  result r = icost(NULL, args);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  result_free(&r);
+  snprintf(args, sizeof args, "profile --trace %s -o %s --max 50k", trc, samples);
+  r = icost(NULL, args);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  result_free(&r);
+  snprintf(args, sizeof args, "analyze --categories bmisp %s", samples);
+  r = icost(NULL, args);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  cr_assert(strstr(r.out, "bmisp"), "%s", r.out);
+  result_free(&r);
+  unlink(samples);
+  unlink(trc);
+  unlink(prog);
+}
+
 /* 0f 1e /r without an f3 prefix is a hint nop qemu runs and Capstone 4
    does not decode: the run stops with one line naming the pc and the
    bytes, live (sim, the graph method) and recorded (multisim, record). */

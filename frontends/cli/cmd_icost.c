@@ -390,7 +390,9 @@ static ic_status method_profiler(const cli_run *run, const uint8_t *cats, int nc
   (void)tty;
   run_ctx rc = {run, 0, 0};
   ic_profiler_opts po = {.cats = cats, .ncat = ncat, .seed = o->fragseed, .need = o->need};
-  ic_status st = sig_machine_from_config(run->config, &po.machine, err);
+  ic_status st = cli_profiler_check(run, err);
+  if (st != IC_OK) return st;
+  st = sig_machine_from_config(run->config, &po.machine, err);
   if (st != IC_OK) return st;
   uint64_t len, warm;
   if ((st = frag_shape(run, o, cats, ncat, &len, &warm, err)) != IC_OK) return st;

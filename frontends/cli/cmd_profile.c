@@ -15,11 +15,13 @@
 
 #include "breakdown.h"
 #include "cli.h"
+#include "host.h"
 #include "profiler.h"
 #include "report.h"
 #include "run.h"
 #include "rv.h"
 #include "trace.h"
+#include "trace_run.h"
 #include "sig.h"
 #include "sig_db.h"
 #include "sig_file.h"
@@ -34,6 +36,10 @@ static const char profile_help[] =
     "profiler's sampling hooks (paper Section 5.4) and writes the samples to FILE\n"
     "(complete or not at all: a file without a name in FILE's directory, fsynced\n"
     "and named FILE at the end; an error, SIGINT or SIGTERM leaves nothing).\n"
+    "An AArch64 program is profiled from a recorded trace (icost record -o T --\n"
+    "PROGRAM, then icost profile --trace T): analyze reads the program's code back,\n"
+    "and of a program run through qemu only a trace holds it. x86-64 programs are\n"
+    "refused: their micro-ops share a pc, which samples do not tell apart.\n"
     "\n"
     "  -o, --output FILE       the sample file to write\n"
     "  --sample-interval N     mean retired instructions between detailed samples\n"
@@ -241,6 +247,18 @@ int cmd_profile(int argc, char **argv) {
   cli_run run;
   memset(&run, 0, sizeof run);
   if ((st = cli_run_setup(&ro, &run, &err)) != IC_OK) return cli_fail_err(st, &err);
+  if ((st = cli_profiler_check(&run, &err)) == IC_OK && cli_trace_host_program(&run))
+    /* analyze reads the code of the program the samples came from: an rv64
+       ELF's or a trace's, not a host program's (its code is qemu's to load) */
+    st = ic_fail(&err, IC_EINPUT,
+                 "profile: %s runs through qemu, and analyze could not read its code back: record "
+                 "it (icost record -o T -- PROGRAM ...) and profile the trace (icost profile --trace "
+                 "T -o FILE), or use icost --method profiler",
+                 run.workload.name);
+  if (st != IC_OK) {
+    cli_run_free(&run);
+    return cli_fail_err(st, &err);
+  }
 
   sig_file_header h;
   memset(&h, 0, sizeof h);
@@ -566,7 +584,20 @@ int cmd_analyze(int argc, char **argv) {
   ic_program_image img;
   if (ic_trace_is_trace(prog)) { /* samples of `profile --trace FILE`: its image */
     if ((st = ic_trace_open(&trace, prog, &err)) != IC_OK) goto done;
+    if (ic_trace_isa(trace) == IC_ISA_X86_64) {
+      st = ic_fail(&err, IC_EINPUT,
+                   "%s: samples of an x86-64 program: the profiler does not follow x86-64 programs yet "
+                   "(their micro-ops share a pc, and samples hold no micro-op index)",
+                   file);
+      goto done;
+    }
     img = ic_trace_image(trace);
+  } else if (ic_host_elf_isa(prog, NULL)) {
+    st = ic_fail(&err, IC_EINPUT,
+                 "%s: %s runs through qemu and its code cannot be read back here: profile a "
+                 "recorded trace of it (icost record, then icost profile --trace)",
+                 file, prog);
+    goto done;
   } else {
     rv_options opt;
     rv_options_default(&opt);

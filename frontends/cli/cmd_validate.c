@@ -112,6 +112,7 @@ typedef struct vopts {
   uint64_t fragwarm; /* --frag-warmup */
   int have_fragwarm;
   int fragment_methods; /* graphfrag or profiler among the methods */
+  int profiler;         /* the profiler among them */
   const ic_scopes *scopes; /* scoped categories of the list, or NULL */
 } vopts;
 
@@ -217,6 +218,10 @@ static ic_status validate_one(const cli_run_opts *base, const vopts *v, const ch
   memset(&run, 0, sizeof run);
   ic_status st = cli_run_setup(&o, &run, err);
   if (st != IC_OK) return st; /* cli_run_setup released run */
+  if (v->profiler && (st = cli_profiler_check(&run, err)) != IC_OK) {
+    cli_run_free(&run);
+    return st;
+  }
   run.refuse_partial = 1;
   run.scopes = v->scopes;
   const char *wname = name ? name : run.workload.name;
@@ -348,6 +353,7 @@ int cmd_validate(int argc, char **argv) {
   for (int m = 0; m < nm; m++) {
     mnames[m] = ic_validate_method_names[methods[m]];
     v.fragment_methods |= methods[m] == IC_VM_GRAPHFRAG || methods[m] == IC_VM_PROFILER;
+    v.profiler |= methods[m] == IC_VM_PROFILER;
   }
   ic_validate_report *rep;
   st = ic_validate_report_create(&rep, cats, ncat, mnames, nm, &err);

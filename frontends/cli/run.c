@@ -331,6 +331,16 @@ ic_status cli_run_graph(const cli_run *r, ic_graph_sink sink, int cpus, cli_run_
   return ic_record_pipe_run(sink, cpus, graph_run_once, &g, err);
 }
 
+ic_status cli_profiler_check(const cli_run *r, ic_err *err) {
+  if (cli_trace_micro_ops(r))
+    return ic_fail(err, IC_EINPUT,
+                   "%s: the profiler does not follow x86-64 programs yet (their micro-ops share a pc, "
+                   "and samples hold no micro-op index): use the graph (--method graph, validate "
+                   "--methods graph,graphfrag)",
+                   r->workload.name);
+  return IC_OK;
+}
+
 ic_program_image cli_run_image(const cli_run *r) {
   if (r->trace) return cli_trace_image(r);
   return rv_proc_image((rv_proc *)r->checkpoint);

@@ -134,6 +134,11 @@ typedef struct cli_run {
                               (set by the command; every core of the run gets them) */
 } cli_run;
 
+/* Whether the profiler can follow run r: IC_OK, or IC_EINPUT with the
+ * reason (x86-64 micro-ops share a pc, and samples and signatures hold no
+ * micro-op index, so stitching would join the wrong instructions). */
+ic_status cli_profiler_check(const cli_run *r, ic_err *err);
+
 /* A run whose guest was killed by a signal (a fault, abort) after some
  * timed instructions is reported as far as it went, as gem5 dumps its
  * statistics: cli_run_execute returns IC_OK with the statistics of the

@@ -55,6 +55,16 @@ ic_status cli_trace_setup(const cli_run_opts *o, cli_run *r, ic_err *err) {
   return IC_OK;
 }
 
+int cli_trace_micro_ops(const cli_run *r) {
+  const cli_trace *ct = r->trace;
+  return ct && ct->t && ic_trace_isa(ct->t) == IC_ISA_X86_64;
+}
+
+int cli_trace_host_program(const cli_run *r) {
+  const cli_trace *ct = r->trace;
+  return ct && (ct->tmp || ct->host);
+}
+
 static int host_code(void *ctx, uint64_t addr, const uint8_t *bytes, size_t len);
 static int image_code(void *ctx, uint64_t addr, const uint8_t *bytes, size_t len);
 

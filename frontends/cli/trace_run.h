@@ -36,4 +36,11 @@ ic_status cli_record_host(const char *out, int argc, char **argv, uint32_t isa, 
                           ic_err *err);
 void cli_trace_free(cli_run *r);
 
+/* Whether the run's records are x86-64 micro-ops of a host program (live,
+   or an icost trace recorded from one): several records share a pc. */
+int cli_trace_micro_ops(const cli_run *r);
+/* Whether the run is of a host program (x86-64, AArch64) given after `--`
+   rather than a trace file. */
+int cli_trace_host_program(const cli_run *r);
+
 #endif
