@@ -592,7 +592,7 @@ int cmd_analyze(int argc, char **argv) {
       goto done;
     }
     img = ic_trace_image(trace);
-  } else if (ic_host_elf_isa(prog, NULL)) {
+  } else if (ic_host_elf_isa(prog, NULL) == IC_ISA_X86_64 || ic_host_elf_isa(prog, NULL) == IC_ISA_AARCH64) {
     st = ic_fail(&err, IC_EINPUT,
                  "%s: %s runs through qemu and its code cannot be read back here: profile a "
                  "recorded trace of it (icost record, then icost profile --trace)",
