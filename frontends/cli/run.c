@@ -262,6 +262,32 @@ fail:
   return st;
 }
 
+ic_status cli_core_run(const cli_run *r, ic_catmask ideal, const ic_graph_sink *sink,
+                       cli_run_progress_fn progress, void *pctx, ic_inst_source src, ooo_core **core,
+                       ic_err *err) {
+  *core = NULL;
+  ic_status st = ooo_create(core, r->config, ideal, err);
+  if (st) return st;
+  ooo_set_scopes(*core, r->scopes);
+  if (sink) ooo_set_graph_sink(*core, *sink);
+  if (r->fetch_log) ooo_set_fetch_log(*core, r->fetch_log, r->fetch_from, r->fetch_n);
+  if (progress) ooo_set_progress(*core, progress, pctx, 1000000);
+  uint64_t warmed = 0;
+  if (r->warm && (st = ooo_warm(*core, src, r->warm, &warmed, err))) return st;
+  return ooo_run(*core, src, r->max, err);
+}
+
+ic_status cli_core_finish(const cli_run *r, const ooo_core *core, int exited, int code, ooo_stats *stats,
+                          ic_err *err) {
+  if (exited && code != 0 && !atomic_exchange((_Atomic int *)&r->exit_noted, 1))
+    fprintf(stderr, "icost: warning: %s exited with status %d (the numbers are of that run%s)\n",
+            r->workload.name, code, r->guest_output ? "" : "; --guest-output shows its output");
+  if (ooo_get_stats(core)->instructions == 0)
+    return ic_fail(err, IC_EINPUT, "%s: no instructions left to time after --skip", r->workload.name);
+  *stats = *ooo_get_stats(core);
+  return IC_OK;
+}
+
 ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sink *sink,
                           cli_run_progress_fn progress, void *pctx, ooo_stats *stats,
                           ic_err *err) {
@@ -269,16 +295,8 @@ ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sin
   rv_proc *p = rv_proc_clone((const rv_proc *)r->checkpoint);
   if (!p) return ic_fail(err, IC_ERUN, "%s: out of memory cloning the program", r->workload.name);
   ooo_core *core = NULL;
-  ic_status st = ooo_create(&core, r->config, ideal, err);
+  ic_status st = cli_core_run(r, ideal, sink, progress, pctx, rv_proc_source(p), &core, err);
   if (st) goto out;
-  ooo_set_scopes(core, r->scopes);
-  if (sink) ooo_set_graph_sink(core, *sink);
-  if (r->fetch_log) ooo_set_fetch_log(core, r->fetch_log, r->fetch_from, r->fetch_n);
-  if (progress) ooo_set_progress(core, progress, pctx, 1000000);
-  ic_inst_source src = rv_proc_source(p);
-  uint64_t warmed = 0;
-  if (r->warm && (st = ooo_warm(core, src, r->warm, &warmed, err))) goto out;
-  if ((st = ooo_run(core, src, r->max, err))) goto out;
   const char *why = "";
   int code = 0;
   rv_state ps = rv_proc_state(p, &code, &why);
@@ -299,14 +317,7 @@ ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sin
       w->guest_signal = sig;
     }
   }
-  if (ps == RV_EXITED && code != 0 && !atomic_exchange((_Atomic int *)&r->exit_noted, 1))
-    fprintf(stderr, "icost: warning: %s exited with status %d (the numbers are of that run%s)\n",
-            r->workload.name, code, r->guest_output ? "" : "; --guest-output shows its output");
-  if (ooo_get_stats(core)->instructions == 0) {
-    st = ic_fail(err, IC_EINPUT, "%s: no instructions left to time after --skip", r->workload.name);
-    goto out;
-  }
-  *stats = *ooo_get_stats(core);
+  st = cli_core_finish(r, core, ps == RV_EXITED, code, stats, err);
 out:
   ooo_destroy(core);
   rv_proc_destroy(p);

@@ -197,6 +197,19 @@ ic_status cli_run_execute(const cli_run *r, ic_catmask ideal, const ic_graph_sin
                           cli_run_progress_fn progress, void *pctx, ooo_stats *stats,
                           ic_err *err);
 
+/* The part of every run the frontends share (cli_run_execute, and the
+ * trace and live runs of trace_run.c): a core for run r (ideal, sink,
+ * progress as cli_run_execute's), warmed with r->warm instructions of src
+ * and run for r->max. *core is set even on failure (ooo_destroy it). */
+ic_status cli_core_run(const cli_run *r, ic_catmask ideal, const ic_graph_sink *sink,
+                       cli_run_progress_fn progress, void *pctx, ic_inst_source src, ooo_core **core,
+                       ic_err *err);
+/* Its end: the program's nonzero exit status noted once (code, if exited),
+ * a run with nothing timed refused, the core's statistics to *stats. */
+ic_status cli_core_finish(const cli_run *r, const ooo_core *core, int exited, int code, ooo_stats *stats,
+                          ic_err *err);
+
+
 /* cli_run_execute with nothing idealized and `sink` fed through a record
  * pipe (record_pipe.h) where `cpus` allows: the model on this thread, the
  * sink's work on another. Returns once the sink has every record. */

@@ -78,17 +78,9 @@ static ic_status live_execute(const cli_run *r, ic_catmask ideal, const ic_graph
   if (ct->live_used) /* a command that needs the stream twice must not ask for it live */
     return ic_fail(err, IC_ERUN, "%s: a live run cannot be timed twice", r->workload.name);
   ct->live_used = 1;
-  ic_inst_source src = ic_host_source(ct->host);
   ooo_core *core = NULL;
-  ic_status st = ooo_create(&core, r->config, ideal, err);
+  ic_status st = cli_core_run(r, ideal, sink, progress, pctx, ic_host_source(ct->host), &core, err);
   if (st) goto out;
-  ooo_set_scopes(core, r->scopes);
-  if (sink) ooo_set_graph_sink(core, *sink);
-  if (r->fetch_log) ooo_set_fetch_log(core, r->fetch_log, r->fetch_from, r->fetch_n);
-  if (progress) ooo_set_progress(core, progress, pctx, 1000000);
-  uint64_t warmed = 0;
-  if (r->warm && (st = ooo_warm(core, src, r->warm, &warmed, err))) goto out;
-  if ((st = ooo_run(core, src, r->max, err))) goto out;
   void *ctx[2] = {ct->t, err};
   err->msg[0] = 0;
   if (ic_host_code(ct->host, image_code, ctx)) {
@@ -97,14 +89,7 @@ static ic_status live_execute(const cli_run *r, ic_catmask ideal, const ic_graph
   }
   int exited = 0, code = 0;
   if ((st = ic_host_finish(ct->host, &exited, &code, err))) goto out;
-  if (exited && code != 0 && !atomic_exchange((_Atomic int *)&r->exit_noted, 1))
-    fprintf(stderr, "icost: warning: %s exited with status %d (the numbers are of that run%s)\n",
-            r->workload.name, code, r->guest_output ? "" : "; --guest-output shows its output");
-  if (ooo_get_stats(core)->instructions == 0) {
-    st = ic_fail(err, IC_EINPUT, "%s: no instructions left to time after --skip", r->workload.name);
-    goto out;
-  }
-  *stats = *ooo_get_stats(core);
+  st = cli_core_finish(r, core, exited, code, stats, err);
 out:
   ooo_destroy(core);
   return st;
@@ -130,25 +115,14 @@ ic_status cli_trace_execute(const cli_run *r, ic_catmask ideal, const ic_graph_s
     if (st || (st = ic_champsim_error(cs, err))) goto out;
     src = ic_champsim_source(cs);
   }
-  if ((st = ooo_create(&core, r->config, ideal, err))) goto out;
-  ooo_set_scopes(core, r->scopes);
-  if (sink) ooo_set_graph_sink(core, *sink);
-  if (r->fetch_log) ooo_set_fetch_log(core, r->fetch_log, r->fetch_from, r->fetch_n);
-  if (progress) ooo_set_progress(core, progress, pctx, 1000000);
-  uint64_t warmed = 0;
-  if (r->warm && (st = ooo_warm(core, src, r->warm, &warmed, err))) goto out;
-  if ((st = ooo_run(core, src, r->max, err))) goto out;
+  if ((st = cli_core_run(r, ideal, sink, progress, pctx, src, &core, err))) goto out;
   if ((st = c ? ic_trace_cursor_error(c, err) : ic_champsim_error(cs, err))) goto out;
   int code = 0;
   if (ct->t && ic_trace_end(ct->t, &code) == IC_TRACE_END_EXIT && code != 0 &&
       !atomic_exchange((_Atomic int *)&r->exit_noted, 1))
     fprintf(stderr, "icost: warning: %s: the recorded program exited with status %d (the numbers "
                     "are of that run)\n", r->workload.name, code);
-  if (ooo_get_stats(core)->instructions == 0) {
-    st = ic_fail(err, IC_EINPUT, "%s: no instructions left to time after --skip", r->workload.name);
-    goto out;
-  }
-  *stats = *ooo_get_stats(core);
+  st = cli_core_finish(r, core, 0, 0, stats, err); /* its exit noted above, as recorded */
 out:
   ooo_destroy(core);
   ic_trace_cursor_close(c);
