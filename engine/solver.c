@@ -317,13 +317,9 @@ ic_status ic_parse_categories(const char *list, uint8_t *cats, int *ncat, ic_err
     name[len] = 0;
     int c = ic_category_lookup(name);
     if (c < 0) {
-      char known[160] = "";
-      for (int k = 0; k < IC_CAT_COUNT; k++) {
-        if (k) strcat(known, ",");
-        strcat(known, ic_category_names[k]);
-      }
+      char known[160];
       return ic_fail(err, IC_EINPUT, "categories '%s': unknown category '%s' (known: %s)", list,
-                     name, known);
+                     name, ic_category_known(known, sizeof known));
     }
     for (int k = 0; k < n; k++)
       if (cats[k] == c)

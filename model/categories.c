@@ -22,6 +22,17 @@ int ic_category_lookup(const char *name) {
   return -1;
 }
 
+const char *ic_category_known(char *buf, size_t cap) {
+  size_t at = 0;
+  if (cap) buf[0] = 0;
+  for (int k = 0; k < IC_CAT_COUNT && at + 1 < cap; k++) {
+    int n = snprintf(buf + at, cap - at, "%s%s", k ? "," : "", ic_category_names[k]);
+    if (n < 0) break;
+    at += (size_t)n;
+  }
+  return buf;
+}
+
 /* Names of the scoped ids, for printing only: set once by the command line
  * (ic_scopes_publish) before any run reads them; no computation reads
  * them, so two runs with different scopes in one process differ only in

@@ -85,6 +85,10 @@ void ic_category_name_set(unsigned id, const char *name);
 /* Category id for a CLI name, or -1. */
 int ic_category_lookup(const char *name);
 
+/* The CLI names, comma-separated ("dl1,win,..."), for an unknown-category
+ * message; cut at cap - 1 bytes. */
+const char *ic_category_known(char *buf, size_t cap);
+
 /* An item of a comma list without the spaces and tabs around it
  * ("dl1, win": "win"): *p and *len are narrowed in place. */
 static inline void ic_list_item_trim(const char **p, size_t *len) {

@@ -40,7 +40,8 @@
 typedef struct ic_rec_pack_ref {
   uint64_t pc;
   uint64_t shape; /* the id of these edges (graph_pack.c) */
-  uint16_t vary;  /* bit k: edge k's kind has a varying dist (ic_edge_dist_varies) */
+  uint16_t vary;  /* bit k: edge k's kind has a varying dist (cmp[k] >= 5), kept as bits
+                     for unpacking's count and walk */
   uint8_t nedges; /* UINT8_MAX: empty */
   uint8_t cmp[IC_MAX_EDGES]; /* edge k's comparison (graph_pack.c: repeats) */
   ic_edge edge[IC_MAX_EDGES];

@@ -54,13 +54,9 @@ static ic_status parse_item(const char *item, uint8_t *cats, int n, int max, ic_
     c = ic_category_lookup(base);
   }
   if (c < 0) {
-    char known[160] = "";
-    for (int k = 0; k < IC_CAT_COUNT; k++) {
-      if (k) strcat(known, ",");
-      strcat(known, ic_category_names[k]);
-    }
+    char known[160];
     return ic_fail(err, IC_EINPUT, "'%s': unknown category '%.*s' (known: %s)", item,
-                   (int)(bl < 31 ? bl : 31), item, known);
+                   (int)(bl < 31 ? bl : 31), item, ic_category_known(known, sizeof known));
   }
   if (n == max)
     return ic_fail(err, IC_EINPUT, "'%s': more than %d categories", item, max);

@@ -171,22 +171,6 @@ Test(host_x86, textbook_timings, .timeout = 300) {
   unlink(add), unlink(rb), unlink(ch);
 }
 
-/* Removes the csv records that name the input, the provenance's and the
- * workload's ("#,provenance.KEY,...", "#,workload,..."), from out in place. */
-static void drop_provenance(char *out) {
-  char *w = out;
-  for (char *line = out; *line;) {
-    char *nl = strchr(line, '\n');
-    size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
-    if (strncmp(line, "#,provenance.", 13) != 0 && strncmp(line, "#,workload,", 11) != 0) {
-      memmove(w, line, len);
-      w += len;
-    }
-    line += len;
-  }
-  *w = 0;
-}
-
 Test(host_x86, gzip_graph_near_multisim_and_trace_replays_live, .timeout = 300) {
   if (access("/usr/bin/gzip", X_OK) != 0) cr_skip_test("no /usr/bin/gzip");
   char *prog = build("gcc", "qemu-x86_64", "rb2", t_guest_random_branch); /* skips without qemu */
@@ -230,8 +214,8 @@ Test(host_x86, gzip_graph_near_multisim_and_trace_replays_live, .timeout = 300) 
   cr_assert_eq(live.status, 0, "%s", live.err);
   cr_assert_eq(tr.status, 0, "%s", tr.err);
   /* the same report but for the provenance (a program there, a trace here) */
-  drop_provenance(tr.out);
-  drop_provenance(live.out);
+  t_drop_provenance(tr.out);
+  t_drop_provenance(live.out);
   cr_assert_str_eq(tr.out, live.out);
   /* the recorded image decodes the executed code */
   ic_trace *t;
@@ -278,8 +262,8 @@ static void check_live_against_recorded(const char *prog, const char *executed_t
     result tr = icost(NULL, args);
     cr_assert_eq(live.status, 0, "%s: %s", cmds[k], live.err);
     cr_assert_eq(tr.status, 0, "%s: %s", cmds[k], tr.err);
-    drop_provenance(live.out);
-    drop_provenance(tr.out);
+    t_drop_provenance(live.out);
+    t_drop_provenance(tr.out);
     cr_expect_str_eq(live.out, tr.out, "%s", cmds[k]);
     if (k == 1) /* Capstone's text of an executed instruction: the image is there */
       cr_expect(strstr(live.out, executed_text) != NULL, "%s", live.out);
@@ -297,7 +281,7 @@ static void check_live_against_recorded(const char *prog, const char *executed_t
     snprintf(args, sizeof args, "sim --format csv --skip 100k --max 50k -- %s 100000", k ? copy : prog);
     runs[k] = icost(NULL, args);
     cr_assert_eq(runs[k].status, 0, "%s", runs[k].err);
-    drop_provenance(runs[k].out);
+    t_drop_provenance(runs[k].out);
   }
   cr_expect_str_eq(runs[0].out, runs[1].out);
   result_free(&runs[0]);

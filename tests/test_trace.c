@@ -401,22 +401,6 @@ static char *compile(const char *name, const char *src) {
   return out;
 }
 
-/* Removes the csv records that name the input, the provenance's and the
- * workload's ("#,provenance.KEY,...", "#,workload,..."), from out in place. */
-static void drop_records(char *out) {
-  char *w = out;
-  for (char *line = out; *line;) {
-    char *nl = strchr(line, '\n');
-    size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
-    if (strncmp(line, "#,provenance.", 13) != 0 && strncmp(line, "#,workload,", 11) != 0) {
-      memmove(w, line, len);
-      w += len;
-    }
-    line += len;
-  }
-  *w = 0;
-}
-
 Test(trace_cli, recorded_trace_gives_the_live_numbers_for_every_method, .timeout = 300) {
   char *prog = compile("branch", t_guest_random_branch);
   char *trc = tmp_path("branch.trc"), args[2048];
@@ -437,8 +421,8 @@ Test(trace_cli, recorded_trace_gives_the_live_numbers_for_every_method, .timeout
     cr_assert_eq(tr.status, 0, "%s", tr.err);
     cr_assert(strstr(live.out, "bmisp,"), "%s", live.out);
     /* the same report but for what names the input (a program, a trace) */
-    drop_records(tr.out);
-    drop_records(live.out);
+    t_drop_provenance(tr.out);
+    t_drop_provenance(live.out);
     cr_assert_str_eq(tr.out, live.out, "--method %s: trace\n%s\nlive\n%s", methods[m], tr.out,
                      live.out);
     result_free(&live);

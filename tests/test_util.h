@@ -53,4 +53,20 @@ static inline int t_cross_build(const char *exe, const char *src, const char *fl
   return ok;
 }
 
+/* Removes the csv records that name the input, the provenance's and the
+ * workload's ("#,provenance.KEY,...", "#,workload,..."), from out in place. */
+static inline void t_drop_provenance(char *out) {
+  char *w = out;
+  for (char *line = out; *line;) {
+    char *nl = strchr(line, '\n');
+    size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+    if (strncmp(line, "#,provenance.", 13) != 0 && strncmp(line, "#,workload,", 11) != 0) {
+      memmove(w, line, len);
+      w += len;
+    }
+    line += len;
+  }
+  *w = 0;
+}
+
 #endif
