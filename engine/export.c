@@ -131,34 +131,31 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
       IGC(igraph_strvector_set(&pcs, v, buf));
       IGC(igraph_strvector_set(&opc, v, r->opclass < IC_OP_COUNT ? ic_opclass_names[r->opclass] : "?"));
     }
-    for (int j = 0; j <= r->nedges; j++) {
-      /* after the record's edges, the IQ rule's: an IQ edge from the
-         instruction whose issue gave D(i), where the rule did
-         (dg_rule_sources) */
-      ic_edge iqe;
+    for (int j = 0; j < r->nedges + 3; j++) {
+      /* after the record's edges, its rules' (graph.h, dg_rule_sources),
+         each an edge where the rule delayed its node: the IQ rule's, an IQ
+         edge from the instruction whose issue gave D(i), latency 0; the
+         MSHR rule's, an MSHR edge from the holder whose completion gave
+         E(i), latency 0; the slot rule's, an IW edge from an instruction of
+         the full cycle before E(i), latency 1 (bw) */
+      ic_edge re;
       const ic_edge *e = &r->edge[j < r->nedges ? j : 0];
-      if (j == r->nedges) {
-        const uint64_t q = rt ? rs->iq[i] : 0;
-        if (!q) break;
-        memset(&iqe, 0, sizeof iqe);
-        iqe.kind = IC_EDGE_IQ;
-        iqe.dist = (uint32_t)q;
-        e = &iqe;
-      }
-      /* an IW edge in the slot form stands for the slot rule: exported, as
-         an edge from an instruction of the full cycle before i's, only
-         where the rule delayed i (graph.h, dg_slot_source) */
-      const int rule = e->kind == IC_EDGE_IW && e->flags && dg_slot_rule_applies(ideal);
-      uint64_t slot =
-          rt && rule && !dg_edge_dropped(e, ideal) ? dg_slot_source(recs, i, e, ideal, rt, rs->em[i]) : 0;
-      /* so does an MSHR edge of the rule form for the MSHR rule: an edge
-         from the holder whose completion gave i's E, where it delayed i */
-      const int mrule = dg_mshr_rule_edge(e);
-      const ic_catmask rules = ic_rec_rules_mask(&recs[i], ideal); /* its scoped drops */
-      if (mrule) slot = rt && !dg_edge_dropped(e, rules) ? rs->ms[i] : 0;
-      if (dg_edge_dropped(e, rules) || (mrule && !slot) ||
-          (rt && e->kind == IC_EDGE_IW && (rule ? !slot : !dg_iw_holds(recs, i, e, ideal, rt)))) {
-        dropped++; /* gone, or an IW edge whose condition fails or a rule that did not delay */
+      uint64_t slot = 0;
+      if (j >= r->nedges) {
+        const int which = j - r->nedges;
+        slot = !rt ? 0 : which == 0 ? rs->iq[i] : which == 1 ? rs->ms[i] : dg_slot_source(recs, i, ideal, rt, rs->em[i]);
+        if (!slot) continue;
+        memset(&re, 0, sizeof re);
+        re.kind = which == 0 ? IC_EDGE_IQ : which == 1 ? IC_EDGE_MSHR : IC_EDGE_IW;
+        re.dist = (uint32_t)slot;
+        if (which == 2) {
+          re.nparts = 1;
+          ic_part_set(&re.part[0], 1, IC_CAT_BW);
+        }
+        e = &re;
+      } else if (dg_edge_dropped(e, ic_rec_rules_mask(&recs[i], ideal)) ||
+                 (rt && e->kind == IC_EDGE_IW && !dg_iw_holds(recs, i, e, ideal, rt))) {
+        dropped++; /* gone, or an IW edge whose condition fails */
         continue;
       }
       int64_t src = slot ? (int64_t)(i - slot) : edge_source(e, i, ideal);
@@ -243,9 +240,8 @@ ic_status ic_export_build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_ca
    * own times under `ideal` (sources before it at time 0) */
   int rules = 0;
   for (size_t i = 0; i < n && !rules; i++) {
-    rules = recs[i].iq != 0;
-    for (int j = 0; j < recs[i].nedges && !rules; j++)
-      rules = recs[i].edge[j].kind == IC_EDGE_IW || dg_mshr_rule_edge(&recs[i].edge[j]);
+    rules = recs[i].iq || recs[i].slot_w || recs[i].slot_p || recs[i].mshr_k;
+    for (int j = 0; j < recs[i].nedges && !rules; j++) rules = recs[i].edge[j].kind == IC_EDGE_IW;
   }
   struct rule_times rs = {0};
   if (rules) {

@@ -10,20 +10,6 @@
 #include "rules.h"
 #include "slot_tab.h"
 
-int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np) {
-  *nw = *np = 0;
-  if (!dg_slot_rule_applies(ideal)) return 0;
-  for (int k = 0; k < r->nedges; k++) {
-    const ic_edge *e = &r->edge[k];
-    if (e->kind != IC_EDGE_IW || !e->flags || dg_edge_dropped(e, ideal)) continue;
-    if (e->flags & IC_IW_POOL)
-      *np = e->flags & IC_IW_SLOTS;
-    else
-      *nw = e->flags & IC_IW_SLOTS;
-  }
-  return *nw || *np;
-}
-
 ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,
                         uint64_t *t_out, ic_err *err) {
   *t_out = 0;
@@ -56,15 +42,14 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
       break;
     }
     for (int node = 0; node < IC_NODE_COUNT; node++) {
-      /* IW edges after the others, each held against their time (v0) */
+      /* IW edges after the others, each held against their time (v0), then
+         the node's rules */
       uint64_t v = 0, v0 = 0;
       for (int pass = 0; pass < (node == IC_NODE_E ? 2 : 1); pass++) { /* IW: E only */
         for (int k = 0; k < r->nedges; k++) {
           const ic_edge *e = &r->edge[k];
           if ((e->kind == IC_EDGE_IW) != pass) continue;
           if (ic_edge_dst_node[e->kind] != node || dg_edge_dropped(e, rules)) continue;
-          if ((e->flags && e->kind == IC_EDGE_IW && dg_slot_rule_applies(ideal)) || dg_mshr_rule_edge(e))
-            continue; /* the slot rule and the MSHR rule: below */
           uint64_t d = dg_edge_dist(e, ideal), src = 0;
           if (pass && d <= i && nt[(i - d) * IC_NODE_COUNT + IC_NODE_R] > v0)
             continue; /* its source was not ready when i could issue */
@@ -107,18 +92,18 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
 }
 
 /* E of recs[i] from its in-edges other than IW under `ideal`, in the node
- * times nt; with old_iw, also from its old-form IW edges whose condition
- * holds against that time (the time the slot rule starts from). */
+ * times nt; with iw, also from its IW edges whose condition holds against
+ * that time (the time the rules start from). */
 static uint64_t e_from_other_edges(const ic_graph_rec *recs, size_t i, ic_catmask ideal,
-                                   const uint64_t *nt, int old_iw) {
+                                   const uint64_t *nt, int iw) {
   const ic_graph_rec *r = &recs[i];
   const ic_catmask rules = ic_rec_rules_mask(r, ideal);
   uint64_t v0 = 0, v = 0;
-  for (int pass = 0; pass <= old_iw; pass++) {
+  for (int pass = 0; pass <= iw; pass++) {
     for (int k = 0; k < r->nedges; k++) {
       const ic_edge *e = &r->edge[k];
       if (ic_edge_dst_node[e->kind] != IC_NODE_E || (e->kind == IC_EDGE_IW) != pass ||
-          dg_edge_dropped(e, rules) || (pass && e->flags) || dg_mshr_rule_edge(e))
+          dg_edge_dropped(e, rules))
         continue;
       uint64_t d = dg_edge_dist(e, ideal);
       if (pass && d <= i && nt[(i - d) * IC_NODE_COUNT + IC_NODE_R] > v0) continue;
@@ -170,8 +155,8 @@ ic_status dg_rule_sources(const ic_graph_rec *recs, size_t n, ic_catmask ideal, 
           iq[i] = (uint32_t)(i - j);
           break;
         }
-    /* E from the other in-edges, the old-form IW edges included, then the
-       MSHR rule: the holder whose completion gave it where it delayed */
+    /* E from the in-edges, then the MSHR rule: the holder whose completion
+       gave it where it delayed */
     em[i] = e_from_other_edges(recs, i, ideal, nt, 1);
     if (mk) {
       uint64_t src;
@@ -203,16 +188,11 @@ int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmas
   return nt[(i - iw->dist) * IC_NODE_COUNT + IC_NODE_R] <= e_from_other_edges(recs, i, ideal, nt, 0);
 }
 
-uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
-                        const uint64_t *nt, uint64_t em) {
+uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt,
+                        uint64_t em) {
   const ic_graph_rec *r = &recs[i];
   int nw, np;
-  if (!iw->flags || !dg_slot_counts(r, ideal, &nw, &np)) return 0;
-  for (int k = 0; k < r->nedges; k++) /* the first live slot-form edge speaks for the rule */
-    if (r->edge[k].kind == IC_EDGE_IW && r->edge[k].flags && !dg_edge_dropped(&r->edge[k], ideal)) {
-      if (&r->edge[k] != iw) return 0;
-      break;
-    }
+  if (!dg_slot_counts(r, ideal, &nw, &np)) return 0;
   const uint64_t t = nt[i * IC_NODE_COUNT + IC_NODE_E];
   if (t <= em) return 0;
   const int pool = ooo_pool_of(r->opclass);

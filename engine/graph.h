@@ -4,13 +4,13 @@
  * for a set S of categories (a mask over ic_category ids),
  *   - every latency part tagged with a category of S is zeroed;
  *   - bw in S drops FBW, CBW, FU and IBW edges, bmisp drops PD, dmiss drops PP
- *     and MSHR, win drops IQ and LSQ; any of bw, win, bmisp, dmiss and imiss drops an IW edge of
- *     the conditional form, except those named in its `keep`; bw alone
- *     drops one of the slot form (the slot rule, dg_slot_rule_applies);
+ *     and MSHR, win drops IQ and LSQ; any of bw, win, bmisp, dmiss and imiss drops an IW edge,
+ *     except those named in its `keep`;
  *   - win in S moves a CD edge's source from i-w to i-IC_WIN_FACTOR*w;
- *   - an MSHR edge of the rule form is the MSHR rule (model/mshr_tab.h),
- *     applied to E after its other in-edges and before the slot rule;
- *     dmiss drops it;
+ *   - a record's `mshr_k` is the MSHR rule (model/mshr_tab.h) and its
+ *     `slot_w`, `slot_p` the slot rule (model/slot_tab.h), applied together
+ *     to E after its in-edges (model/rules.h); dmiss drops the MSHR rule,
+ *     bw the slot rule (dg_slot_rule_applies);
  *   - a record's `iq` is the IQ rule (model/iq_tab.h), applied to D after
  *     its in-edges; win drops it;
  *   - an IW edge counts only where R of its source is at most E' of its
@@ -35,11 +35,8 @@
  * (graph_rec.h, ic_edge_drop_mask). */
 static inline ic_catmask dg_edge_drop_mask(uint8_t kind) { return ic_edge_drop_mask(kind); }
 
-/* Does idealizing `ideal` remove edge e? An IW edge in the slot form
- * stands for the slot rule, which holds wherever the widths do: only bw
- * removes it (dg_slot_rule_applies). */
+/* Does idealizing `ideal` remove edge e? */
 static inline int dg_edge_dropped(const ic_edge *e, ic_catmask ideal) {
-  if (e->kind == IC_EDGE_IW && e->flags) return (ideal & IC_CATBIT(IC_CAT_BW)) != 0;
   return (dg_edge_drop_mask(e->kind) & ~(ic_catmask)e->keep & ideal) != 0;
 }
 
@@ -62,26 +59,17 @@ static inline ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) { retur
 ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,
                         uint64_t *t_out, ic_err *err);
 
-/* Does the slot form of IW edges act as the slot rule under `ideal`? In
- * every subset without bw (which widens issue and the pools, and drops the
- * edges): the rule counts, in the subset's own times, the issues of the
- * records before i from the latest D on (model/slot_tab.h), whatever moved
- * them. The keep bits of a slot-form edge are not read. */
+/* Does the slot rule (graph_rec.h, SLOT RULE) hold under `ideal`? In
+ * every subset without bw (which widens issue and the pools): the rule
+ * counts, in the subset's own times, the issues of the records before i
+ * from the latest D on (model/slot_tab.h), whatever moved them. */
 static inline int dg_slot_rule_applies(ic_catmask ideal) { return !(ideal & IC_CATBIT(IC_CAT_BW)); }
 
-/* Is edge e the MSHR rule (graph_rec.h, MSHR rule form) rather than an
- * edge? Every evaluator passes it over as an edge. */
-static inline int dg_mshr_rule_edge(const ic_edge *e) {
-  return e->kind == IC_EDGE_MSHR && (e->flags & IC_MSHR_RULE);
-}
-
-/* The MSHR count of record r's rule under `ideal`: 0 where it has none or
- * dmiss drops it. O(edges). */
+/* The MSHR count of record r's rule under `ideal` (the record's rules
+ * mask, ic_rec_rules_mask: with its scoped drops): 0 where it has none or
+ * dmiss drops it. */
 static inline int dg_mshr_rule(const ic_graph_rec *r, ic_catmask ideal) {
-  if (ideal & IC_CATBIT(IC_CAT_DMISS)) return 0;
-  for (int k = 0; k < r->nedges; k++)
-    if (dg_mshr_rule_edge(&r->edge[k])) return r->edge[k].flags & IC_MSHR_SLOTS;
-  return 0;
+  return (ideal & IC_CATBIT(IC_CAT_DMISS)) ? 0 : r->mshr_k;
 }
 
 /* The IQ rule's size for record r under `ideal` (graph_rec.h, IQ RULE):
@@ -90,9 +78,14 @@ static inline uint32_t dg_iq_rule(const ic_graph_rec *r, ic_catmask ideal) {
   return (ideal & IC_CATBIT(IC_CAT_WIN)) ? 0 : r->iq;
 }
 
-/* The slot counts of record r's live slot-form IW edges under `ideal`
- * (0 where it has none), and whether it has any. */
-int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np);
+/* The slot rule's counts of record r under `ideal` (0 where it has none or
+ * bw drops it), and whether it has any. */
+static inline int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np) {
+  const int on = dg_slot_rule_applies(ideal);
+  *nw = on ? r->slot_w : 0;
+  *np = on ? r->slot_p : 0;
+  return *nw || *np;
+}
 
 /* Does IW edge `iw` of record recs[i] hold under `ideal`, given the node
  * times nt of recs[0..i] under it (ic_graph_eval's layout)? Its source's R
@@ -109,19 +102,18 @@ int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmas
  *   ms[i]: where the MSHR rule delayed E(i) past its other E in-edges, the
  *          distance back to the holder whose completion gave it (an edge
  *          from its P, latency 0); else 0;
- *   em[i]: E(i) from its other E in-edges (the old-form IW edges included)
- *          and the MSHR rule: where the slot rule starts (dg_slot_source).
+ *   em[i]: E(i) from its E in-edges and the MSHR rule: where the slot rule
+ *          starts (dg_slot_source).
  * O(n) but for the IQ source's scan back. IC_ERUN when out of memory. */
 ic_status dg_rule_sources(const ic_graph_rec *recs, size_t n, ic_catmask ideal, const uint64_t *nt,
                           uint32_t *iq, uint32_t *ms, uint64_t *em, ic_err *err);
 
-/* For a slot-form IW edge `iw` of recs[i] (the first of the record's live
- * ones; 0 for the others): where the slot rule delayed E(i) past em, the
- * time it starts from (dg_rule_sources), the distance back to an
- * instruction of the rule's count that issued in the full cycle just
- * before E(i), so that an edge from its E, latency 1, gives E(i) (the
- * exporter's form of the rule); else 0. O(i) at worst. */
-uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
-                        const uint64_t *nt, uint64_t em);
+/* Where the slot rule of recs[i] delayed E(i) past em, the time it starts
+ * from (dg_rule_sources), the distance back to an instruction of the
+ * rule's count that issued in the full cycle just before E(i), so that an
+ * IW edge from its E, latency 1, gives E(i) (the exporter's and slack's
+ * form of the rule); else 0. O(i) at worst. */
+uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt,
+                        uint64_t em);
 
 #endif

@@ -27,10 +27,12 @@ typedef struct cedge {
   uint32_t dist; /* source = seq - dist */
   uint8_t sn, dn; /* source and destination node */
   uint8_t iw;     /* an IW edge: only where its condition holds (graph_rec.h);
-                     2: the slot form, whose dist the forward pass sets;
-                     3: the MSHR rule's edge, alike; 4: the IQ rule's (an
-                     edge from the E of the instruction whose issue gave D,
-                     latency 0, added after D's edges), alike */
+                     the rules' edges, whose dist the forward pass sets where
+                     the rule delayed the node: 2 the slot rule's (from the E
+                     of an instruction of the full cycle before, latency 1),
+                     3 the MSHR rule's (from the P of the holder whose
+                     completion gave E, latency 0), 4 the IQ rule's (from the
+                     E of the instruction whose issue gave D, latency 0) */
 } cedge;
 
 /* A record reduced to what slack needs. */
@@ -39,15 +41,15 @@ typedef struct crec {
   uint8_t opclass, nedges;
   uint8_t has_ep;
   uint8_t npd;         /* PD edges from the previous instruction */
-  uint32_t iw_off;     /* bit j: e[j] is an IW edge whose condition failed, or in the
-                          slot form one that did not delay E, or a rule's edge
-                          where the rule did not delay its node (forward) */
+  uint32_t iw_off;     /* bit j: e[j] is an IW edge whose condition failed, or a
+                          rule's edge where the rule did not delay its node
+                          (forward) */
   uint8_t slot_w, slot_p; /* the slot rule's counts (graph_rec.h, IW; 0: none) */
   uint8_t mk;          /* the MSHR rule's MSHRs (graph_rec.h, MSHR; 0: none) */
   uint32_t iq;         /* the IQ rule's size (graph_rec.h, IQ RULE; 0: none) */
   uint64_t ep_lat, ep_miss; /* latency and dmiss cycles of its EP edge */
   uint64_t pd_lat[2];  /* latencies of the first two such PD edges (the model emits one) */
-  cedge e[IC_MAX_EDGES + 1]; /* + the IQ rule's */
+  cedge e[IC_MAX_EDGES + 3]; /* + the rules' */
 } crec;
 
 typedef struct pc_slot {
@@ -207,31 +209,35 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
     }
     if (e->kind == IC_EDGE_PD && e->dist == 1 && c->npd < 2) c->pd_lat[c->npd++] = l;
   }
+  /* the rules' edges (iw 2, 3, 4), each after its node's other edges; the
+     forward pass sets their dist where the rule delayed the node */
   const uint32_t qk = dg_iq_rule(r, s->ideal);
-  if (qk) cnt[IC_NODE_D + 1]++; /* the IQ rule's edge, after D's others */
+  int nw, np;
+  const int slot = dg_slot_counts(r, s->ideal, &nw, &np);
+  const int mk = dg_mshr_rule(r, ic_rec_rules_mask(r, s->ideal));
+  if (qk) cnt[IC_NODE_D + 1]++;
+  cnt[IC_NODE_E + 1] += (slot != 0) + (mk != 0);
   for (int k = 0; k < IC_NODE_COUNT; k++) cnt[k + 1] += cnt[k];
   c->nedges = (uint8_t)cnt[IC_NODE_COUNT];
-  /* by destination node, and IW edges and the MSHR rule's after the other
-   * edges into E: their condition and the rule read the time those give */
+  /* by destination node, and IW edges after the other edges into E: their
+   * condition reads the time those give */
   for (int q = 0; q < 2 * r->nedges; q++) {
     const int j = q % r->nedges;
     const ic_edge *e = &r->edge[j];
-    const int late = e->kind == IC_EDGE_IW || dg_mshr_rule_edge(e);
-    if (!keep[j] || late != (q >= r->nedges)) continue;
+    if (!keep[j] || (e->kind == IC_EDGE_IW) != (q >= r->nedges)) continue;
     uint8_t dn = ic_edge_dst_node[e->kind];
     uint64_t dist = dg_edge_dist(e, s->ideal);
     if (dist > UINT32_MAX) dist = UINT32_MAX; /* beyond any reach: time 0 */
-    const int slot = e->kind == IC_EDGE_IW && e->flags && dg_slot_rule_applies(s->ideal);
     c->e[cnt[dn]++] = (cedge){.lat = lat[j], .dist = (uint32_t)dist, .sn = ic_edge_src_node[e->kind], .dn = dn,
-                              .iw = (uint8_t)(dg_mshr_rule_edge(e) ? 3 : slot ? 2 : e->kind == IC_EDGE_IW)};
+                              .iw = (uint8_t)(e->kind == IC_EDGE_IW)};
   }
   if (qk) c->e[cnt[IC_NODE_D]++] = (cedge){.lat = 0, .dist = 0, .sn = IC_NODE_E, .dn = IC_NODE_D, .iw = 4};
+  if (slot) c->e[cnt[IC_NODE_E]++] = (cedge){.lat = 1, .dist = 0, .sn = IC_NODE_E, .dn = IC_NODE_E, .iw = 2};
+  if (mk) c->e[cnt[IC_NODE_E]++] = (cedge){.lat = 0, .dist = 0, .sn = IC_NODE_P, .dn = IC_NODE_E, .iw = 3};
   c->iq = qk;
-  int nw, np;
-  dg_slot_counts(r, s->ideal, &nw, &np);
   c->slot_w = (uint8_t)nw;
   c->slot_p = (uint8_t)np;
-  c->mk = (uint8_t)dg_mshr_rule(r, ic_rec_rules_mask(r, s->ideal));
+  c->mk = (uint8_t)mk;
   return IC_OK;
 }
 
@@ -245,7 +251,7 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
  * slot rule past the cycles the earlier records fill (slot_tab.h). Each
  * rule that moved E turns its edge on, from where its last move came: the
  * MSHR edge from the P of the holder whose completion gave that time
- * (latency 0), the first slot-form edge from a record of the full cycle
+ * (latency 0), the slot rule's edge from a record of the full cycle
  * just before it (latency 1); the rules that did not move it leave their
  * edges off. E is the larger of the two, which is the last move. */
 static void slot_rule(ic_slack *s, crec *c, const ic_graph_rec *r, uint64_t oldest, uint64_t *a) {
@@ -307,7 +313,7 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
       }
       continue;
     }
-    if (e->iw >= 2) { /* the slot form and the MSHR rule: where E's edges end */
+    if (e->iw >= 2) { /* the slot rule and the MSHR rule: where E's edges end */
       c->iw_off |= (1u << j);
       continue;
     }

@@ -76,7 +76,6 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   int ok = s->lane_of && s->lmap && s->btmp && s->bitm && s->orm && s->base && s->zero && s->times;
   for (int k = 0; k < 3; k++) ok = (s->scratch[k] = slv_vec_alloc(s->lanes_padded, sizeof(int32_t))) && ok;
   ok = (s->slotm = slv_vec_alloc(s->lanes_padded, sizeof *s->slotm)) && ok;
-  ok = (s->slotb = calloc(s->lanes_padded / LANES, 1)) && ok;
   ok = (s->stab = calloc(s->lanes_padded, sizeof *s->stab)) && ok;
   ok = (s->mtab = calloc(s->lanes_padded, sizeof *s->mtab)) && ok;
   ok = (s->qtab = calloc(s->lanes_padded, sizeof *s->qtab)) && ok;
@@ -132,7 +131,6 @@ void ic_solver_destroy(ic_solver *s) {
   free(s->lane_flags_buf);
   free(s->nxt_buf);
   free(s->slotm);
-  free(s->slotb);
   free(s->lane_of);
   free(s->lmap);
   free(s->btmp);

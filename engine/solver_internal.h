@@ -31,8 +31,7 @@
  *
  * Inert categories. A category that has not acted yet (no latency part of
  * it with cycles in any record so far, no edge its idealization drops and
- * the edge does not keep, for win no CD edge, for one that drops IW no IW
- * edge in the slot form, kept or not) leaves every node time of a subset
+ * the edge does not keep, for win no CD edge, no rule it drops) leaves every node time of a subset
  * with it equal to the subset without it. Only the categories that have
  * acted take lane bits [0, nact) and only lanes [0, 2^nact) are evaluated
  * (padded to 8); the inert ones sit above, and lane_of maps a caller's
@@ -244,6 +243,7 @@ struct plan {
   uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
   uint8_t pool;              /* its FU pool (ooo_pool_of): the slot rule's pool count */
   uint8_t mk;                /* the MSHR rule's MSHRs (0: the record has no rule) */
+  uint8_t sw, sp;            /* the slot rule's counts (the record's slot_w, slot_p; 0: none) */
   uint8_t mskip;             /* lane bit + 1 of a scoped dmiss that drops the record's
                                 MSHR rule (its sdrop), besides dmiss's lanes; 0: none */
   uint32_t iq;               /* the IQ rule's size (the record's iq; 0: none) */
@@ -276,7 +276,7 @@ struct memo {
   uint64_t far_c; /* the far CD distance it sets, or 0 */
   int64_t grow;   /* sum of its edges' latencies */
   uint8_t nedges, nent;
-  uint8_t mk; /* plan.mk */
+  uint8_t mk, sw, sp; /* plan.mk, sw, sp */
   uint8_t mskip; /* plan.mskip */
   uint8_t sdrop[2]; /* the record's sdrop the plan was made for */
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
@@ -358,8 +358,8 @@ struct ic_solver {
   int32_t *orm;     /* [lanes_padded]: lat_vector's mask of a part with an alias */
   struct kind_info kinfo[IC_EDGE_KIND_COUNT];
   int win_pos;      /* lane bit of win, or -1 */
-  uint32_t rule_off; /* 1 << lane bit of bw (0: not chosen): the lanes where
-                        slot-form IW edges are not the slot rule (k_slots) */
+  uint32_t rule_off; /* 1 << lane bit of bw (0: not chosen): the lanes without
+                        the slot rule (k_slots) */
   uint32_t *lane_of; /* [n]: the lane of the caller's subset mask (without its
                         inert categories) */
   /* The compact layout (ic_solver_set_subsets): need[S] for each caller's
@@ -377,8 +377,6 @@ struct ic_solver {
                               that keeps the rule (lanes_live: none); else NULL */
   uint16_t *nxt_buf;       /* [LR_COUNT][lanes_padded + 1] (with need) */
   uint8_t *lane_flags_buf; /* [lanes_padded] (with need) */
-  uint8_t *slotb;   /* [lanes_padded / LANES]: bit q of block b: lane 8b + q has no slot
-                       rule (slotm 0) */
   int32_t *slotm;   /* [lanes_padded]: -1 in the lanes where the slot rule lives (no bw;
                        both layouts), else 0 */
   int32_t *bitm;    /* [ncat][lanes_padded]: -1 where subset has bit k, else 0 */

@@ -189,7 +189,7 @@ __attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(i
   for (uint32_t s = lo; s < hi; s += LANES) {
     __m256i x = AVX_LD(acc + s), r = x;
     for (int e = 0; e + 1 < ni; e += 2)
-      if (s < b[e].skipm && !b[e + 1].l) { /* the slot form: k_slots */
+      if (s < b[e].skipm) {
         __m256i c = _mm256_add_epi32(AVX_LD(b[e].src + s), b[e].lat ? AVX_LD(b[e].lat + s)
                                                                       : _mm256_set1_epi32(b[e].l));
         __m256i later = _mm256_cmpgt_epi32(AVX_LD(b[e + 1].src + s), r);
@@ -209,13 +209,12 @@ __attribute__((target("avx2"))) static int k_nodes_avx2(const struct plan *pl, c
     if (hi - lo == LANES) k_node8_avx2(pl->out[node], zero, pl, node, lo);
     else k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
     if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
-    if (node == IC_NODE_E && pl->ni[node]) {
-      const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
-      if (lo < bhi) k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi);
+    if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
+      if (pl->ni[node] && lo < bhi)
+        k_block_avx2(pl->out[node], pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node],
+                     pl->ni[node], lo, bhi);
       if (pl->mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
-      slots = k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl, x);
-    } else if (node == IC_NODE_E && pl->mk) {
-      slv_k_mshr(pl->out[node], lo, hi, pl, x);
+      slots = k_slots(pl->out[node], lo, hi, pl, x);
     }
   }
   return slots;
@@ -278,13 +277,12 @@ __attribute__((target("avx512f,avx2"))) static int k_nodes_avx512(const struct p
     if (hi - lo == LANES) k_node8_avx2(pl->out[node], zero, pl, node, lo);
     else if (!k_node_avx512(pl->out[node], zero, pl, node, lo, hi)) k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
     if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
-    if (node == IC_NODE_E && pl->ni[node]) {
-      const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
-      if (lo < bhi) k_block_avx2(pl->out[node], b, pl->ni[node], lo, bhi);
+    if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
+      if (pl->ni[node] && lo < bhi)
+        k_block_avx2(pl->out[node], pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node],
+                     pl->ni[node], lo, bhi);
       if (pl->mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
-      slots = k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl, x);
-    } else if (node == IC_NODE_E && pl->mk) {
-      slv_k_mshr(pl->out[node], lo, hi, pl, x);
+      slots = k_slots(pl->out[node], lo, hi, pl, x);
     }
   }
   return slots;
@@ -302,7 +300,7 @@ static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint3
   for (uint32_t s = lo; s < hi; s += LANES) {
     v8si x = LD(acc + s), r = x;
     for (int e = 0; e + 1 < ni; e += 2)
-      if (s < b[e].skipm && !b[e + 1].l) { /* the slot form: k_slots */
+      if (s < b[e].skipm) {
         v8si c = LD(b[e].src + s) + (b[e].lat ? LD(b[e].lat + s) : SPLAT(b[e].l));
         v8si later = LD(b[e + 1].src + s) > r; /* -1 where the source was ready later */
         x = VMAX(x, (later & x) | (~later & c));
@@ -333,13 +331,12 @@ static void exec_range(struct xenv *x, const struct plan *pl, uint32_t lo, uint3
     for (int node = 0; node < IC_NODE_COUNT; node++) {
       k_node_generic(pl->out[node], x->zero, pl, node, lo, hi);
       if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
-      if (node == IC_NODE_E && pl->ni[node]) {
-        const struct pe *b = pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node];
-        if (lo < bhi) k_block(pl->out[node], b, pl->ni[node], lo, bhi);
+      if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
+        if (pl->ni[node] && lo < bhi)
+          k_block(pl->out[node], pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node],
+                  pl->ni[node], lo, bhi);
         if (pl->mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
-        slots = k_slots(pl->out[node], b, pl->ni[node], lo, hi, pl, x);
-      } else if (node == IC_NODE_E && pl->mk) {
-        slv_k_mshr(pl->out[node], lo, hi, pl, x);
+        slots = k_slots(pl->out[node], lo, hi, pl, x);
       }
     }
   }

@@ -103,11 +103,6 @@ static void set_compact(ic_solver *s) {
   for (uint32_t p = 0; p < s->lanes_padded; p++)
     s->slotm[p] = s->lane_flags ? (p < s->lanes_live && !(s->lane_flags[p] & (LF_PAD | LF_BW)) ? -1 : 0)
                          : (p & s->rule_off ? 0 : -1);
-  for (uint32_t b = 0; b < s->lanes_padded / LANES; b++) {
-    uint8_t m = 0;
-    for (uint32_t q = 0; q < LANES; q++) m |= (uint8_t)((s->slotm[b * LANES + q] == 0) << q);
-    s->slotb[b] = m;
-  }
 }
 
 /* Lanes: bit k of a lane stands for a category, not necessarily cats[k].

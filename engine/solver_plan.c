@@ -209,7 +209,9 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
   pl->pool = (uint8_t)ooo_pool_of(r->opclass); /* the slot rule's pool count */
   pl->iq = r->iq;
   const int nedges = r->nedges;
-  if (nedges > IC_MAX_EDGES || r->iq > IC_IQ_RULE_MAX) return malformed(r, err);
+  if (nedges > IC_MAX_EDGES || r->iq > IC_IQ_RULE_MAX || r->slot_w > IC_SLOT_RULE_MAX ||
+      r->slot_p > IC_SLOT_RULE_MAX || r->mshr_k > IC_MSHR_RULE_MAX)
+    return malformed(r, err);
   uint64_t oow = 0;
   int64_t grow;
   const uint32_t set = memo_set(r->pc);
@@ -220,7 +222,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
    * same edges takes the memo and its id. */
   for (uint32_t w = 0; w < MEMO_WAYS; w++) {
     struct memo *c = &ways[(s->mru[set] + w) & (MEMO_WAYS - 1)];
-    if (c->pc != r->pc || c->gen != s->mgen || c->sdrop[0] != r->sdrop[0] || c->sdrop[1] != r->sdrop[1])
+    if (c->pc != r->pc || c->gen != s->mgen || c->sdrop[0] != r->sdrop[0] || c->sdrop[1] != r->sdrop[1] ||
+        c->mk != r->mshr_k || c->sw != r->slot_w || c->sp != r->slot_p)
       continue;
     if (shape && c->shape == shape) {
       if (!dists_fit(s, c, r)) continue;
@@ -248,6 +251,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
     memcpy(pl->vf, m->vf, sizeof pl->vf);
     pl->bhi = m->bhi;
     pl->mk = m->mk;
+    pl->sw = m->sw;
+    pl->sp = m->sp;
     pl->mskip = m->mskip;
     memcpy(pl->cond_skip_min, m->cond_skip_min, sizeof pl->cond_skip_min);
     /* resolve_source with each ring's bounds taken once: a source d back
@@ -320,20 +325,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
       const uint64_t dist = e->dist;
       if (dist == 0 ? ki->bad0 : ki->badfar) return malformed(r, err);
       if (e->keep & ~dg_edge_drop_mask(e->kind)) return malformed(r, err);
-      if (e->kind == IC_EDGE_MSHR && e->flags) { /* the MSHR rule (k_mshr), which dmiss drops */
-        if (!(e->flags & IC_MSHR_RULE) || !(e->flags & IC_MSHR_SLOTS)) return malformed(r, err);
-        mk = e->flags & IC_MSHR_SLOTS;
-        acts |= ki->acts;
-        for (int j = 0; j < 2; j++) /* a scoped dmiss of the load drops it too */
-          if (r->sdrop[j] && ic_cat_base(r->sdrop[j]) == IC_CAT_DMISS && s->pos[r->sdrop[j]] >= 0) {
-            mskip = s->pos[r->sdrop[j]] + 1;
-            acts |= IC_CATBIT(r->sdrop[j]);
-          }
-        continue;
-      }
-      /* an IW edge in the slot form is the slot rule in every subset but
-         those with bw (dg_slot_rule_applies): no other category acts on it */
-      acts |= ki->acts & (e->kind == IC_EDGE_IW && e->flags ? IC_CATBIT(IC_CAT_BW) : ~(ic_catmask)e->keep);
+      if ((e->kind == IC_EDGE_IW || e->kind == IC_EDGE_MSHR) && e->flags) return malformed(r, err);
+      acts |= ki->acts & ~(ic_catmask)e->keep;
       uint64_t total = 0, parts[IC_MAX_PARTS] = {0};
       unsigned nvp = 0, flags = 0, pbits = 0;
       for (int p = 0; p < e->nparts; p++) {
@@ -370,7 +363,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
         skipm = 0;
       }
       /* the record's scoped drops (sdrop): their lanes drop it too */
-      if ((r->sdrop[0] | r->sdrop[1]) && !(e->kind == IC_EDGE_IW && e->flags))
+      if (r->sdrop[0] | r->sdrop[1])
         for (int j = 0; j < 2; j++) {
           const unsigned id = r->sdrop[j];
           if (!id || s->pos[id] < 0 ||
@@ -392,7 +385,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
         while (hi > 1 && (dmask & (hi >> 1))) hi >>= 1;
         if (hi < LANES) hi = LANES;
         if (s->lane_flags) hi = s->lanes_live; /* compact: lanes of any subset, everywhere */
-        if (hi > bhi && !e->flags) bhi = hi; /* k_block: the old form only */
+        if (hi > bhi) bhi = hi;
         if (s->lane_flags ? !pbits && !dmask : !(pbits & ~dmask) && !(dmask & (hi - 1))) {
           ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, NULL, (int32_t)total, hi, 0}), dist, ki);
         } else {
@@ -406,8 +399,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
          * right after it (k_block reads them in pairs) */
         {
           int n_ = cnt[node][PE_BLOCK]++;
-          const int32_t cf = e->flags; /* 0: the old form */
-          tmp[node][PE_BLOCK][n_] = (struct pe){NULL, NULL, cf, hi, 0};
+          tmp[node][PE_BLOCK][n_] = (struct pe){NULL, NULL, 0, hi, 0};
           tsrc[node][PE_BLOCK][n_] = (struct msrc){dist, IC_NODE_R, RING_R, (uint8_t)k, 1};
           if (dist > need[RING_R]) need[RING_R] = dist;
         }
@@ -448,7 +440,20 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
                 ((struct pe){NULL, lv, 0, skipm, skipm ? skipm : 1}), dist, ki);
     }
     int again = 0;
-    if (r->iq) acts |= IC_CATBIT(IC_CAT_WIN); /* the IQ rule: dropped by win */
+    /* the rules (graph_rec.h) and the categories that drop them: the IQ
+       rule's win, the slot rule's bw, the MSHR rule's dmiss and a scoped
+       dmiss of the load (mskip: its lane bit + 1) */
+    if (r->iq) acts |= IC_CATBIT(IC_CAT_WIN);
+    if (r->slot_w | r->slot_p) acts |= s->kinfo[IC_EDGE_IW].acts & IC_CATBIT(IC_CAT_BW);
+    mk = r->mshr_k;
+    if (mk) {
+      acts |= s->kinfo[IC_EDGE_MSHR].acts;
+      for (int j = 0; j < 2; j++)
+        if (r->sdrop[j] && ic_cat_base(r->sdrop[j]) == IC_CAT_DMISS && s->pos[r->sdrop[j]] >= 0) {
+          mskip = s->pos[r->sdrop[j]] + 1;
+          acts |= IC_CATBIT(r->sdrop[j]);
+        }
+    }
     acts &= s->chosen & ~s->acted;
     if (acts) { /* new lanes to evaluate (clears the store) */
       if ((st = slv_relabel(s, s->acted | acts, err)) != IC_OK) return st;
@@ -492,6 +497,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
   m->nedges = (uint8_t)nedges;
   pl->bhi = m->bhi = bhi;
   pl->mk = m->mk = (uint8_t)mk;
+  pl->sw = m->sw = r->slot_w;
+  pl->sp = m->sp = r->slot_p;
   pl->mskip = m->mskip = (uint8_t)mskip;
   m->sdrop[0] = r->sdrop[0];
   m->sdrop[1] = r->sdrop[1];

@@ -98,7 +98,7 @@ void slv_iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi
   }
 }
 
-/* The MSHR rule (graph_rec.h, MSHR rule form) on node E over lanes
+/* The MSHR rule (graph_rec.h, MSHR RULE) on node E over lanes
  * [lo, hi) without dmiss, after its other edges and before the slot rule:
  * E moves to the first cycle at which fewer than pl->mk of the lane's
  * holders (mtab, mshr_tab.h) hold an MSHR, whose floor first takes this
@@ -136,7 +136,7 @@ void slv_mshr_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t 
   }
 }
 
-/* The slot counts' upkeep for a record without a slot-form edge, over lanes
+/* The slot counts' upkeep for a record without the slot rule, over lanes
  * [lo, hi) without bw: the floor takes its D, the counts its E. */
 void slv_slots_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi) {
   slv_lanes_take(x, pl, lo, hi, pl->out[IC_NODE_D], pl->out[IC_NODE_E], 256u, 256u);

@@ -5,20 +5,19 @@
  * kernel so its setup is not a call a record); the per-lane loops are
  * solver_rules.c. Included by solver_kernels.c and solver_rules.c only.
  *
- * The slot form of IW (graph_rec.h: the model emits it; the condition
- * entry's l holds the edge's flags) is the slot rule, in the lanes of
- * subsets without bw (rule_off: bw's lane bit; dg_slot_rule_applies; bw
- * drops the edge, so only bw acts on it): after E's other edges, k_slots
+ * The slot rule (graph_rec.h: the record's slot_w, slot_p; plan.sw, sp)
+ * holds in the lanes of subsets without bw (rule_off: bw's lane bit;
+ * dg_slot_rule_applies): after E's edges and the MSHR rule, k_slots
  * looks i's candidate cycle up, lane by lane, in the lane's slot counts
  * (stab: a model/slot_tab.h table a lane, the issues of every earlier
  * record in flight in that lane's times) and moves i on while it is full,
- * then counts i's issue; k_block passes the pair over in those lanes. The
+ * then counts i's issue. The
  * counts are scalar work a lane (a table each: their cycles differ); in the
  * win lanes the cycles in flight span thousands, so the tables are kept at
  * 8 bytes a cycle (no key: slot_tab.h), and lanes_take is a loop of its own
  * whose common path is one load, one compare and one store.
  *
- * The MSHR rule (graph_rec.h, the rule form of MSHR edges: plan.mk) is
+ * The MSHR rule (graph_rec.h, the record's mshr_k: plan.mk) is
  * scalar work a lane too, but only for the records that carry it (the
  * loads that took an MSHR): after E's other edges and before the slot rule,
  * k_mshr moves E in each lane without dmiss (mshr_off: dmiss's lane bit)
@@ -34,21 +33,6 @@
 #include "solver_internal.h"
 
 #include "rules.h"
-
-/* The lanes of the block at s where the width's rule (lw) and the pool's
- * (lp) live: those of its edge's block (not dropped there) and of the
- * rule (not bw's). */
-static inline __attribute__((always_inline)) void slot_live(const struct pe *ew, const struct pe *ep,
-                                                           uint32_t s, const int32_t *slotm, v8si *lw,
-                                                           v8si *lp) {
-  const v8si half = SPLAT(NEG / 2), zero = SPLAT(0);
-  const v8si rule = LD(slotm + s);
-  v8si w = zero, p = zero;
-  if (ew && s < ew->skipm) w = ew->lat ? (v8si)(LD(ew->lat + s) > half) : SPLAT(-1);
-  if (ep && s < ep->skipm) p = ep->lat ? (v8si)(LD(ep->lat + s) > half) : SPLAT(-1);
-  *lw = w & rule;
-  *lp = p & rule;
-}
 
 /* One lane's slot counts for the planned record: the floor takes its D
  * (b0 + d: absolute), then the rule from cycle b0 + e (thresholds tw, tp:
@@ -99,71 +83,32 @@ static inline int mshr_scoped_off(const struct ic_solver *sv, const struct plan 
   return pl->mskip && sv->bitm[(size_t)(pl->mskip - 1) * sv->lanes_padded + lane];
 }
 
-/* Bits (from s) of the lanes among [s, s + LANES) without the slot rule
- * (bw's, and the compact layout's padding). */
-static inline uint32_t rule_bits(uint32_t s, const uint8_t *slotb) {
-  return slotb[s / LANES];
-}
-
-/* The slot rule (graph_rec.h, IW slot form) on node E over lanes [lo, hi),
- * after its other edges, and the slot counts' upkeep: in the lanes where
- * the record's slot-form edge of the issue width (of the pool) lives, E
- * moves to the first cycle with a free slot in the lane's counts (stab,
- * slot_tab.h), whose floor first takes this record's D; in every lane
- * without bw the counts take the E (ic_slot_tab_take: one walk for both).
- * Block pairs in the slot form carry the edge's flags in the condition
- * entry's l (0: the old form, k_block's). Returns 0 where the record has
- * no slot-form edge (slots_note keeps the counts then). */
-static inline __attribute__((always_inline)) int k_slots(int32_t *acc, const struct pe *b, int ni,
-                                                         uint32_t lo, uint32_t hi,
+/* The slot rule (graph_rec.h, SLOT RULE: plan.sw, sp) on node E over lanes
+ * [lo, hi), after its edges and the MSHR rule, and the slot counts' upkeep:
+ * in the lanes without bw E moves to the first cycle with a free slot in
+ * the lane's counts (stab, slot_tab.h), whose floor first takes this
+ * record's D, and the counts take the E (ic_slot_tab_take: one walk for
+ * both). Where the record has the MSHR rule, in each lane that keeps it
+ * both rules together (rules.h). Returns 0 where the record has no slot
+ * rule (slots_note keeps the counts then). */
+static inline __attribute__((always_inline)) int k_slots(int32_t *acc, uint32_t lo, uint32_t hi,
                                                          const struct plan *pl, struct xenv *x) {
-  int width_slots = 0, pool_slots = 0;
-  const struct pe *ew = NULL, *ep = NULL;
-  for (int e = 0; e + 1 < ni; e += 2) {
-    const int32_t cf = b[e + 1].l;
-    if (!cf) continue;
-    if (cf & IC_IW_POOL)
-      pool_slots = cf & IC_IW_SLOTS, ep = &b[e];
-    else
-      width_slots = cf & IC_IW_SLOTS, ew = &b[e];
-  }
-  if (!ew && !ep) return 0;
-  const uint32_t off = x->sv->rule_off;
-  const int32_t *const slotm = x->sv->slotm;
-  const uint8_t *const slotb = x->sv->slotb;
+  if (!(pl->sw | pl->sp)) return 0;
+  const unsigned tw = pl->sw ? pl->sw : 256u, tp = pl->sp ? pl->sp : 256u;
   const int32_t *d = pl->out[IC_NODE_D];
-  const unsigned tw = width_slots ? (unsigned)width_slots : 256u, tp = pool_slots ? (unsigned)pool_slots : 256u;
-  uint32_t run = lo; /* blocks [run, s) have the rules in every lane: one lanes_take */
-  for (uint32_t s = lo; s < hi; s += LANES) {
-    const uint32_t end = s + LANES < hi ? s + LANES : hi;
-    if (off >= LANES && (s & off)) continue; /* a block of bw's lanes (lanes_take skips them) */
-    v8si lw, lp;
-    slot_live(ew, ep, s, slotm, &lw, &lp);
-    uint32_t mw = 0, mp = 0; /* the rules' lanes as bits */
-    for (uint32_t q = 0; q < LANES; q++) {
-      mw |= (uint32_t)(lw[q] & 1) << q;
-      mp |= (uint32_t)(lp[q] & 1) << q;
-    }
-    const uint32_t all = ((1u << (end - s)) - 1) & ~rule_bits(s, slotb);
-    if (!pl->mk && (mw | (ew ? 0 : all)) == all && (mp | (ep ? 0 : all)) == all)
-      continue; /* the rules live in every lane */
-    if (run < s) slv_lanes_take(x, pl, run, s, d, acc, tw, tp);
-    run = end;
-    for (uint32_t lane = s; lane < end; lane++) {
-      if (!slotm[lane]) continue;
-      const uint32_t q = lane - s;
-      const unsigned lw1 = mw >> q & 1 ? tw : 256u, lp1 = mp >> q & 1 ? tp : 256u;
-      /* with the MSHR rule where the lane keeps it (no dmiss): both rules
-         together (rules.h) */
-      const ic_mshr_tab *m =
-          pl->mk && lane_next(lane, x->sv->mshr_off, x->sv->nxt[LR_MSHR]) == lane &&
-                  !mshr_scoped_off(x->sv, pl, lane)
-              ? &x->sv->mtab[lane]
-              : NULL;
-      acc[lane] += (int32_t)lane_take(x, pl, lane, d[lane], acc[lane], lw1, lp1, m);
-    }
+  if (!pl->mk) {
+    slv_lanes_take(x, pl, lo, hi, d, acc, tw, tp);
+    return 1;
   }
-  if (run < hi) slv_lanes_take(x, pl, run, hi, d, acc, tw, tp);
+  const int32_t *const slotm = x->sv->slotm;
+  for (uint32_t lane = lo; lane < hi; lane++) {
+    if (!slotm[lane]) continue;
+    const ic_mshr_tab *m = lane_next(lane, x->sv->mshr_off, x->sv->nxt[LR_MSHR]) == lane &&
+                                   !mshr_scoped_off(x->sv, pl, lane)
+                               ? &x->sv->mtab[lane]
+                               : NULL;
+    acc[lane] += (int32_t)lane_take(x, pl, lane, d[lane], acc[lane], tw, tp, m);
+  }
   return 1;
 }
 

@@ -136,12 +136,9 @@ static const ic_edge *item(const sig_detail *d, uint8_t kind, uint8_t flags) {
  * more closely on few-MSHR machines, also where the graph is off (the
  * pasted waits had offset some of the graph's error there). */
 static int mshr_wait_is_the_rules(const sig_detail *d) {
-  int rule = 0, edge = 0;
-  for (int k = 0; k < d->nitems; k++) {
-    rule |= dg_mshr_rule_edge(&d->item[k]);
-    edge |= d->item[k].kind == IC_EDGE_MSHR && d->item[k].flags == 0;
-  }
-  return rule && edge;
+  int edge = 0;
+  for (int k = 0; k < d->nitems; k++) edge |= d->item[k].kind == IC_EDGE_MSHR;
+  return d->mshr_k && edge;
 }
 
 /* Kinds the walk above places itself. */
@@ -537,9 +534,9 @@ struct rules {
   /* MSHR capacity edges (mshr_capacity): per position the youngest load
      miss among its register ancestors and itself (-1: none); the last kms
      misses and the last 2 kms root misses (rings); kms, the machine's MSHRs
-     as the samples' MSHR rule items give them (0: none seen yet) */
+     as the samples' MSHR rules give them (0: none seen yet) */
   int64_t *mtag;
-  int64_t miss[IC_MSHR_SLOTS], root[2 * IC_MSHR_SLOTS];
+  int64_t miss[IC_MSHR_RULE_MAX], root[2 * IC_MSHR_RULE_MAX];
   uint32_t kms, nmiss, nroot;
 };
 
@@ -581,7 +578,7 @@ static int64_t mshr_capacity(struct rules *ru, const ic_graph_rec *recs, uint32_
        their MSHRs last by E(k); of those, the first to have taken it that
        completed by E(k) */
     const uint64_t ek = recs[k].t[IC_NODE_E];
-    int64_t cand[2 * IC_MSHR_SLOTS];
+    int64_t cand[2 * IC_MSHR_RULE_MAX];
     uint32_t nc = 0;
     for (uint32_t q = 0; q < rcap && q < ru->nroot; q++) {
       const int64_t j = ru->root[q];
@@ -605,7 +602,7 @@ static int64_t mshr_capacity(struct rules *ru, const ic_graph_rec *recs, uint32_
 static void solve_record(ic_graph_rec *recs, uint32_t k, struct rules *ru) {
   ic_graph_rec *r = &recs[k];
   ic_slot_tab *st = &ru->slots;
-  int nw = 0, np = 0, mk = 0;
+  const int nw = r->slot_w, np = r->slot_p, mk = r->mshr_k;
   memset(r->t, 0, sizeof r->t);
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     uint64_t t = 0, t0 = 0;
@@ -615,17 +612,6 @@ static void solve_record(ic_graph_rec *recs, uint32_t k, struct rules *ru) {
         if (e->kind >= IC_EDGE_KIND_COUNT || ic_edge_dst_node[e->kind] != node ||
             (e->kind == IC_EDGE_IW) != pass)
           continue;
-        if (dg_mshr_rule_edge(e)) { /* the MSHR rule, below */
-          mk = e->flags & IC_MSHR_SLOTS;
-          continue;
-        }
-        if (pass && e->flags) { /* the slot form: the rule, below */
-          if (e->flags & IC_IW_POOL)
-            np = e->flags & IC_IW_SLOTS;
-          else
-            nw = e->flags & IC_IW_SLOTS;
-          continue;
-        }
         if (pass && e->dist <= k && recs[k - e->dist].t[IC_NODE_R] > t0) continue;
         uint8_t src = ic_edge_src_node[e->kind];
         uint64_t v = e->dist == 0 ? r->t[src] : e->dist <= k ? recs[k - e->dist].t[src] : 0;
@@ -666,11 +652,10 @@ static void solve_record(ic_graph_rec *recs, uint32_t k, struct rules *ru) {
  * load wait for, a unit an FU edge held), and those, fixed as bw, stayed
  * under dmiss and lgalu (bench_machines seed 23, m1: 1 MSHR, issue width 1,
  * x_list: profiler dmiss 73.0% against 89.2% in multisim; 90.3% with the
- * slots' delay alone). The IW edges are in the
- * slot form (graph_rec.h), as the model emits them: the width's rule and,
- * where the pool has fewer units than the width, the pool's, from the
- * previous position (a place holder; none where the width exceeds 32, as
- * in the model); only bw drops them, so they keep nothing.
+ * slots' delay alone). The record's slot rule (graph_rec.h) is set as the
+ * model sets it: the width's and, where the pool has fewer units than the
+ * width, the pool's (none at the first position, or where the width
+ * exceeds 32, as in the model).
  *
  * The slot counts (slot_tab.h) hold the issues of the positions so far,
  * from the latest D on. */
@@ -689,32 +674,27 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, st
     r->edge[w++] = r->edge[q];
   }
   r->nedges = (uint8_t)w;
+  r->slot_w = r->slot_p = 0;
   if (re < 0 || !n || !pn) return;
   ic_edge *ree = &r->edge[re];
-  const int rules = n <= 32; /* the model emits no IW edges for a wider machine */
+  const int rules = n <= 32; /* the model sets no slot rule for a wider machine */
   drop_parts(ree, IC_CAT_BW);
   solve_record(recs, k, ru);
   const uint64_t e0 = r->t[IC_NODE_E];
   const uint64_t e = ic_slot_tab_time(st, e0, (int)n, (int)pn, pool);
-  /* as in the model, the slot form's source is the previous instruction
-     (a place holder: the rule counts the positions before k) */
+  /* as in the model, no rule at the first position, and the pool's where
+     it has fewer units than the width */
   const uint32_t d = k >= 1, dp = k >= 1 && pn < n;
   /* the delay is RE's bw part, unless, as in the model, RE has no other
-     part and the slot rule of the edges below gives it back from R */
+     part and the slot rule set below gives it back from R */
   if (e > e0 && !(ree->nparts == 0 && rules && (d || dp) &&
                   ic_slot_tab_time(st, r->t[IC_NODE_R], d ? (int)n : 0, dp ? (int)pn : 0, pool) == e))
     part(ree, IC_CAT_BW, e - e0);
-  /* in the slot form (graph_rec.h), as the model: the width's rule and,
+  /* the slot rule (graph_rec.h), as the model sets it: the width's and,
      where the pool has fewer units, the pool's */
-  if (rules && d && r->nedges < IC_MAX_EDGES) {
-    ic_edge *iw = new_edge(r, IC_EDGE_IW, d);
-    part(iw, IC_CAT_BW, 1);
-    iw->flags = (uint8_t)(n & IC_IW_SLOTS);
-  }
-  if (rules && dp && r->nedges < IC_MAX_EDGES) {
-    ic_edge *iw = new_edge(r, IC_EDGE_IW, dp);
-    part(iw, IC_CAT_BW, 1);
-    iw->flags = (uint8_t)((pn & IC_IW_SLOTS) | IC_IW_POOL);
+  if (rules && d) {
+    r->slot_w = (uint8_t)n;
+    r->slot_p = (uint8_t)(dp ? pn : 0);
   }
 }
 
@@ -981,6 +961,8 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     r->opclass = si.opclass;
     r->nedges = 0;
     r->sdrop[0] = r->sdrop[1] = 0;
+    r->slot_w = r->slot_p = r->mshr_k = 0;
+    memset(r->rule_pad_, 0, sizeof r->rule_pad_);
     r->iq = ru.iqt.k; /* the machine's IQ rule, as the model sets it */
     memset(r->t, 0, sizeof r->t);
     /* fetch groups along the path: a group ends after fetch_width
@@ -1140,9 +1122,17 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
        built from the fragment's misses instead */
     for (int q = 0; d && q < d->nitems && r->nedges < IC_MAX_EDGES; q++) {
       const ic_edge *e = &d->item[q];
-      if (dg_mshr_rule_edge(e) && !ru.kms) ru.kms = e->flags & IC_MSHR_SLOTS;
-      if (!handled_kind(e->kind) && (own || e->kind != IC_EDGE_MSHR || dg_mshr_rule_edge(e)))
-        *new_edge(r, e->kind, e->dist) = *e;
+      if (!handled_kind(e->kind) && (own || e->kind != IC_EDGE_MSHR)) *new_edge(r, e->kind, e->dist) = *e;
+    }
+    /* the sample's rules: the MSHR rule of its load, and the slot rule of
+       its own instance (issue_slots rebuilds it for the others) */
+    if (d) {
+      r->mshr_k = d->mshr_k;
+      if (d->mshr_k && !ru.kms) ru.kms = d->mshr_k;
+      if (own) {
+        r->slot_w = d->slot_w;
+        r->slot_p = d->slot_p;
+      }
     }
     if (!own) issue_slots(recs, k, m, &ru);
     solve_record(recs, k, &ru);

@@ -61,23 +61,13 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
   if (ic_graph_rec_check(r, &why) != IC_OK) return ic_fail(err, IC_ERUN, "graph check: %s", why.msg);
   uint64_t *me = g->t[r->seq & (CHECK_RING - 1)];
   uint64_t val[IC_NODE_COUNT];
-  int seen[IC_NODE_COUNT] = {0}, nw = 0, np = 0, mk = 0;
+  int seen[IC_NODE_COUNT] = {0};
+  const int nw = r->slot_w, np = r->slot_p, mk = r->mshr_k;
   for (int n = 0; n < IC_NODE_COUNT; n++) {
     val[n] = 0;
     for (int k = 0; k < r->nedges; k++) {
       const ic_edge *e = &r->edge[k];
       if (ic_edge_dst_node[e->kind] != n) continue;
-      if (e->kind == IC_EDGE_MSHR && (e->flags & IC_MSHR_RULE)) { /* the MSHR rule, below */
-        mk = e->flags & IC_MSHR_SLOTS;
-        continue;
-      }
-      if (e->kind == IC_EDGE_IW && e->flags) { /* the slot form: the rule, below */
-        if (e->flags & IC_IW_POOL)
-          np = e->flags & IC_IW_SLOTS;
-        else
-          nw = e->flags & IC_IW_SLOTS;
-        continue;
-      }
       int sn = ic_edge_src_node[e->kind];
       uint64_t src;
       if (e->dist == 0) {

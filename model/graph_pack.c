@@ -3,8 +3,9 @@
  * A packed record, little-endian:
  *   head   u8: nedges (4 bits; 15: a u8 with the count follows) | 0x10 a
  *          repeat | 0x20 seq is not the previous + 1 (u64 seq follows) |
- *          0x80 opclass, iq or sdrop changed (u8 opclass, u32 iq, u8
- *          sdrop[2] follow) | 0x40 wide stamps
+ *          0x80 opclass, iq, sdrop or a rule changed (u8 opclass, u32 iq,
+ *          u8 sdrop[2], u8 slot_w, slot_p, mshr_k follow) | 0x40 wide
+ *          stamps
  *   narrow: i16 pc - previous pc, u16 t[D] - previous t[D], u8 t[k] - t[k-1]
  *          for R, E, P, C (each within its range, else the record is wide)
  *   wide:   u64 pc, u64 t[5]
@@ -170,13 +171,17 @@ size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
     p += 8;
   }
   if (r->opclass != s->opclass || r->iq != s->iq || r->sdrop[0] != s->sdrop[0] ||
-      r->sdrop[1] != s->sdrop[1]) {
+      r->sdrop[1] != s->sdrop[1] || r->slot_w != s->slot_w || r->slot_p != s->slot_p ||
+      r->mshr_k != s->mshr_k) {
     head |= 0x80;
     *p++ = r->opclass;
     memcpy(p, &r->iq, 4);
     p[4] = r->sdrop[0];
     p[5] = r->sdrop[1];
-    p += 6;
+    p[6] = r->slot_w;
+    p[7] = r->slot_p;
+    p[8] = r->mshr_k;
+    p += 9;
   }
   const int64_t dpc = (int64_t)(r->pc - s->pc);
   const uint64_t dt0 = r->t[0] - s->t0;
@@ -229,6 +234,9 @@ done:
   s->opclass = r->opclass;
   s->sdrop[0] = r->sdrop[0];
   s->sdrop[1] = r->sdrop[1];
+  s->slot_w = r->slot_w;
+  s->slot_p = r->slot_p;
+  s->mshr_k = r->mshr_k;
   return (size_t)(p - out);
 }
 
@@ -247,15 +255,19 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
     memcpy(&seq, p, 8);
     p += 8;
   }
-  uint8_t opclass = s->opclass, sd0 = s->sdrop[0], sd1 = s->sdrop[1];
+  uint8_t opclass = s->opclass, sd0 = s->sdrop[0], sd1 = s->sdrop[1], sw = s->slot_w, sp = s->slot_p,
+          mk = s->mshr_k;
   uint32_t iq = s->iq;
   if (head & 0x80) {
-    if (end - p < 7) return 0;
+    if (end - p < 10) return 0;
     opclass = p[0];
     memcpy(&iq, p + 1, 4);
     sd0 = p[5];
     sd1 = p[6];
-    p += 7;
+    sw = p[7];
+    sp = p[8];
+    mk = p[9];
+    p += 10;
   }
   if (head & 0x40) {
     if (end - p < 8 + (ptrdiff_t)sizeof r->t) return 0;
@@ -274,6 +286,10 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
   r->iq = iq;
   r->sdrop[0] = sd0;
   r->sdrop[1] = sd1;
+  r->slot_w = sw;
+  r->slot_p = sp;
+  r->mshr_k = mk;
+  memset(r->rule_pad_, 0, sizeof r->rule_pad_);
   r->nedges = (uint8_t)nedges;
   ic_rec_pack_ref *f = ref_of(s, r->pc);
   const unsigned ne = nedges < IC_MAX_EDGES ? nedges : IC_MAX_EDGES;
@@ -332,5 +348,8 @@ done:
   s->opclass = opclass;
   s->sdrop[0] = sd0;
   s->sdrop[1] = sd1;
+  s->slot_w = sw;
+  s->slot_p = sp;
+  s->mshr_k = mk;
   return (size_t)(p - in);
 }

@@ -13,7 +13,8 @@
  * this form: moving 448 bytes a record from one CPU's cache to another cost
  * more than solving it.
  *
- * Lossless for every field a consumer reads: seq, pc, opclass, nedges, iq,
+ * Lossless for every field a consumer reads: seq, pc, opclass, nedges, the
+ * rules (iq, slot_w, slot_p, mshr_k), sdrop,
  * the stamps, and per edge below nedges its kind, flags, keep, dist, nparts
  * and the parts below nparts, malformed values included (the consumer's
  * checker reports them as it would have). Only the slots a record has are
@@ -29,7 +30,7 @@
 
 /* Most bytes ic_rec_pack writes for one record (a packed record is shorter:
  * it may write a few bytes of slack past its end). */
-#define IC_REC_PACK_MAX 640u /* 1 + 1 + 8 + 7 + 48, and 16 edges of 9 + 16 */
+#define IC_REC_PACK_MAX 640u /* 1 + 1 + 8 + 10 + 48, and 16 edges of 9 + 16 */
 
 /* Slots of the table of last edges by pc (a power of two). */
 #define IC_REC_PACK_REFS 512u
@@ -50,7 +51,7 @@ typedef struct ic_rec_pack_ref {
 typedef struct ic_rec_pack_state {
   uint64_t seq, pc, t0;
   uint32_t iq;
-  uint8_t opclass, sdrop[2];
+  uint8_t opclass, sdrop[2], slot_w, slot_p, mshr_k;
   /* the last record's shape: records with one id (never 0) have the same
      edges but for the dists of the kinds whose dist varies
      (ic_edge_dist_varies); 0: the record has no id (malformed) */

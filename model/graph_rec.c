@@ -26,6 +26,10 @@ ic_status ic_graph_rec_check(const ic_graph_rec *r, ic_err *err) {
   if (r->iq > IC_IQ_RULE_MAX)
     return ic_fail(err, IC_EINPUT, "graph record %llu: IQ rule of %u entries (at most %u)",
                    (unsigned long long)r->seq, r->iq, IC_IQ_RULE_MAX);
+  if (r->slot_w > IC_SLOT_RULE_MAX || r->slot_p > IC_SLOT_RULE_MAX || r->mshr_k > IC_MSHR_RULE_MAX)
+    return ic_fail(err, IC_EINPUT, "graph record %llu: rule counts %u, %u, %u (slots, pool slots, MSHRs; at most %u, %u, %u)",
+                   (unsigned long long)r->seq, r->slot_w, r->slot_p, r->mshr_k, IC_SLOT_RULE_MAX,
+                   IC_SLOT_RULE_MAX, IC_MSHR_RULE_MAX);
   for (int k = 0; k < 2; k++)
     if (r->sdrop[k] && (!ic_cat_is_scoped(r->sdrop[k]) || !ic_cat_valid(r->sdrop[k])))
       return ic_fail(err, IC_EINPUT, "graph record %llu: sdrop names %u, not a scoped category",
@@ -51,15 +55,10 @@ ic_status ic_graph_rec_check(const ic_graph_rec *r, ic_err *err) {
                      "graph record %llu: %s edge must join nodes of the same instruction "
                      "(distance %u)",
                      (unsigned long long)r->seq, name, e->dist);
-    if (e->kind == IC_EDGE_IW && e->flags && !(e->flags & IC_IW_SLOTS))
-      return ic_fail(err, IC_EINPUT, "graph record %llu: IW edge in the slot form with no slots",
-                     (unsigned long long)r->seq);
-    if (e->kind == IC_EDGE_MSHR && e->flags && (e->flags & ~IC_MSHR_RULE) == 0)
-      return ic_fail(err, IC_EINPUT, "graph record %llu: MSHR edge in the rule form with no MSHRs",
-                     (unsigned long long)r->seq);
-    if (e->kind == IC_EDGE_MSHR && e->flags && !(e->flags & IC_MSHR_RULE))
-      return ic_fail(err, IC_EINPUT, "graph record %llu: MSHR edge with unknown flags 0x%x",
-                     (unsigned long long)r->seq, e->flags);
+    if ((e->kind == IC_EDGE_IW || e->kind == IC_EDGE_MSHR) && e->flags)
+      return ic_fail(err, IC_EINPUT,
+                     "graph record %llu: %s edge with flags 0x%x (its rule is a field of the record)",
+                     (unsigned long long)r->seq, name, e->flags);
     if (e->keep & ~ic_edge_drop_mask(e->kind))
       return ic_fail(err, IC_EINPUT,
                      "graph record %llu: %s edge keeps categories 0x%x that do not drop it",

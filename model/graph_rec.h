@@ -24,7 +24,7 @@
  *   RE  R(i) -> E(i)     waiting for issue; parts: issue-width (bw), FU
  *                        contention (none), issue-queue/other residual;
  *                        no parts where the wait was for slots alone and
- *                        the slot rule (IW, slot form) gives it back from
+ *                        the SLOT RULE (below) gives it back from
  *                        R in the baseline: it then moves with an
  *                        idealization instead of staying a fixed latency
  *   EP  E(i) -> P(i)     execution; parts: dl1 (L1 hit latency of loads),
@@ -64,34 +64,8 @@
  *                        dropped, nothing misses). Like CD for the ROB, it
  *                        keeps a larger window from overlapping more misses
  *                        than there are MSHRs
- *                        RULE FORM: an MSHR edge whose `flags` hold
- *                        IC_MSHR_RULE and a count K (IC_MSHR_SLOTS: the
- *                        machine's MSHRs) is not an edge from j but the MSHR
- *                        rule: load i took an MSHR at its issue and held it
- *                        until its completion, [E(i), P(i)); E(i) is the
- *                        first cycle t >= E'(i) at which fewer than K of the
- *                        instructions before i with a rule-form edge hold
- *                        one (E(j) <= t < P(j)) in the same evaluation,
- *                        holders whose P is at most the latest D of i and
- *                        the holders before it counting as gone (D never
- *                        falls in the model's graphs; model/mshr_tab.h, which
- *                        every evaluator uses). E'(i) is the time of i's
- *                        other E in-edges; the slot rule (IW) then starts
- *                        from the MSHR rule's time. dmiss drops it (nothing
- *                        misses). The edge above (flags 0) ties i to the
- *                        miss that freed its MSHR in the baseline; the rule
- *                        makes an idealization that puts more misses in
- *                        flight at once (win, bmisp) wait for the MSHRs, as
- *                        the machine does, where the baseline had no such
- *                        wait. Only earlier holders count: a later load that
- *                        issued first took its MSHR first in the machine,
- *                        which one pass in program order cannot know; the
- *                        rule is exact for the earlier ones. The model emits
- *                        it for every load that took an MSHR where the
- *                        machine has at most IC_MSHR_SLOTS MSHRs and the
- *                        record has room; the source (the previous
- *                        instruction) is a place holder, and the rule has
- *                        no latency
+ *                        (the MSHR RULE below makes an idealization that
+ *                        puts more misses in flight wait for the MSHRs)
  *   IW  E(k) -> E(i)     issue slots: at most n instructions issue per cycle,
  *                        oldest first; k is the n-th most recent instruction
  *                        older than i to issue before i (n: the issue width,
@@ -108,33 +82,11 @@
  *                        lgalu latencies collapse, and the slots bind, which
  *                        RE's measured waits cannot express (bw: dropped;
  *                        win, bmisp, dmiss, imiss: dropped unless named in
- *                        `keep`: a producer of records in this form said
- *                        there where nothing of the kind moved i's dispatch
- *                        or readiness apart from k's. The model no longer
- *                        emits this form: sample files written before the
- *                        slot form and hand-built graphs still hold it)
- *                        SLOT FORM: an IW edge whose `flags` hold a count n
- *                        (IC_IW_SLOTS; IC_IW_POOL: of i's FU pool) is not an
- *                        edge from k but the slot rule itself, where it
- *                        lives: E(i) is the first cycle t >= E'(i) at which
- *                        fewer than n of the instructions before i (of i's
- *                        pool, ooo_pool_of) issue in the same evaluation,
- *                        counting only cycles from F(i), the latest D of i
- *                        and those before it (earlier cycles are free: an
- *                        instruction that issued before i dispatched took
- *                        no slot i can want; t >= E'(i) >= D(i) = F(i) in
- *                        the model's graphs, so this only bounds what an
- *                        evaluator keeps: model/slot_tab.h, which every
- *                        evaluator uses). Oldest-first select makes that
- *                        exact: an older ready instruction always takes its
- *                        slot first, a younger never takes i's.
- *                        The rule holds in every evaluation without bw
- *                        (which widens issue and the pools, and drops it),
- *                        whatever else moved the older issues: `keep` is
- *                        not read (the model and the stitcher write 0).
- *                        The model emits the slot form; k stays as the
- *                        source (the profiler's samples and the exporter
- *                        name it), and the latency (1, bw) is unused
+ *                        `keep`: a producer of such edges said there
+ *                        where nothing of the kind moved i's dispatch or
+ *                        readiness apart from k's. The model emits none:
+ *                        the SLOT RULE below replaces it; hand-built graphs
+ *                        still hold it)
  *   IQ  E(j) -> D(i)     issue queue smaller than the ROB (core.iq <
  *                        core.rob): i dispatched only when j's issue freed
  *                        the IQ entry it took (j issued in the cycle i
@@ -149,7 +101,19 @@
  *                        the graph has no edge there. The model no longer
  *                        emits it: the IQ rule below replaces it (sample
  *                        files of version 5 and hand-built graphs hold it)
- *   IQ RULE (the record's `iq`, no edge): every instruction waits in the IQ
+ *   LSQ C(j) -> D(i)     load/store queue smaller than the ROB (core.lsq <
+ *                        core.rob): memory instruction i needs the entry of
+ *                        j, the core.lsq-th memory instruction before it,
+ *                        freed at j's commit; latency 0 (win: dropped, a 20x
+ *                        LSQ). As CD for the ROB, exact wherever the LSQ
+ *                        size holds
+ *
+ * The structural rules are fields of the record, not edges. Each bounds one
+ * node from below after its edges, in a fixed place: the IQ rule on D, then
+ * on E the MSHR rule and the slot rule together (model/rules.h: each in turn
+ * until neither moves E). Each counts the instructions before i that have
+ * the rule, in the same evaluation's times:
+ *   IQ RULE (`iq`): every instruction waits in the IQ
  *                        from its dispatch until its issue, and dispatch is
  *                        in order, so the instructions in the IQ when i
  *                        dispatches are all before i: D(i) is at least the
@@ -163,12 +127,52 @@
  *                        ROB. The model sets it
  *                        where core.iq < core.rob and core.iq <=
  *                        IC_IQ_RULE_MAX, and emits IQ edges elsewhere
- *   LSQ C(j) -> D(i)     load/store queue smaller than the ROB (core.lsq <
- *                        core.rob): memory instruction i needs the entry of
- *                        j, the core.lsq-th memory instruction before it,
- *                        freed at j's commit; latency 0 (win: dropped, a 20x
- *                        LSQ). As CD for the ROB, exact wherever the LSQ
- *                        size holds
+ *   MSHR RULE (`mshr_k`: the machine's MSHRs K, 0: none): load i took an
+ *                        MSHR at its issue and held it until its completion,
+ *                        [E(i), P(i)); E(i) is the first cycle t >= E'(i)
+ *                        at which fewer than K of the instructions before i
+ *                        with the rule hold one (E(j) <= t < P(j)), holders
+ *                        whose P is at most the latest D of i and the
+ *                        holders before it counting as gone (D never falls
+ *                        in the model's graphs; model/mshr_tab.h). E'(i) is
+ *                        the time of i's E in-edges. dmiss drops it (nothing
+ *                        misses), and so does a scoped dmiss in `sdrop`. The
+ *                        MSHR edge (above) ties i to the miss that freed its
+ *                        MSHR in the baseline; the rule makes an
+ *                        idealization that puts more misses in flight at
+ *                        once (win, bmisp) wait for the MSHRs, as the
+ *                        machine does, where the baseline had no such wait.
+ *                        Only earlier holders count: a later load that
+ *                        issued first took its MSHR first in the machine,
+ *                        which one pass in program order cannot know; the
+ *                        rule is exact for the earlier ones. The model sets
+ *                        it for every load that took an MSHR where the
+ *                        machine has at most IC_MSHR_RULE_MAX MSHRs
+ *   SLOT RULE (`slot_w`: the issue width n, `slot_p`: the units n of i's FU
+ *                        pool where they are fewer than the width; 0: none):
+ *                        at most n instructions (of i's pool, ooo_pool_of)
+ *                        issue per cycle, oldest first. E(i) is the first
+ *                        cycle t >= E'(i) at which fewer than n of the
+ *                        instructions before i issue in the same
+ *                        evaluation, counting only cycles from F(i), the
+ *                        latest D of i and those before it (earlier cycles
+ *                        are free: an instruction that issued before i
+ *                        dispatched took no slot i can want; t >= E'(i) >=
+ *                        D(i) = F(i) in the model's graphs, so this only
+ *                        bounds what an evaluator keeps: model/slot_tab.h).
+ *                        Every instruction's issue counts, with the rule or
+ *                        not. Oldest-first select makes it exact: an older
+ *                        ready instruction always takes its slot first, a
+ *                        younger never takes i's. It holds in every
+ *                        evaluation without bw (which widens issue and the
+ *                        pools), whatever else moved the older issues. So
+ *                        the baseline's issue order is kept wherever an
+ *                        idealization leaves older instructions ready
+ *                        first: more instructions ready at once when dl1,
+ *                        shalu or lgalu latencies collapse, and the slots
+ *                        bind, which RE's measured waits cannot express.
+ *                        The model sets it where the issue width is at most
+ *                        IC_SLOT_RULE_MAX
  *
  * Graph semantics: a node's time is the maximum over its incoming edges of
  * source time plus the sum of the edge's parts; an edge whose source lies
@@ -176,7 +180,8 @@
  * S zeroes every part tagged with a category of S and applies the edge rules
  * in parentheses above; an edge whose `keep` names a category stays under
  * it although its kind's rule would drop it, and an IW edge counts only
- * where its condition holds (after the node's other in-edges).
+ * where its condition holds (after the node's other in-edges). The rules
+ * apply after the edges of their node, as above.
  *
  * Invariant the model guarantees: evaluating the records with S = {} gives
  * back exactly the stamps t[], and the last record's t[C] is the simulated
@@ -246,15 +251,11 @@ extern const char ic_node_names[IC_NODE_COUNT]; /* "DREPC" */
 #define IC_MAX_PARTS 4
 #define IC_MAX_EDGES 16
 #define IC_EDGE_MEM 0x1 /* PR edge through memory (store -> load) */
-/* IW edge flags: the slot form (graph_rec.h, IW): the count n of issue
- * slots per cycle (1..IC_IW_SLOTS), with IC_IW_POOL set when they are the
- * units of i's pool; 0: the conditional edge from k. */
-#define IC_IW_SLOTS 0x7f
-#define IC_IW_POOL 0x80
-/* MSHR edge flags: the rule form (graph_rec.h, MSHR): IC_MSHR_RULE and the
- * machine's count of MSHRs (1..IC_MSHR_SLOTS); 0: the edge from j. */
-#define IC_MSHR_SLOTS 0x7f
-#define IC_MSHR_RULE 0x80
+/* The largest counts the slot rule (slot_w, slot_p) and the MSHR rule
+ * (mshr_k) are set for: an evaluator keeps per-cycle counts of a byte and
+ * the stitcher at most that many misses a fragment. */
+#define IC_SLOT_RULE_MAX 127u
+#define IC_MSHR_RULE_MAX 127u
 /* The largest IQ the IQ rule is set for (graph_rec.h, IQ RULE): each
  * evaluation keeps that many E's (the solver one table a lane). */
 #define IC_IQ_RULE_MAX 1024u
@@ -272,8 +273,7 @@ _Static_assert(sizeof(ic_lat_part) == 4, "a part is one word");
 typedef struct ic_edge {
   uint8_t kind;   /* ic_edge_kind: fixes the source and destination node */
   uint8_t nparts;
-  uint8_t flags;  /* IC_EDGE_MEM (PR); IW: IC_IW_SLOTS | IC_IW_POOL; MSHR:
-                     IC_MSHR_RULE | IC_MSHR_SLOTS */
+  uint8_t flags;  /* IC_EDGE_MEM (PR); 0 on IW and MSHR edges */
   uint8_t keep;   /* IC_CATBITs of categories that drop this kind of edge
                      but keep this one (IW: its issue order does not move
                      under them; 0 for every other kind) */
@@ -291,6 +291,9 @@ typedef struct ic_graph_rec {
                        bmisp drops its PD edge, dmiss its PP and MSHR edges and
                        MSHR rule); two of different bases at most */
   uint32_t iq;  /* the IQ rule's size (core.iq where it is below core.rob), 0: none */
+  uint8_t slot_w, slot_p; /* the slot rule: issue width, units of the pool (0: none) */
+  uint8_t mshr_k;         /* the MSHR rule: the machine's MSHRs (0: none) */
+  uint8_t rule_pad_[5];   /* 0 */
   uint64_t t[IC_NODE_COUNT]; /* the model's cycle stamp of each node */
   ic_edge edge[IC_MAX_EDGES];
 } ic_graph_rec;
@@ -348,9 +351,10 @@ static inline ic_catmask ic_edge_drop_mask(uint8_t kind) {
  * IC_MAX_EDGES edges and IC_MAX_PARTS parts, an edge with dist 0 joins an
  * earlier node of the same instruction to a later one, latencies at most
  * IC_GRAPH_MAX_EDGE_LAT, an R node is never the source of an edge from
- * another instruction and an E node only of IW and IQ, the rule forms'
- * flags hold a count, `keep` names only categories that drop the edge's
- * kind, and the IQ rule is at most IC_IQ_RULE_MAX. Returns IC_EINPUT with
+ * another instruction and an E node only of IW and IQ, no flags on an IW
+ * or MSHR edge (their rules are the record's fields), `keep` names only categories that drop the
+ * edge's kind, and the rules' counts at most IC_IQ_RULE_MAX,
+ * IC_SLOT_RULE_MAX and IC_MSHR_RULE_MAX. Returns IC_EINPUT with
  * a message naming the record's seq and the edge on failure. Time
  * complexity: O(edges). */
 ic_status ic_graph_rec_check(const ic_graph_rec *r, ic_err *err);
@@ -376,7 +380,7 @@ static inline uint64_t ic_edge_latency(const ic_edge *e, uint32_t ideal) {
   return s;
 }
 
-/* The mask record r's edge rules (drops, the MSHR rule) see under `ideal`:
+/* The mask record r's edge drops and MSHR rule see under `ideal`:
  * ideal, plus the base of each of its sdrop ids that ideal holds. */
 static inline ic_catmask ic_rec_rules_mask(const ic_graph_rec *r, ic_catmask ideal) {
   ic_catmask m = ideal;

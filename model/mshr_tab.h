@@ -1,4 +1,4 @@
-/* mshr_tab.h: the holders of the MSHR rule (graph_rec.h, MSHR rule form).
+/* mshr_tab.h: the holders of the MSHR rule (graph_rec.h, MSHR RULE).
  *
  * The loads so far that took an MSHR, each holding it over [E, P) in one
  * evaluation's times. The rule asks, for load i, for the first cycle from

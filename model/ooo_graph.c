@@ -109,7 +109,7 @@ void ooo_graph_flush(ooo_core *c) {
   c->nbatch = 0;
 }
 
-/* Whether the slot rule (graph_rec.h, IW slot form) from cycle r gives
+/* Whether the slot rule (graph_rec.h, SLOT RULE) from cycle r gives
  * e > r for instruction i, from the issue log: every cycle of [r, e) has nw
  * issues of the instructions of the run before i (or np of those of i's
  * pool) and e has fewer. r is at least D(i), so the rule's floor (the
@@ -145,6 +145,8 @@ void ooo_graph_record(ooo_core *c, uint64_t i, uint64_t t) {
   r->pc = c->in[x].pc;
   r->opclass = c->in[x].opclass;
   r->sdrop[0] = r->sdrop[1] = 0;
+  r->slot_w = r->slot_p = r->mshr_k = 0;
+  memset(r->rule_pad_, 0, sizeof r->rule_pad_);
   /* the IQ rule (graph_rec.h) where the IQ is smaller than the ROB: it
      replaces the IQ edges */
   r->iq = c->iq_rule.k;
@@ -172,7 +174,7 @@ void ooo_graph_record(ooo_core *c, uint64_t i, uint64_t t) {
   }
   /* IQ: the issue that freed i's IQ entry, in the cycle i dispatched, where
      the record surely has room for it: at most PD, DR, a PR per source, RE,
-     FU, IBW, MSHR, EP, PP, CC, PC and CBW follow (IW checks its own room);
+     FU, IBW, MSHR, EP, PP, CC, PC and CBW follow;
      else the wait stays a DD part (win), as before */
   const int after_misp = i > first && (c->fl[(i - 1) & c->mask] & FL_MISP);
   if (c->split_window && (c->iq_src[x] != NONE_SEQ || c->lsq_src[x] != NONE_SEQ)) {
@@ -297,42 +299,25 @@ void ooo_graph_record(ooo_core *c, uint64_t i, uint64_t t) {
     edge1(&cur, IC_EDGE_MSHR, (uint32_t)(i - ms), IC_CAT_NONE, 0);
     if (c->Phist[ms & c->hmask] == c->E[x]) re->nparts = 0;
   }
-  /* IW: at most n issues per cycle, oldest first (graph_rec.h): the slot
-   * rule of the issue width and, where the pool has fewer units, of the
-   * pool, where the record has room. The slot form's source is only a
-   * place holder: the previous instruction (the rule counts the older
-   * issues in flight in the evaluation's own times); only bw drops it, so
-   * it keeps nothing. */
-  ptrdiff_t room = IC_MAX_EDGES - 4 - (c->pp_src[x] != NONE_SEQ); /* EP, PP, CC, PC, CBW follow */
+  /* The slot rule (graph_rec.h, SLOT RULE): at most n issues per cycle,
+   * oldest first, of the issue width and, where the pool has fewer units,
+   * of the pool */
   const int pool = ooo_pool_of(c->in[x].opclass);
-  for (int w = 0; w < 2 && c->ilog_seq && i > first; w++) {
-    if ((w && c->fu_n[pool] >= c->iw) || cur - r->edge >= room) continue;
-    ic_edge *iw = edge1(&cur, IC_EDGE_IW, 1, IC_CAT_BW, 1);
-    iw->flags = (uint8_t)(w ? (c->fu_n[pool] & IC_IW_SLOTS) | IC_IW_POOL : c->iw & IC_IW_SLOTS);
+  if (c->ilog_seq && i > first && c->iw <= IC_SLOT_RULE_MAX) {
+    r->slot_w = (uint8_t)c->iw;
+    r->slot_p = (uint8_t)(c->fu_n[pool] < c->iw ? c->fu_n[pool] : 0);
   }
-  /* MSHR rule: a load that took an MSHR holds it over [E, P), and an
+  /* The MSHR rule: a load that took an MSHR holds it over [E, P), and an
    * idealization that puts more misses in flight waits for one
-   * (graph_rec.h, MSHR rule form); where the record has room */
-  if (c->have_sink && c->mtag[x] == i && c->nmshr <= IC_MSHR_SLOTS && i > first &&
-      cur - r->edge < room) {
-    ic_edge *mr = edge1(&cur, IC_EDGE_MSHR, 1, IC_CAT_NONE, 0);
-    mr->flags = (uint8_t)(IC_MSHR_RULE | c->nmshr);
-  }
+   * (graph_rec.h, MSHR RULE) */
+  if (c->have_sink && c->mtag[x] == i && c->nmshr <= IC_MSHR_RULE_MAX && i > first)
+    r->mshr_k = (uint8_t)c->nmshr;
   /* An issue wait of slots alone (RE's one part, bw) that the slot rule
    * gives back from R in the baseline lives on the rule, which moves with
    * an idealization, instead of a fixed RE latency (graph_rec.h, RE). */
-  if (wait && re->nparts == 1 && re->part[0].cat == IC_CAT_BW) {
-    int nw = 0, np = 0;
-    for (const ic_edge *q = r->edge; q < cur; q++)
-      if (q->kind == IC_EDGE_IW && q->flags) {
-        if (q->flags & IC_IW_POOL)
-          np = q->flags & IC_IW_SLOTS;
-        else
-          nw = q->flags & IC_IW_SLOTS;
-      }
-    if ((nw || np) && slot_rule_gives(c, i, c->R[x], c->E[x], nw, np, pool)) /* IW: ilog_seq */
-      re->nparts = 0;
-  }
+  if (wait && re->nparts == 1 && re->part[0].cat == IC_CAT_BW && (r->slot_w || r->slot_p) &&
+      slot_rule_gives(c, i, c->R[x], c->E[x], r->slot_w, r->slot_p, pool)) /* ilog_seq */
+    re->nparts = 0;
   /* P: EP, PP */
   ic_edge *ep = edge1(&cur, IC_EDGE_EP, 0, c->ep_cat[x], c->ep_a[x]);
   edge_add(ep, IC_CAT_DMISS, c->ep_b[x]);

@@ -169,7 +169,7 @@ void ic_scopes_tag(const ic_scopes *scopes, ic_graph_rec *r, uint64_t prev_pc) {
     if (b == IC_CAT_BMISP && in_scope(s, prev_pc)) branch = s->id;
   }
   if (!any && !branch) return;
-  int pd = 0, dm = 0;
+  int pd = 0, dm = r->mshr_k != 0;
   for (int k = 0; k < r->nedges && k < IC_MAX_EDGES; k++) {
     ic_edge *e = &r->edge[k];
     pd |= e->kind == IC_EDGE_PD;

@@ -1,4 +1,4 @@
-/* slot_tab.h: the counts of the slot rule (graph_rec.h, IW slot form).
+/* slot_tab.h: the counts of the slot rule (graph_rec.h, SLOT RULE).
  *
  * Per cycle, how many of the instructions evaluated so far issue in it: all
  * of them, and those of each FU pool (ooo_pool_of). The rule asks, for

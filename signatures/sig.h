@@ -171,6 +171,7 @@ typedef struct sig_detail {
   uint8_t opclass;
   uint8_t present;  /* SIG_HAS_* */
   uint8_t nitems;
+  uint8_t slot_w, slot_p, mshr_k; /* the record's rules (graph_rec.h; its iq is the machine's) */
   ic_edge item[SIG_MAX_ITEMS]; /* every edge but DR, register PR and IBW, plus PD(next) */
 } sig_detail;
 

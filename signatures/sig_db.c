@@ -71,10 +71,11 @@ void sig_db_destroy(sig_db *db) {
   free(db);
 }
 
-/* Packed layout: u8 opclass, u8 present, u8 nitems, u64 next pc, then per
+/* Packed layout: u8 opclass, u8 present, u8 nitems, u64 next pc (at 3:
+   sig_db_targets reads it there), u8 slot_w, slot_p, mshr_k, then per
    item u8 kind, u8 flags, u8 keep, u8 nparts, u32 dist, then per part u8 cat, u32
    cycles (host byte order: the pool never leaves the process). */
-#define PACK_MAX (3 + 8 + SIG_MAX_ITEMS * (8 + IC_MAX_PARTS * 5))
+#define PACK_MAX (6 + 8 + SIG_MAX_ITEMS * (8 + IC_MAX_PARTS * 5))
 
 static size_t pack(const sig_detail *d, uint8_t *b) {
   size_t n = 0;
@@ -83,6 +84,9 @@ static size_t pack(const sig_detail *d, uint8_t *b) {
   b[n++] = d->nitems;
   memcpy(b + n, &d->next_pc, 8);
   n += 8;
+  b[n++] = d->slot_w;
+  b[n++] = d->slot_p;
+  b[n++] = d->mshr_k;
   for (int k = 0; k < d->nitems; k++) {
     const ic_edge *e = &d->item[k];
     b[n++] = e->kind;
@@ -113,6 +117,9 @@ static void unpack(const sig_db *db, size_t i, sig_detail *d) {
   d->nitems = b[n++];
   memcpy(&d->next_pc, b + n, 8);
   n += 8;
+  d->slot_w = b[n++];
+  d->slot_p = b[n++];
+  d->mshr_k = b[n++];
   for (int k = 0; k < d->nitems; k++) {
     ic_edge *e = &d->item[k];
     e->kind = b[n++];

@@ -188,6 +188,9 @@ static ic_status wr_detail(void *ctx, const sig_detail *d, ic_err *err) {
   bb_var(b, d->sig & SIG_MASK42);
   bb_u8(b, d->opclass);
   bb_u8(b, d->present);
+  bb_u8(b, d->slot_w);
+  bb_u8(b, d->slot_p);
+  bb_u8(b, d->mshr_k);
   bb_u8(b, d->nitems);
   for (int k = 0; k < d->nitems; k++) {
     const ic_edge *e = &d->item[k];
@@ -482,9 +485,8 @@ static int kind_ok(uint8_t kind, uint8_t flags, uint64_t dist) {
   case IC_EDGE_DD:
   case IC_EDGE_CC: return flags == 0 && dist == 1;
   case IC_EDGE_PR: return flags == IC_EDGE_MEM && dist >= 1;
-  case IC_EDGE_IW: return (flags == 0 || (flags & IC_IW_SLOTS)) && dist >= 1; /* slot form: n >= 1 */
-  case IC_EDGE_MSHR: /* the rule form: IC_MSHR_RULE and K >= 1 MSHRs */
-    return (flags == 0 || ((flags & IC_MSHR_RULE) && (flags & IC_MSHR_SLOTS))) && dist >= 1;
+  case IC_EDGE_IW:
+  case IC_EDGE_MSHR: return flags == 0 && dist >= 1;
   default: break;
   }
   if (flags != 0) return 0;
@@ -509,6 +511,11 @@ static ic_status parse_detail(rd *r, sig_detail *d) {
   CHECK(d->opclass < IC_OP_COUNT, "bad opclass in");
   NEED(rd_u8(r, &d->present));
   CHECK(d->present <= (SIG_HAS_FBW | SIG_HAS_CD | SIG_HAS_CBW), "bad present mask in");
+  NEED(rd_u8(r, &d->slot_w));
+  NEED(rd_u8(r, &d->slot_p));
+  NEED(rd_u8(r, &d->mshr_k));
+  CHECK(d->slot_w <= IC_SLOT_RULE_MAX && d->slot_p <= IC_SLOT_RULE_MAX && d->mshr_k <= IC_MSHR_RULE_MAX,
+        "rule count out of range in");
   NEED(rd_u8(r, &d->nitems));
   CHECK(d->nitems <= SIG_MAX_ITEMS, "too many items in");
   for (int k = 0; k < d->nitems; k++) {
@@ -579,6 +586,7 @@ ic_status sig_file_parse(const uint8_t *buf, size_t len, const char *name, sig_f
       "the IQ's size)",
       "uncompressed and without the program's absolute path",
       "recorded without the machine's --set overrides (analyze reports them)",
+      "recorded with the slot and MSHR rules as edges (they are fields of the record now)",
   };
   _Static_assert(sizeof older / sizeof *older == SIG_FILE_VERSION, "a reason per older version");
   if (h->version >= 1 && h->version < SIG_FILE_VERSION)

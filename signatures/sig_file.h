@@ -1,7 +1,8 @@
 /* sig_file.h: the sample file, written incrementally and read with every
  * field checked.
  *
- * Format, version 8 (version 7 kept no --set overrides; version 6 was
+ * Format, version 9 (version 8 held the slot and MSHR rules as edges;
+ * version 7 kept no --set overrides; version 6 was
  * uncompressed and kept no program path; version 5 lacks the MSHR and IQ
  * rules; version 1, without the edge kind count, predates the MSHR edge;
  * version 2 lacks the machine's l1i.line; version 3 predates the IW edge
@@ -11,7 +12,7 @@
  * are FNV-1a 64 over the bytes they cover.
  *
  *   offset 0   magic "ICSAMPLE" (8 bytes)
- *          8   u32 version (8)
+ *          8   u32 version (9)
  *         12   u32 H: header payload bytes (<= 16 MiB)
  *         16   u64 checksum of the header payload
  *         24   header payload:
@@ -38,7 +39,8 @@
  *                the payload compressed: one zstd frame whose content size
  *                is P (what follows describes the payload decompressed)
  *   detailed sample: varint seq, varint pc, varint next pc, varint signature
- *                (< 2^42), u8 opclass, u8 present (SIG_HAS_*), u8 n items,
+ *                (< 2^42), u8 opclass, u8 present (SIG_HAS_*), u8 slot_w,
+ *                u8 slot_p, u8 mshr_k (the record's rules: graph_rec.h), u8 n items,
  *                then per item: u8 edge kind, u8 flags, u8 keep (IC_CATBITs,
  *                within the kind's drop mask: graph.h), u8 n parts, varint
  *                distance, then per part: u8 category (or 0xff), varint cycles
@@ -63,7 +65,7 @@
 #include "sig.h"
 
 #define SIG_FILE_MAGIC "ICSAMPLE"
-#define SIG_FILE_VERSION 8u
+#define SIG_FILE_VERSION 9u
 #define SIG_FILE_MAX_OVERRIDES 4096u
 #define SIG_FILE_ZSTD_LEVEL 3
 #define SIG_FILE_MAX_PAYLOAD (16u << 20)

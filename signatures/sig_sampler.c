@@ -115,6 +115,9 @@ void sig_detail_from_record(sig_detail *d, const ic_graph_rec *r, const ic_graph
   d->seq = r->seq;
   d->pc = r->pc;
   d->opclass = r->opclass;
+  d->slot_w = r->slot_w;
+  d->slot_p = r->slot_p;
+  d->mshr_k = r->mshr_k;
   d->next_pc = next ? next->pc : 0;
   for (int k = 0; k < r->nedges; k++) {
     const ic_edge *e = &r->edge[k];

@@ -11,8 +11,10 @@
  * covers its compressed bytes, whose length is at offset 8 of the block
  * header, so mutated frames reach the decompression checks). The seed
  * corpus (tests/fuzz/corpus/samples) is in the current version: loop.bin
- * written by `icost profile --set ...` (overrides in its header), glibc.bin
- * a version 7 file given the empty override list of version 8.
+ * written by `icost profile --set ...` (overrides in its header) of
+ * tests/fuzz/corpus/elf/loop, glibc.bin by `icost profile --max 7000
+ * --sample-interval 32` of the mix workload (glibc, loads that miss: the
+ * MSHR rule).
  *
  * Build: cmake -DICOST_FUZZ=ON -DCMAKE_C_COMPILER=clang; run
  * ./fuzz_samples -max_total_time=300 CORPUS_DIR (seed it with files

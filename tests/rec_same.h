@@ -32,6 +32,12 @@ static inline void t_rec_for(uint64_t seq, ic_graph_rec *r) {
     r->sdrop[0] = (uint8_t)(8 + (x >> 30) % 24);
     r->sdrop[1] = (x >> 35) % 3 == 0 ? (uint8_t)(8 + (x >> 37) % 24) : 0;
   }
+  { /* the rules: mostly the slot rule of a width, a load's MSHR rule now and then */
+    const uint64_t u = t_mix(x + 99);
+    r->slot_w = (uint8_t)(wild ? u : u % 8 ? 4 : 0);
+    r->slot_p = (uint8_t)(wild ? u >> 8 : (u >> 8) % 4 == 0 ? 1 + (u >> 10) % 3 : 0);
+    r->mshr_k = (uint8_t)(wild ? u >> 16 : (u >> 16) % 6 == 0 ? 8 : 0);
+  }
   r->nedges = (uint8_t)(wild ? (x >> 32) % 40 : 6 + (x >> 32) % 9);
   uint64_t t = wild ? t_mix(x + 1) : seq * 3 + (x >> 40) % 50;
   for (int k = 0; k < IC_NODE_COUNT; k++) {
@@ -63,6 +69,7 @@ static inline void t_rec_for(uint64_t seq, ic_graph_rec *r) {
 static inline int t_rec_same(const ic_graph_rec *a, const ic_graph_rec *b) {
   if (a->seq != b->seq || a->pc != b->pc || a->opclass != b->opclass || a->nedges != b->nedges ||
       a->iq != b->iq || a->sdrop[0] != b->sdrop[0] || a->sdrop[1] != b->sdrop[1] ||
+      a->slot_w != b->slot_w || a->slot_p != b->slot_p || a->mshr_k != b->mshr_k ||
       memcmp(a->t, b->t, sizeof a->t) != 0)
     return 0;
   const int ne = a->nedges < IC_MAX_EDGES ? a->nedges : IC_MAX_EDGES;

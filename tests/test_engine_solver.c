@@ -399,14 +399,20 @@ Test(solver, rejects_gaps_and_bad_records) {
   cr_assert_eq(ic_graph_eval(g.r, g.n, 0, NULL, &tk, &err), IC_EINPUT);
   g.r[1].iq = 0;
   const ic_edge dd = g.r[1].edge[0];
-  for (int f = 0; f < 2; f++) {
+  for (int f = 0; f < 2; f++) { /* flags on an IW or MSHR edge: their rules are record fields */
     ic_solver_reset(s);
-    g.r[1].edge[0] = (ic_edge){.kind = IC_EDGE_MSHR, .dist = 1, .flags = f ? IC_MSHR_RULE : 3};
+    g.r[1].edge[0] = (ic_edge){.kind = f ? IC_EDGE_MSHR : IC_EDGE_IW, .dist = 1, .flags = 0x82};
     cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
-    cr_assert(strstr(err.msg, "MSHR edge"), "%s", err.msg);
+    cr_assert(strstr(err.msg, f ? "MSHR edge" : "IW edge"), "%s", err.msg);
     cr_assert_eq(ic_graph_eval(g.r, g.n, 0, NULL, &tk, &err), IC_EINPUT);
   }
   g.r[1].edge[0] = dd;
+  ic_solver_reset(s);
+  g.r[1].mshr_k = IC_MSHR_RULE_MAX + 1; /* a rule count out of range */
+  cr_assert_eq(ic_solver_feed(s, g.r, g.n, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "rule counts"), "%s", err.msg);
+  cr_assert_eq(ic_graph_eval(g.r, g.n, 0, NULL, &tk, &err), IC_EINPUT);
+  g.r[1].mshr_k = 0;
   ic_solver_reset(s);
   g.r[1].edge[0].part[0] = (ic_lat_part){1, NONE};
   g.r[1].edge[0].kind = IC_EDGE_PC; /* P -> C with distance 1: fine */
@@ -1004,20 +1010,32 @@ Test(solver_iw, equal_reference_in_both_modes) {
   }
 }
 
-/* The slot form (graph_rec.h, IW): the IW edges of a random IW graph get
- * a count of 1 to 3 slots, a third of them of the pool of their record,
- * whose opclass is drawn so that the pools mix; the reference applies the
- * rule over the 64 records before each (ic_graph_eval). */
+/* The slot rule (graph_rec.h, SLOT RULE): each IW edge of a random IW
+ * graph becomes a slot rule of its record instead, a count of 1 to 3 slots,
+ * a third of them of the record's pool, whose opclass is drawn so that the
+ * pools mix; the reference applies the rule over the records before each
+ * (ic_graph_eval). */
 static void iw_slot_graph(tg *g, size_t n, uint64_t seed, uint32_t maxlat, uint32_t maxdist) {
   static const uint8_t ops[] = {IC_OP_INT_ALU, IC_OP_LOAD, IC_OP_STORE, IC_OP_INT_MUL, IC_OP_FP_ADD};
   uint64_t x = seed * 0xA24BAED4963EE407ull + 3;
   tg_random(g, n, seed, maxlat, 8);
   tg_add_iw(g, seed, maxdist, maxlat);
   for (size_t i = 0; i < g->n; i++) {
-    g->r[i].opclass = ops[tg_rand(&x) % (sizeof ops)];
-    for (int k = 0; k < g->r[i].nedges; k++)
-      if (g->r[i].edge[k].kind == IC_EDGE_IW)
-        g->r[i].edge[k].flags = (uint8_t)(1 + tg_rand(&x) % 3) | (tg_rand(&x) % 3 ? 0 : IC_IW_POOL);
+    ic_graph_rec *r = &g->r[i];
+    r->opclass = ops[tg_rand(&x) % (sizeof ops)];
+    int m = 0;
+    for (int k = 0; k < r->nedges; k++) {
+      if (r->edge[k].kind != IC_EDGE_IW) {
+        r->edge[m++] = r->edge[k];
+        continue;
+      }
+      const uint8_t n = (uint8_t)(1 + tg_rand(&x) % 3);
+      if (tg_rand(&x) % 3)
+        r->slot_w = n;
+      else
+        r->slot_p = n;
+    }
+    r->nedges = (uint8_t)m;
   }
   tg_stamp(g);
 }
@@ -1047,7 +1065,7 @@ static void assert_subsets_exact(const tg *g, const uint8_t *cats, int ncat) {
  * becomes ready exactly 65536 cycles after instruction 1 issued, with one
  * slot per cycle: read in 16 bits the slot would look taken. Four more
  * categories act (a record with a part of each), so the solver has the 16
- * lanes the 16-bit counts need; and random slot-form graphs with latencies
+ * lanes the 16-bit counts need; and random slot-rule graphs with latencies
  * that far apart. */
 Test(solver_iw, slot_counts_never_alias_cycles_65536_apart) {
   tg g = {0};
@@ -1064,10 +1082,7 @@ Test(solver_iw, slot_counts_never_alias_cycles_65536_apart) {
     } else {
       E1(r, IC_EDGE_RE, 0, 0, NONE);
     }
-    if (i >= 1) {
-      ic_edge *e = E1(r, IC_EDGE_IW, 1, 1, IC_CAT_BW);
-      e->flags = 1;
-    }
+    if (i >= 1) r->slot_w = 1;
     E1(r, IC_EDGE_EP, 0, 0, NONE);
     E0(r, IC_EDGE_PC, 0);
     E0(r, IC_EDGE_CC, 1);
@@ -1087,7 +1102,7 @@ Test(solver_iw, slot_counts_never_alias_cycles_65536_apart) {
 /* The rule itself, on 4 independent instructions ready at cycle 0 whose E
  * takes dl1 latency from R (so idealizing dl1 makes them ready together):
  * with 2 slots per cycle the third and the fourth issue a cycle later;
- * with the slot form of a pool, only the same pool's issues count. */
+ * with the slot rule of a pool, only the same pool's issues count. */
 /* The solver, every kernel, equals the reference pass on g on every
  * subset of dl1 and bw. */
 static void expect_dl1_bw_equal_reference(tg *g, int tag) {
@@ -1112,8 +1127,10 @@ Test(solver_iw, slot_rule_counts_the_cycle) {
       E0(r, IC_EDGE_DR, 0);
       E1(r, IC_EDGE_RE, 0, 2 + (uint32_t)i, IC_CAT_DL1); /* baseline: E = 2, 3, 4, 5 */
       if (i >= 2) {
-        ic_edge *e = E1(r, IC_EDGE_IW, 2, 1, IC_CAT_BW);
-        e->flags = (uint8_t)(2 | (pool ? IC_IW_POOL : 0));
+        if (pool)
+          r->slot_p = 2;
+        else
+          r->slot_w = 2;
       }
       E1(r, IC_EDGE_EP, 0, 1, NONE);
       E0(r, IC_EDGE_PC, 0);
@@ -1151,10 +1168,7 @@ Test(solver_iw, slot_rule_counts_older_issues_beyond_64_records) {
     E0(r, IC_EDGE_DR, 0);
     /* records 0 and n - 1 ready at 300, record i at i otherwise */
     E1(r, IC_EDGE_RE, 0, i == 0 || i == n - 1 ? 300 : (uint32_t)i, IC_CAT_DL1);
-    if (i >= 1) {
-      ic_edge *e = E1(r, IC_EDGE_IW, 1, 1, IC_CAT_BW);
-      e->flags = 1; /* one issue a cycle */
-    }
+    if (i >= 1) r->slot_w = 1; /* one issue a cycle */
     E1(r, IC_EDGE_EP, 0, 1, NONE);
     E0(r, IC_EDGE_PC, 0);
     E0(r, IC_EDGE_CC, 1);
@@ -1170,10 +1184,9 @@ Test(solver_iw, slot_rule_counts_older_issues_beyond_64_records) {
   tg_free(&g);
 }
 
-/* The slot form is the slot rule under every category but bw, whether or
- * not the edge keeps it (dg_slot_rule_applies): win, bmisp and dmiss,
- * which drop the old form, leave it (and fold onto the subsets without
- * them: on this graph they act nowhere), bw drops it. */
+/* The slot rule holds under every category but bw (dg_slot_rule_applies):
+ * win, bmisp and dmiss, which drop IW edges, leave it (and fold onto the
+ * subsets without them: on this graph they act nowhere), bw drops it. */
 Test(solver_iw, slot_rule_holds_under_all_but_bw) {
   tg g = {0};
   for (int i = 0; i < 60; i++) {
@@ -1181,11 +1194,7 @@ Test(solver_iw, slot_rule_holds_under_all_but_bw) {
     E0(r, IC_EDGE_DD, 1);
     E0(r, IC_EDGE_DR, 0);
     E1(r, IC_EDGE_RE, 0, 1 + (uint32_t)(i * 7 % 5), IC_CAT_SHALU);
-    if (i >= 3) {
-      ic_edge *e = E1(r, IC_EDGE_IW, 3, 1, IC_CAT_BW);
-      e->flags = 1;
-      e->keep = i % 2 ? IC_CATBIT(IC_CAT_WIN) : 0;
-    }
+    if (i >= 3) r->slot_w = 1;
     E1(r, IC_EDGE_EP, 0, 1, NONE);
     E0(r, IC_EDGE_PC, 0);
     E0(r, IC_EDGE_CC, 1);
@@ -1842,8 +1851,8 @@ Test(solver_rules, mshr_and_slot_rules_hold_together) {
     r->opclass = IC_OP_LOAD;
     E0(r, IC_EDGE_DD, 1);
     E1(r, IC_EDGE_RE, 0, k ? 9 : 10, NONE);
-    E0(r, IC_EDGE_MSHR, 1)->flags = IC_MSHR_RULE | 1;
-    if (k) E1(r, IC_EDGE_IW, 1, 1, IC_CAT_BW)->flags = 1;
+    r->mshr_k = 1;
+    if (k) r->slot_w = 1;
     E1(r, IC_EDGE_EP, 0, 10, IC_CAT_DMISS);
     E1(r, IC_EDGE_PC, 0, 1, NONE);
     E0(r, IC_EDGE_CC, 1);
@@ -1881,9 +1890,8 @@ Test(solver_threads, mshr_and_slot_rules_in_every_mode) {
     tg_random(&g, 600, seed, 40, 8);
     for (size_t i = 1; i < g.n; i++) {
       ic_graph_rec *r = &g.r[i];
-      if (r->nedges + 2 > IC_MAX_EDGES) continue;
-      E1(r, IC_EDGE_IW, 1, 1, IC_CAT_BW)->flags = 1;
-      if (i % 3 == 0) E0(r, IC_EDGE_MSHR, 1)->flags = IC_MSHR_RULE | 1;
+      r->slot_w = 1;
+      if (i % 3 == 0) r->mshr_k = 1;
     }
     tg_stamp(&g);
     check_mode(&g, seed, all8, 8, modes[m][0], modes[m][1], (int)(seed & 1), 40);

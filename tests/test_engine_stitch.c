@@ -452,12 +452,10 @@ Test(stitch_skeleton, issue_slots_are_the_fragments_own) {
     cr_assert(r->t[IC_NODE_R] + ic_edge_latency(re, 0) == e || re->nparts == 0, "position %d", k);
     if (k >= 2) {
       cr_assert_eq(e, recs[k - 2].t[IC_NODE_E] + 1, "position %d", k);
-      /* the slot rule, its source the place holder (the previous position) */
-      const ic_edge *iw = find(r, IC_EDGE_IW);
-      cr_assert_not_null(iw, "position %d", k);
-      cr_assert_eq(iw->dist, 1, "position %d", k);
-      cr_assert_eq(iw->flags, 2, "position %d", k);
-      cr_assert_eq(count(r, IC_EDGE_IW), 1);
+      /* the slot rule of the width (2), no IW edge */
+      cr_assert_eq(r->slot_w, 2, "position %d", k);
+      cr_assert_eq(r->slot_p, 0, "position %d", k);
+      cr_assert_eq(count(r, IC_EDGE_IW), 0);
     }
   }
   /* the slots bind: dispatch runs ahead of issue, and the wait is the

@@ -367,8 +367,8 @@ static size_t expect_paths_match(ic_graph_rec *r, size_t n, const uint8_t cats[4
   return exported;
 }
 
-/* IW edges in the slot form (graph_rec.h): exported only where the rule
- * delayed their destination, from an instruction of the full cycle before,
+/* The slot rule (graph_rec.h, SLOT RULE): exported as an IW edge only
+ * where the rule delayed E, from an instruction of the full cycle before,
  * so that the exported graph's longest paths are the idealized times of
  * the reference pass and of the solver, on every subset of four
  * categories; and under dl1 + shalu, where the chains collapse, the rule
@@ -378,17 +378,12 @@ Test(export, slot_form_longest_path_matches_solver) {
   ic_graph_rec *r = gen(n, 33);
   uint64_t x = 99;
   for (size_t i = 1; i < n; i++) {
-    if (r[i].nedges + 2 > IC_MAX_EDGES) continue;
-    add(&r[i], IC_EDGE_IW, 1 + (uint32_t)(rng(&x) % (i < 6 ? i : 6)), 1, IC_CAT_BW);
-    r[i].edge[r[i].nedges - 1].flags = (uint8_t)(1 + rng(&x) % 2);
-    if (rng(&x) % 2) {
-      add(&r[i], IC_EDGE_IW, 1 + (uint32_t)(rng(&x) % (i < 6 ? i : 6)), 1, IC_CAT_BW);
-      r[i].edge[r[i].nedges - 1].flags = 1 | IC_IW_POOL;
-    }
+    r[i].slot_w = (uint8_t)(1 + rng(&x) % 2);
+    if (rng(&x) % 2) r[i].slot_p = 1;
   }
   static const uint8_t cats[] = {IC_CAT_DL1, IC_CAT_SHALU, IC_CAT_BW, IC_CAT_BMISP};
   expect_paths_match(r, n, cats, "IW");
-  /* the rule binds somewhere under dl1 + shalu: an IW edge is exported */
+  /* the rule binds somewhere under dl1 + shalu: an IW edge is exported for it */
   igraph_t g;
   ic_err err;
   cr_assert_eq(ic_export_build(&g, r, n, IC_CATBIT(IC_CAT_DL1) | IC_CATBIT(IC_CAT_SHALU), &err), IC_OK);
@@ -399,8 +394,8 @@ Test(export, slot_form_longest_path_matches_solver) {
   free(r);
 }
 
-/* MSHR edges in the rule form (graph_rec.h): exported only where the rule
- * delayed their destination, from the P of the holder whose completion
+/* The MSHR rule (graph_rec.h, MSHR RULE): exported as an MSHR edge only
+ * where the rule delayed E, from the P of the holder whose completion
  * gave its E (dmiss drops the rule); the loads that miss hold one of 2
  * MSHRs. */
 Test(export, mshr_rule_longest_path_matches_solver) {
@@ -409,10 +404,8 @@ Test(export, mshr_rule_longest_path_matches_solver) {
   size_t rules = 0;
   for (size_t i = 1; i < n; i++)
     for (int k = 0; k < r[i].nedges; k++)
-      if (r[i].edge[k].kind == IC_EDGE_EP && r[i].edge[k].nparts == 2 && r[i].nedges < IC_MAX_EDGES) {
-        add(&r[i], IC_EDGE_MSHR, 1, 0, IC_CAT_NONE);
-        r[i].edge[r[i].nedges - 1].nparts = 0;
-        r[i].edge[r[i].nedges - 1].flags = IC_MSHR_RULE | 2;
+      if (r[i].edge[k].kind == IC_EDGE_EP && r[i].edge[k].nparts == 2) {
+        r[i].mshr_k = 2;
         rules++;
         break;
       }
@@ -474,7 +467,7 @@ Test(export, iw_edges_only_where_their_condition_holds) {
 }
 
 /* Both rules on one E (model/rules.h): the loads that miss hold the one
- * MSHR and issue one a cycle (slot-form IW edges of width 1), so the slot
+ * MSHR and issue one a cycle (a slot rule of width 1), so the slot
  * rule moves misses past the MSHR rule's cycle and the rules take turns.
  * The exported graph's longest paths are still the reference pass's and
  * the solver's on every subset. */
@@ -483,14 +476,10 @@ Test(export, mshr_and_slot_rules_together_match_solver) {
   ic_graph_rec *r = gen(n, 47);
   size_t rules = 0;
   for (size_t i = 1; i < n; i++) {
-    if (r[i].nedges + 2 > IC_MAX_EDGES) continue;
-    add(&r[i], IC_EDGE_IW, 1, 1, IC_CAT_BW);
-    r[i].edge[r[i].nedges - 1].flags = 1;
+    r[i].slot_w = 1;
     for (int k = 0; k < r[i].nedges; k++)
       if (r[i].edge[k].kind == IC_EDGE_EP && r[i].edge[k].nparts == 2) {
-        add(&r[i], IC_EDGE_MSHR, 1, 0, IC_CAT_NONE);
-        r[i].edge[r[i].nedges - 1].nparts = 0;
-        r[i].edge[r[i].nedges - 1].flags = IC_MSHR_RULE | 1;
+        r[i].mshr_k = 1;
         rules++;
         break;
       }

@@ -129,10 +129,7 @@ static void check_scoped(uint64_t seed, const char *list, int compact) {
   for (size_t i = 0; i < g.n; i++) {
     ic_graph_rec *r = &g.r[i];
     r->pc = 0x1000 + 4 * (i % 37);
-    if (i % 5 == 2 && r->nedges < IC_MAX_EDGES) {
-      ic_edge *e = E0(r, IC_EDGE_MSHR, 1);
-      e->flags = IC_MSHR_RULE | 2;
-    }
+    if (i % 5 == 2) r->mshr_k = 2;
     ic_scopes_tag(&sc, r, prev);
     prev = r->pc;
   }

@@ -464,12 +464,18 @@ Test(sig, file_rejects_truncation_and_corruption, .timeout = 600) {
   sig_file_header_free(&h);
   /* another version; versions 1 (before the MSHR edge), 2 (without
      l1i.line), 3 (before the IW edge), 4 (without the unit counts), 5
-     (before the MSHR and IQ rules), 6 (uncompressed) and 7 (without the
-     overrides) say why */
+     (before the MSHR and IQ rules), 6 (uncompressed), 7 (without the
+     overrides) and 8 (the rules as edges) say why */
   memcpy(c, buf, len);
-  c[8] = 9;
+  c[8] = 10;
   cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
-  cr_assert(strstr(err.msg, "version 9") != NULL, "%s", err.msg);
+  cr_assert(strstr(err.msg, "version 10") != NULL, "%s", err.msg);
+  sig_file_header_free(&h);
+  c[8] = 8;
+  cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);
+  cr_assert(strstr(err.msg, "version 8") != NULL && strstr(err.msg, "fields of the record") != NULL &&
+                !strchr(err.msg, '\n'),
+            "%s", err.msg);
   sig_file_header_free(&h);
   c[8] = 7;
   cr_assert_eq(sig_file_parse(c, len, "small.bin", &h, none, NULL, &err), IC_EINPUT);

@@ -685,10 +685,7 @@ static void missing_load_samples(sig_detail *ds, int n, uint32_t re, uint32_t ed
       ms->kind = IC_EDGE_MSHR;
       ms->dist = edge;
     }
-    ic_edge *rule = &ds[j].item[ds[j].nitems++];
-    rule->kind = IC_EDGE_MSHR;
-    rule->dist = 1;
-    rule->flags = (uint8_t)(IC_MSHR_RULE | k);
+    ds[j].mshr_k = (uint8_t)k;
   }
 }
 
@@ -714,7 +711,7 @@ Test(stitch, mshr_capacity_edges_come_from_the_fragments_misses) {
   for (int k = 0; k < N; k++)
     for (int q = 0; q < recs[k].nedges; q++) {
       const ic_edge *e = &recs[k].edge[q];
-      if (e->kind != IC_EDGE_MSHR || dg_mshr_rule_edge(e)) continue;
+      if (e->kind != IC_EDGE_MSHR) continue;
       cr_assert_neq(e->dist, 3u, "position %d: the pasted edge", k);
       const int j = k - (int)e->dist;
       const uint64_t ek = recs[k].t[IC_NODE_E], ej = recs[j].t[IC_NODE_E];

@@ -112,7 +112,7 @@ static const char analyze_help[] =
     "  --show all         list every interaction (default with more than 4 categories:\n"
     "                     pairs with the first category, the rest summed as `other`)\n"
     "\n"
-    "Issue slots: a fragment's waits for an issue slot and its issue-slot (IW) edges\n"
+    "Issue slots: a fragment's waits for an issue slot and its slot rule\n"
     "are its own (at most core.issue_width issues per cycle and fu.* per pool, oldest\n"
     "first), not the samples' (those were taken where the slots fell otherwise);\n"
     "only a sample of the very instance keeps its own.\n"
