@@ -3,9 +3,9 @@
  * A packed record, little-endian:
  *   head   u8: nedges (4 bits; 15: a u8 with the count follows) | 0x10 a
  *          repeat | 0x20 seq is not the previous + 1 (u64 seq follows) |
- *          0x80 opclass, iq, sdrop or a rule changed (u8 opclass, u32 iq,
- *          u8 sdrop[2], u8 slot_w, slot_p, mshr_k follow) | 0x40 wide
- *          stamps
+ *          0x80 opclass, iq, sdrop or a rule differ from the last record
+ *          of the pc's slot (u8 opclass, u32 iq, u8 sdrop[2], u8 slot_w,
+ *          slot_p, mshr_k follow) | 0x40 wide stamps
  *   narrow: i16 pc - previous pc, u16 t[D] - previous t[D], u8 t[k] - t[k-1]
  *          for R, E, P, C (each within its range, else the record is wide)
  *   wide:   u64 pc, u64 t[5]
@@ -144,6 +144,18 @@ static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r, uint8_t *dis
 }
 #endif
 
+/* The record's opclass, rules and scoped drops become its slot's (the next
+ * record of the pc is coded against them). */
+static inline void keep_fields(ic_rec_pack_ref *f, const ic_graph_rec *r) {
+  f->opclass = r->opclass;
+  f->iq = r->iq;
+  f->sdrop[0] = r->sdrop[0];
+  f->sdrop[1] = r->sdrop[1];
+  f->slot_w = r->slot_w;
+  f->slot_p = r->slot_p;
+  f->mshr_k = r->mshr_k;
+}
+
 /* The record's edges become its slot's, the dists that vary cleared, under
  * a new shape id (the record's). */
 static void keep_edges(ic_rec_pack_state *s, ic_rec_pack_ref *f, const ic_graph_rec *r, int ne) {
@@ -170,9 +182,10 @@ size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
     memcpy(p, &r->seq, 8);
     p += 8;
   }
-  if (r->opclass != s->opclass || r->iq != s->iq || r->sdrop[0] != s->sdrop[0] ||
-      r->sdrop[1] != s->sdrop[1] || r->slot_w != s->slot_w || r->slot_p != s->slot_p ||
-      r->mshr_k != s->mshr_k) {
+  ic_rec_pack_ref *f = ref_of(s, r->pc);
+  if (r->opclass != f->opclass || r->iq != f->iq || r->sdrop[0] != f->sdrop[0] ||
+      r->sdrop[1] != f->sdrop[1] || r->slot_w != f->slot_w || r->slot_p != f->slot_p ||
+      r->mshr_k != f->mshr_k) {
     head |= 0x80;
     *p++ = r->opclass;
     memcpy(p, &r->iq, 4);
@@ -197,7 +210,6 @@ size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
     memcpy(p + 8, r->t, sizeof r->t);
     p += 8 + sizeof r->t;
   }
-  ic_rec_pack_ref *f = ref_of(s, r->pc);
   const int rep = repeats(f, r, p);
   if (rep) {
     out[0] = head | 0x10;
@@ -230,13 +242,7 @@ done:
   s->seq = r->seq;
   s->pc = r->pc;
   s->t0 = r->t[0];
-  s->iq = r->iq;
-  s->opclass = r->opclass;
-  s->sdrop[0] = r->sdrop[0];
-  s->sdrop[1] = r->sdrop[1];
-  s->slot_w = r->slot_w;
-  s->slot_p = r->slot_p;
-  s->mshr_k = r->mshr_k;
+  keep_fields(f, r);
   return (size_t)(p - out);
 }
 
@@ -255,18 +261,10 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
     memcpy(&seq, p, 8);
     p += 8;
   }
-  uint8_t opclass = s->opclass, sd0 = s->sdrop[0], sd1 = s->sdrop[1], sw = s->slot_w, sp = s->slot_p,
-          mk = s->mshr_k;
-  uint32_t iq = s->iq;
+  const uint8_t *group = NULL; /* the fields, read once the pc's slot is known */
   if (head & 0x80) {
     if (end - p < 10) return 0;
-    opclass = p[0];
-    memcpy(&iq, p + 1, 4);
-    sd0 = p[5];
-    sd1 = p[6];
-    sw = p[7];
-    sp = p[8];
-    mk = p[9];
+    group = p;
     p += 10;
   }
   if (head & 0x40) {
@@ -282,16 +280,27 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
     p += 8;
   }
   r->seq = seq;
-  r->opclass = opclass;
-  r->iq = iq;
-  r->sdrop[0] = sd0;
-  r->sdrop[1] = sd1;
-  r->slot_w = sw;
-  r->slot_p = sp;
-  r->mshr_k = mk;
-  memset(r->rule_pad_, 0, sizeof r->rule_pad_);
   r->nedges = (uint8_t)nedges;
   ic_rec_pack_ref *f = ref_of(s, r->pc);
+  if (group) {
+    r->opclass = group[0];
+    memcpy(&r->iq, group + 1, 4);
+    r->sdrop[0] = group[5];
+    r->sdrop[1] = group[6];
+    r->slot_w = group[7];
+    r->slot_p = group[8];
+    r->mshr_k = group[9];
+    keep_fields(f, r);
+  } else {
+    r->opclass = f->opclass;
+    r->iq = f->iq;
+    r->sdrop[0] = f->sdrop[0];
+    r->sdrop[1] = f->sdrop[1];
+    r->slot_w = f->slot_w;
+    r->slot_p = f->slot_p;
+    r->mshr_k = f->mshr_k;
+  }
+  memset(r->rule_pad_, 0, sizeof r->rule_pad_);
   const unsigned ne = nedges < IC_MAX_EDGES ? nedges : IC_MAX_EDGES;
   if (head & 0x10) { /* a repeat of the slot's edges, new varying dists */
     if (nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != nedges) return 0;
@@ -344,12 +353,5 @@ done:
   s->seq = seq;
   s->pc = r->pc;
   s->t0 = r->t[0];
-  s->iq = iq;
-  s->opclass = opclass;
-  s->sdrop[0] = sd0;
-  s->sdrop[1] = sd1;
-  s->slot_w = sw;
-  s->slot_p = sp;
-  s->mshr_k = mk;
   return (size_t)(p - in);
 }

@@ -2,10 +2,10 @@
  *
  * A record in memory is IC_MAX_EDGES edge slots of four parts each (448
  * bytes); a real one uses about 12 edges of at most one part, its sequence
- * number, pc and stamps are close to the previous record's, and its edges
- * are those of the last record of the same pc but for their distances
- * (the producer, the earlier miss, the issue order change from one dynamic
- * instance to the next). The packed form keeps only what changed: the
+ * number, pc and stamps are close to the previous record's, and its edges,
+ * opclass and rules are those of the last record of the same pc but for
+ * the edges' distances (the producer, the earlier miss, the issue order
+ * change from one dynamic instance to the next). The packed form keeps only what changed: the
  * differences from the previous record in small fixed-width fields, and
  * either the distances alone (a repeat of the pc's last edges, which both
  * ends of the stream keep in a table by pc) or every edge in full. The
@@ -44,14 +44,15 @@ typedef struct ic_rec_pack_ref {
   uint16_t vary;  /* bit k: edge k's kind has a varying dist (cmp[k] >= 5), kept as bits
                      for unpacking's count and walk */
   uint8_t nedges; /* UINT8_MAX: empty */
+  /* the last record's of this slot (a pc's are mostly the same every time) */
+  uint8_t opclass, sdrop[2], slot_w, slot_p, mshr_k;
+  uint32_t iq;
   uint8_t cmp[IC_MAX_EDGES]; /* edge k's comparison (graph_pack.c: repeats) */
   ic_edge edge[IC_MAX_EDGES];
 } ic_rec_pack_ref;
 
 typedef struct ic_rec_pack_state {
   uint64_t seq, pc, t0;
-  uint32_t iq;
-  uint8_t opclass, sdrop[2], slot_w, slot_p, mshr_k;
   /* the last record's shape: records with one id (never 0) have the same
      edges but for the dists of the kinds whose dist varies
      (ic_edge_dist_varies); 0: the record has no id (malformed) */
