@@ -73,7 +73,7 @@ void ic_rec_pack_free(ic_rec_pack_state *s) {
 }
 
 static inline ic_rec_pack_ref *ref_of(const ic_rec_pack_state *s, uint64_t pc) {
-  return &s->ref[(uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 40) & (IC_REC_PACK_REFS - 1)];
+  return &s->ref[ic_rec_pack_slot(pc)];
 }
 
 /* Does r repeat its slot's edges (same shape and parts, the same dists

@@ -61,6 +61,18 @@ typedef struct ic_rec_pack_state {
   ic_rec_pack_ref *ref; /* [IC_REC_PACK_REFS] */
 } ic_rec_pack_state;
 
+/* The table slot of a pc. */
+static inline uint32_t ic_rec_pack_slot(uint64_t pc) {
+  return (uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 40) & (IC_REC_PACK_REFS - 1);
+}
+
+/* Fetches the table slot a record of pc will be coded against, for a
+ * record a few ahead (the table is larger than a CPU's first-level cache). */
+static inline void ic_rec_pack_prefetch(const ic_rec_pack_state *s, uint64_t pc) {
+  const char *f = (const char *)&s->ref[ic_rec_pack_slot(pc)];
+  for (size_t off = 0; off < sizeof(ic_rec_pack_ref); off += 64) __builtin_prefetch(f + off, 1, 3);
+}
+
 /* A stream's start. 0, or -1 when out of memory (s is then empty: free it
  * all the same). */
 int ic_rec_pack_init(ic_rec_pack_state *s);
