@@ -22,7 +22,8 @@ __attribute__((noinline)) void slv_lanes_take(struct xenv *x, const struct plan 
   ic_slot_tab *const stab = x->sv->stab;
   const int64_t *const base = x->base;
   const uint16_t *const nx = x->sv->nxt[LR_SLOT];
-  for (uint32_t lane = lane_next(lo, off, nx); lane < hi; lane = lane_next(lane + 1, off, nx)) {
+  for (uint32_t lane = lane_next(lo, off, nx), end = rule_hi(x->sv, hi); lane < end;
+       lane = lane_next(lane + 1, off, nx)) {
     ic_slot_tab *t = &stab[lane];
     const int64_t b0 = base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
     if (dt > (int64_t)t->floor) ic_slot_tab_floor(t, (uint64_t)dt);
@@ -62,7 +63,8 @@ void slv_k_iq(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, str
   ic_iq_tab *const qt = x->sv->qtab;
   const int64_t *const base = x->base;
   const uint16_t *const nx = x->sv->nxt[LR_IQ];
-  for (uint32_t lane = lane_next(lo, off, nx); lane < hi; lane = lane_next(lane + 1, off, nx)) {
+  for (uint32_t lane = lane_next(lo, off, nx), end = rule_hi(x->sv, hi); lane < end;
+       lane = lane_next(lane + 1, off, nx)) {
     ic_iq_tab *t = &qt[lane];
     if (t->k != k && ic_iq_tab_reset(t, k) != 0) {
       if (!x->viol) x->first = pl->seq;
@@ -85,7 +87,8 @@ void slv_iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi
   ic_iq_tab *const qt = x->sv->qtab;
   const int64_t *const base = x->base;
   const uint16_t *const nx = x->sv->nxt[LR_IQ];
-  for (uint32_t lane = lane_next(lo, off, nx); lane < hi; lane = lane_next(lane + 1, off, nx)) {
+  for (uint32_t lane = lane_next(lo, off, nx), end = rule_hi(x->sv, hi); lane < end;
+       lane = lane_next(lane + 1, off, nx)) {
     ic_iq_tab *t = &qt[lane];
     const int64_t te = base[lane] + e[lane];
     const uint64_t ue = te > 0 ? (uint64_t)te : 0;
@@ -108,7 +111,8 @@ void slv_k_mshr(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, s
   const uint32_t off = x->sv->mshr_off;
   const int32_t *d = pl->out[IC_NODE_D];
   const uint16_t *const nx = x->sv->nxt[LR_MSHR];
-  for (uint32_t lane = lane_next(lo, off, nx); lane < hi; lane = lane_next(lane + 1, off, nx)) {
+  for (uint32_t lane = lane_next(lo, off, nx), end = rule_hi(x->sv, hi); lane < end;
+       lane = lane_next(lane + 1, off, nx)) {
     if (mshr_scoped_off(x->sv, pl, lane)) continue;
     ic_mshr_tab *t = &x->sv->mtab[lane];
     const int64_t b0 = x->base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
@@ -124,7 +128,8 @@ void slv_mshr_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t 
   const uint32_t off = x->sv->mshr_off;
   const int32_t *e = pl->out[IC_NODE_E], *p = pl->out[IC_NODE_P];
   const uint16_t *const nx = x->sv->nxt[LR_MSHR];
-  for (uint32_t lane = lane_next(lo, off, nx); lane < hi; lane = lane_next(lane + 1, off, nx)) {
+  for (uint32_t lane = lane_next(lo, off, nx), end = rule_hi(x->sv, hi); lane < end;
+       lane = lane_next(lane + 1, off, nx)) {
     if (mshr_scoped_off(x->sv, pl, lane)) continue;
     const int64_t b0 = x->base[lane], te = b0 + e[lane], tp = b0 + p[lane];
     if (tp <= 0) continue;

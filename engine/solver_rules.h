@@ -78,6 +78,15 @@ static inline uint32_t lane_next(uint32_t lane, uint32_t off, const uint16_t *nx
   return nx ? nx[lane] : lane_from(lane, off);
 }
 
+/* The end of the lanes [lo, hi) a rule keeps tables for: in the powerset
+ * layout not the padding past lanes_acted (fewer than three categories
+ * have acted), whose times nothing reads and whose tables a relabel drops
+ * (the new lanes continue the acted ones'); the compact layout's lists
+ * (nxt) leave its padding out already. */
+static inline uint32_t rule_hi(const struct ic_solver *sv, uint32_t hi) {
+  return !sv->lane_flags && hi > sv->lanes_acted ? sv->lanes_acted : hi;
+}
+
 /* Does the record's scoped dmiss (plan.mskip) drop its MSHR rule in lane? */
 static inline int mshr_scoped_off(const struct ic_solver *sv, const struct plan *pl, uint32_t lane) {
   return pl->mskip && sv->bitm[(size_t)(pl->mskip - 1) * sv->lanes_padded + lane];

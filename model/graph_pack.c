@@ -304,7 +304,7 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
   const unsigned ne = nedges < IC_MAX_EDGES ? nedges : IC_MAX_EDGES;
   if (head & 0x10) { /* a repeat of the slot's edges, new varying dists */
     if (nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != nedges) return 0;
-    const size_t nd = (size_t)__builtin_popcount(f->vary);
+    const size_t nd = ((f->vary & 0x3fffu) * UINT64_C(0x200040008001) & UINT64_C(0x111111111111111)) % 15 + (f->vary >> 14 & 1u) + (f->vary >> 15); /* popcount, no libgcc call */
     if ((size_t)(end - p) < 2 * nd) return 0;
     /* edge by edge (a variable-length memcpy was a slow rep movs), then
        the varying dists over the copies */
