@@ -110,7 +110,7 @@ static inline __attribute__((always_inline)) int k_slots(int32_t *acc, uint32_t 
     return 1;
   }
   const int32_t *const slotm = x->sv->slotm;
-  for (uint32_t lane = lo; lane < hi; lane++) {
+  for (uint32_t lane = lo, end = rule_hi(x->sv, hi); lane < end; lane++) {
     if (!slotm[lane]) continue;
     const ic_mshr_tab *m = lane_next(lane, x->sv->mshr_off, x->sv->nxt[LR_MSHR]) == lane &&
                                    !mshr_scoped_off(x->sv, pl, lane)
