@@ -19,7 +19,8 @@
  *     other E in-edges give (when it could issue but for the slots);
  *   - a source before the first record has time 0.
  * The streaming solver (solver.h) applies the same rules to all subsets at
- * once; ic_graph_eval below is the plain one-subset forward pass, kept simple
+ * once; ic_graph_eval below is the plain one-subset forward pass, each
+ * record through the one scalar evaluation (model/rec_eval.h), kept simple
  * on purpose: it is the reference the solver is tested against and the
  * baseline the solver is benchmarked against. */
 #ifndef IC_GRAPH_H
