@@ -37,7 +37,7 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
     if ((st = dg_check_rec(r, err)) != IC_OK) break;
     uint64_t *t = &nt[i * IC_NODE_COUNT];
     const ic_rec_past past = past_of(nt, i);
-    ic_rec_status rs = ic_rec_eval(r, ideal, &past, &tabs, t);
+    ic_rec_status rs = ic_rec_eval(r, ideal, &past, &tabs, t, NULL);
     if (rs == IC_REC_OK) rs = ic_rec_take(r, ideal, &tabs, t);
     if (rs != IC_REC_OK) {
       st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (%s)",
@@ -61,14 +61,14 @@ static uint64_t e_from_other_edges(const ic_graph_rec *recs, size_t i, ic_catmas
   const ic_catmask rules = ic_rec_rules_mask(r, ideal);
   const uint64_t *self = &nt[i * IC_NODE_COUNT];
   return iw ? ic_rec_e_edges(r, ideal, rules, &past, self, NULL)
-            : ic_rec_node_edges(r, IC_NODE_E, ideal, rules, &past, self, NULL);
+            : ic_rec_node_edges(r, IC_NODE_E, ideal, rules, &past, self);
 }
 
 /* D of recs[i] from its in-edges under `ideal`, in the node times nt. */
 static uint64_t d_from_edges(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt) {
   const ic_rec_past past = past_of(nt, i);
   return ic_rec_node_edges(&recs[i], IC_NODE_D, ideal, ic_rec_rules_mask(&recs[i], ideal), &past,
-                           &nt[i * IC_NODE_COUNT], NULL);
+                           &nt[i * IC_NODE_COUNT]);
 }
 
 ic_status dg_rule_sources(const ic_graph_rec *recs, size_t n, ic_catmask ideal, const uint64_t *nt,

@@ -597,7 +597,7 @@ static void solve_record(ic_graph_rec *recs, uint32_t k, struct rules *ru) {
                             k};
   /* r->iq is the table's own size (the machine's IQ rule): no reset, so
      nothing can fail */
-  (void)ic_rec_eval(&recs[k], 0, &past, &ru->tabs, recs[k].t);
+  (void)ic_rec_eval(&recs[k], 0, &past, &ru->tabs, recs[k].t, NULL);
 }
 
 /* Issue slots from the fragment's own times (position k, its edges in

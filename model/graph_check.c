@@ -117,15 +117,14 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
   ic_err why; /* the model broke the contract: a failed run */
   if (ic_graph_rec_check(r, &why) != IC_OK) return ic_fail(err, IC_ERUN, "graph check: %s", why.msg);
   const ic_rec_past past = {(const char *)g->t, sizeof *g->t, r->seq, CHECK_RING - 1, r->seq - g->first};
-  /* the nodes with an in-edge, and whether an edge reaches past the ring */
-  unsigned fed = 0;
-  int far = 0;
-  for (int k = 0; k < r->nedges; k++) {
-    fed |= 1u << ic_edge_dst_node[r->edge[k].kind];
+  uint32_t dists = 0; /* their bits: an edge at CHECK_RING or more back sets one above the ring's */
+  for (int k = 0; k < r->nedges; k++) dists |= r->edge[k].dist;
+  int far = 0; /* an edge reaches past the ring (not before the first record) */
+  for (int k = 0; dists >= CHECK_RING && k < r->nedges; k++)
     far |= r->edge[k].dist >= CHECK_RING && r->edge[k].dist <= past.known;
-  }
   uint64_t val[IC_NODE_COUNT];
-  ic_rec_status rs = ic_rec_eval(r, 0, &past, &g->tabs, val);
+  unsigned fed; /* bit n: node n has an in-edge */
+  ic_rec_status rs = ic_rec_eval(r, 0, &past, &g->tabs, val, &fed);
   if (rs == IC_REC_OK) {
     if (r->iq && val[IC_NODE_D] > 0) fed |= 1u << IC_NODE_D; /* the IQ rule's bound alone */
     if (far || fed != (1u << IC_NODE_COUNT) - 1 || memcmp(val, r->t, sizeof val) != 0)

@@ -105,25 +105,80 @@ static inline int ic_rec_iw_holds(const ic_edge *e, ic_catmask ideal, const ic_r
   return (d ? ic_rec_past_time(past, d, IC_NODE_R) : self[IC_NODE_R]) <= e_other;
 }
 
-/* Node `node` of record r from its in-edges other than IW under `ideal`
- * (rules: r's rules mask, ic_rec_rules_mask), 0 where none counts; *iw set
- * where an IW edge into it counts, if iw is not NULL. O(edges). */
-static inline uint64_t ic_rec_node_edges(const ic_graph_rec *r, int node, ic_catmask ideal,
-                                         ic_catmask rules, const ic_rec_past *past,
-                                         const uint64_t *self, int *iw) {
-  uint64_t v = 0;
+/* The in-edges of one record that an idealization keeps (not of an unknown
+ * kind, not dropped by the record's rules mask), gathered in one pass over
+ * its edges: those from earlier records, whose sources are final, already
+ * as each node's max; those within the record (distance 0) and the IW
+ * edges as sets of edge indices, for their node's turn. */
+typedef struct ic_rec_in {
+  uint64_t from_past[IC_NODE_COUNT]; /* per node: the max over its edges from earlier
+                                        records, IW aside (0: none) */
+  uint32_t within[IC_NODE_COUNT];    /* per node: bit k, edge k comes from this record */
+  uint32_t iw;                       /* bit k: edge k is an IW edge */
+  unsigned fed;                      /* bit n: node n has an in-edge */
+} ic_rec_in;
+_Static_assert(IC_MAX_EDGES <= 32, "a record's edges are a 32-bit set");
+
+/* Gathers record r's kept in-edges under `ideal` (rules: r's rules mask,
+ * ic_rec_rules_mask) into in. O(edges). */
+static inline void ic_rec_in_gather(const ic_graph_rec *r, ic_catmask ideal, ic_catmask rules,
+                                    const ic_rec_past *past, ic_rec_in *in) {
+  memset(in, 0, sizeof *in);
   for (int k = 0; k < r->nedges; k++) {
     const ic_edge *e = &r->edge[k];
-    if (e->kind >= IC_EDGE_KIND_COUNT || ic_edge_dst_node[e->kind] != node || ic_edge_dropped(e, rules))
-      continue;
+    if (e->kind >= IC_EDGE_KIND_COUNT || ic_edge_dropped(e, rules)) continue;
+    const int dn = ic_edge_dst_node[e->kind];
+    in->fed |= 1u << dn;
     if (e->kind == IC_EDGE_IW) {
-      if (iw) *iw = 1;
+      in->iw |= 1u << k;
       continue;
     }
+    const uint64_t d = ic_edge_dist(e, ideal);
+    if (!d) {
+      in->within[dn] |= 1u << k;
+      continue;
+    }
+    const uint64_t a = ic_rec_past_time(past, d, ic_edge_src_node[e->kind]) + ic_edge_latency(e, ideal);
+    if (a > in->from_past[dn]) in->from_past[dn] = a;
+  }
+}
+
+/* Node `node` of record r from its gathered in-edges other than IW, given
+ * r's times so far (self). O(edges into the node from r). */
+static inline uint64_t ic_rec_in_node(const ic_graph_rec *r, const ic_rec_in *in, int node, ic_catmask ideal,
+                                      const uint64_t *self) {
+  uint64_t v = in->from_past[node];
+  for (uint32_t m = in->within[node]; m; m &= m - 1) {
+    const ic_edge *e = &r->edge[__builtin_ctz(m)];
+    const uint64_t a = self[ic_edge_src_node[e->kind]] + ic_edge_latency(e, ideal);
+    if (a > v) v = a;
+  }
+  return v;
+}
+
+/* E of record r from E' (e_other: its other in-edges) and its gathered IW
+ * edges that hold against E'. O(IW edges). */
+static inline uint64_t ic_rec_in_iw(const ic_graph_rec *r, const ic_rec_in *in, ic_catmask ideal,
+                                    const ic_rec_past *past, const uint64_t *self, uint64_t e_other) {
+  uint64_t v = e_other;
+  for (uint32_t m = in->iw; m; m &= m - 1) {
+    const ic_edge *e = &r->edge[__builtin_ctz(m)];
+    if (!ic_rec_iw_holds(e, ideal, past, self, e_other)) continue;
     const uint64_t a = ic_rec_edge_time(e, ideal, past, self);
     if (a > v) v = a;
   }
   return v;
+}
+
+/* Node `node` of record r from its in-edges other than IW under `ideal`
+ * (rules: r's rules mask), 0 where none counts, given r's times so far
+ * (self). O(edges). */
+static inline uint64_t ic_rec_node_edges(const ic_graph_rec *r, int node, ic_catmask ideal,
+                                         ic_catmask rules, const ic_rec_past *past,
+                                         const uint64_t *self) {
+  ic_rec_in in;
+  ic_rec_in_gather(r, ideal, rules, past, &in);
+  return ic_rec_in_node(r, &in, node, ideal, self);
 }
 
 /* E of record r from its in-edges under `ideal`: E' from the others (to
@@ -131,41 +186,37 @@ static inline uint64_t ic_rec_node_edges(const ic_graph_rec *r, int node, ic_cat
  * the MSHR and slot rules start from. O(edges). */
 static inline uint64_t ic_rec_e_edges(const ic_graph_rec *r, ic_catmask ideal, ic_catmask rules,
                                       const ic_rec_past *past, const uint64_t *self, uint64_t *e_other) {
-  int iw = 0;
-  const uint64_t v0 = ic_rec_node_edges(r, IC_NODE_E, ideal, rules, past, self, &iw);
+  ic_rec_in in;
+  ic_rec_in_gather(r, ideal, rules, past, &in);
+  const uint64_t v0 = ic_rec_in_node(r, &in, IC_NODE_E, ideal, self);
   if (e_other) *e_other = v0;
-  uint64_t v = v0;
-  for (int k = 0; iw && k < r->nedges; k++) {
-    const ic_edge *e = &r->edge[k];
-    if (e->kind != IC_EDGE_IW || ic_edge_dropped(e, rules) || !ic_rec_iw_holds(e, ideal, past, self, v0))
-      continue;
-    const uint64_t a = ic_rec_edge_time(e, ideal, past, self);
-    if (a > v) v = a;
-  }
-  return v;
+  return ic_rec_in_iw(r, &in, ideal, past, self, v0);
 }
 
 /* The five node times of record r under `ideal` into t, in the order above,
  * from the earlier records' times (past) and the rules' tables, whose
  * floors it raises (tabs; an IQ rule of another size than the table's
- * resets it). The tables do not count r until ic_rec_take. IC_REC_EIQ where
- * the IQ rule's table cannot take r's size (t unset). t may be r's own
- * stamps (written only at the end). Time complexity: O(edges) and the
- * rules' walks. */
+ * resets it). The tables do not count r until ic_rec_take. If fed is not
+ * NULL, its bit n says node n has an in-edge the idealization keeps.
+ * IC_REC_EIQ where the IQ rule's table cannot take r's size (t unset). t
+ * may be r's own stamps (written only at the end). Time complexity:
+ * O(edges) and the rules' walks. */
 static inline ic_rec_status ic_rec_eval(const ic_graph_rec *r, ic_catmask ideal, const ic_rec_past *past,
-                                        ic_rec_tabs *tabs, uint64_t t_out[IC_NODE_COUNT]) {
+                                        ic_rec_tabs *tabs, uint64_t t_out[IC_NODE_COUNT], unsigned *fed) {
   const ic_catmask rules = ic_rec_rules_mask(r, ideal); /* with its scoped drops */
   const uint32_t qk = ic_rec_iq_rule(r, ideal);
   if (qk != tabs->iq.k && ic_iq_tab_reset(&tabs->iq, qk) != 0) return IC_REC_EIQ;
+  ic_rec_in in;
+  ic_rec_in_gather(r, ideal, rules, past, &in);
   uint64_t t[IC_NODE_COUNT] = {0};
-  t[IC_NODE_D] = ic_rec_node_edges(r, IC_NODE_D, ideal, rules, past, t, NULL);
+  t[IC_NODE_D] = ic_rec_in_node(r, &in, IC_NODE_D, ideal, t);
   if (qk) {
     const uint64_t b = ic_iq_tab_bound(&tabs->iq);
     if (b > t[IC_NODE_D]) t[IC_NODE_D] = b;
   }
   if (ic_slot_rule_applies(ideal)) ic_slot_tab_floor(&tabs->slots, t[IC_NODE_D]);
-  t[IC_NODE_R] = ic_rec_node_edges(r, IC_NODE_R, ideal, rules, past, t, NULL);
-  t[IC_NODE_E] = ic_rec_e_edges(r, ideal, rules, past, t, NULL);
+  t[IC_NODE_R] = ic_rec_in_node(r, &in, IC_NODE_R, ideal, t);
+  t[IC_NODE_E] = ic_rec_in_iw(r, &in, ideal, past, t, ic_rec_in_node(r, &in, IC_NODE_E, ideal, t));
   int nw, np;
   const int slot = ic_rec_slot_counts(r, ideal, &nw, &np);
   const int mk = ic_rec_mshr_rule(r, rules);
@@ -173,9 +224,10 @@ static inline ic_rec_status ic_rec_eval(const ic_graph_rec *r, ic_catmask ideal,
   if (mk || slot)
     t[IC_NODE_E] = ic_rules_time(&tabs->holds, mk, &tabs->slots, slot, nw, np, ooo_pool_of(r->opclass),
                                  t[IC_NODE_E], NULL, NULL);
-  t[IC_NODE_P] = ic_rec_node_edges(r, IC_NODE_P, ideal, rules, past, t, NULL);
-  t[IC_NODE_C] = ic_rec_node_edges(r, IC_NODE_C, ideal, rules, past, t, NULL);
+  t[IC_NODE_P] = ic_rec_in_node(r, &in, IC_NODE_P, ideal, t);
+  t[IC_NODE_C] = ic_rec_in_node(r, &in, IC_NODE_C, ideal, t);
   memcpy(t_out, t, sizeof t);
+  if (fed) *fed = in.fed;
   return IC_REC_OK;
 }
 

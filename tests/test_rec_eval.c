@@ -53,7 +53,7 @@ Test(rec_eval, ring_gives_the_reference_times) {
       for (size_t i = 0; i < g.n; i++) {
         const ic_rec_past past = {(const char *)ring, sizeof *ring, i, RING - 1, i};
         uint64_t t[IC_NODE_COUNT];
-        cr_assert_eq(ic_rec_eval(&g.r[i], ideal, &past, &tabs, t), IC_REC_OK);
+        cr_assert_eq(ic_rec_eval(&g.r[i], ideal, &past, &tabs, t, NULL), IC_REC_OK);
         for (int k = 0; k < IC_NODE_COUNT; k++)
           cr_assert_eq(t[k], nt[i * IC_NODE_COUNT + k],
                        "seed %llu ideal %#x record %zu node %c: %llu, reference %llu", (unsigned long long)seed,
