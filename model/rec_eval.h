@@ -14,7 +14,10 @@
  * idealization with its scoped drops) drops it; its time is its source's,
  * at its distance under the idealization (win's CD), plus its latency
  * with the idealized parts zeroed; a source before the first record has
- * time 0. Then ic_rec_take counts the record in the rules' tables: its
+ * time 0. The sources in earlier records are final before the record, so
+ * one pass over its edges takes their max for each node (ic_rec_in); the
+ * edges within the record wait for their node's turn, in the order above.
+ * Then ic_rec_take counts the record in the rules' tables: its
  * issue in the slot counts where the slot rule applies, it as an MSHR
  * holder where it has the MSHR rule, its E in the IQ rule's where it has
  * that. The two are apart so that a caller can look at the times (the
@@ -51,8 +54,9 @@
  * base + (x & mask) * stride bytes; `known` records before this one have
  * times, and a source further back lies before the first record (time 0).
  * A plain array (the reference pass's times, the stitcher's records) has
- * mask UINT64_MAX, a ring (the model's check) its size less one. This
- * record's own times are the evaluation's, not read from here. */
+ * mask UINT64_MAX, a ring (the model's check) its size less one, and
+ * must then hold every distance asked of it. This record's own times are
+ * the evaluation's, not read from here. */
 typedef struct ic_rec_past {
   const char *base;
   size_t stride;
