@@ -75,10 +75,11 @@ static ic_status check_why(ooo_graph_check *g, const ic_graph_rec *r, const ic_r
                        seq, pc, ic_edge_names[e->kind], e->dist, ic_node_names[n], (unsigned long long)v,
                        (unsigned long long)r->t[n]);
     }
-    /* the rules (graph_rec.h): the IQ rule on D (past D's edges, which
-       demanded no more than the stamp, only its bound can); the MSHR rule
-       and the slot rule on E, each in turn until neither moves it
-       (rules.h), where the tables stand before r */
+    /* the rules (graph_rec.h): the IQ rule on D (D's edges demanded no
+       more than the stamp, so only its bound can have); on E the MSHR rule
+       and the slot rule in turn until neither moves it, as ic_rules_time
+       takes them, stopping at the first move past the stamp (the tables
+       stand as ic_rec_eval left them, before r) */
     uint64_t rv = 0;
     const char *rule = NULL;
     if (n == IC_NODE_D && r->iq && val[n] > r->t[n]) rv = val[n], rule = "IQ";
@@ -103,6 +104,7 @@ static ic_status check_why(ooo_graph_check *g, const ic_graph_rec *r, const ic_r
                      seq, pc, ic_node_names[n], (unsigned long long)val[n], (unsigned long long)r->t[n],
                      (fed >> n & 1u) ? "" : " (no in-edge)");
   }
+  /* not reached: check_one calls it only where one of the above holds */
   return ic_fail(err, IC_ERUN, "graph check: seq %llu pc 0x%llx: replay differs from the stamps", seq, pc);
 }
 
@@ -117,7 +119,7 @@ static ic_status check_one(ooo_graph_check *g, const ic_graph_rec *r, ic_err *er
   ic_err why; /* the model broke the contract: a failed run */
   if (ic_graph_rec_check(r, &why) != IC_OK) return ic_fail(err, IC_ERUN, "graph check: %s", why.msg);
   const ic_rec_past past = {(const char *)g->t, sizeof *g->t, r->seq, CHECK_RING - 1, r->seq - g->first};
-  uint32_t dists = 0; /* their bits: an edge at CHECK_RING or more back sets one above the ring's */
+  uint32_t dists = 0; /* the edges' distances OR'ed: CHECK_RING or more only where one is */
   for (int k = 0; k < r->nedges; k++) dists |= r->edge[k].dist;
   int far = 0; /* an edge reaches past the ring (not before the first record) */
   for (int k = 0; dists >= CHECK_RING && k < r->nedges; k++)
