@@ -7,8 +7,13 @@
 #include "ooo.h"
 #include "iq_tab.h"
 #include "mshr_tab.h"
-#include "rules.h"
-#include "slot_tab.h"
+#include "rec_eval.h"
+
+/* The earlier records' times for recs[i], in the node times nt
+ * (ic_graph_eval's layout): every record of the array is visible. */
+static ic_rec_past past_of(const uint64_t *nt, size_t i) {
+  return (ic_rec_past){(const char *)nt, IC_NODE_COUNT * sizeof *nt, i, UINT64_MAX, i};
+}
 
 ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,
                         uint64_t *t_out, ic_err *err) {
@@ -21,13 +26,9 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
   }
   ic_status st = IC_OK;
   uint64_t seq0 = recs[0].seq;
-  ic_slot_tab slots = {0};
-  ic_mshr_tab holds = {0};
-  ic_iq_tab iqt = {0};
-  const int rule = dg_slot_rule_applies(ideal);
+  ic_rec_tabs tabs = {0};
   for (size_t i = 0; i < n; i++) {
     const ic_graph_rec *r = &recs[i];
-    const ic_catmask rules = ic_rec_rules_mask(r, ideal); /* with its scoped drops */
     if (r->seq != seq0 + i) {
       st = ic_fail(err, IC_EINPUT, "graph record %llu follows record %llu (sequence gap)",
                    (unsigned long long)r->seq, (unsigned long long)(seq0 + i - 1));
@@ -35,101 +36,39 @@ ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, ui
     }
     if ((st = dg_check_rec(r, err)) != IC_OK) break;
     uint64_t *t = &nt[i * IC_NODE_COUNT];
-    const int mk = dg_mshr_rule(r, rules);
-    const uint32_t qk = dg_iq_rule(r, ideal);
-    if (qk != iqt.k && ic_iq_tab_reset(&iqt, qk) != 0) {
-      st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (IQ rule)");
-      break;
-    }
-    for (int node = 0; node < IC_NODE_COUNT; node++) {
-      /* IW edges after the others, each held against their time (v0), then
-         the node's rules */
-      uint64_t v = 0, v0 = 0;
-      for (int pass = 0; pass < (node == IC_NODE_E ? 2 : 1); pass++) { /* IW: E only */
-        for (int k = 0; k < r->nedges; k++) {
-          const ic_edge *e = &r->edge[k];
-          if ((e->kind == IC_EDGE_IW) != pass) continue;
-          if (ic_edge_dst_node[e->kind] != node || dg_edge_dropped(e, rules)) continue;
-          uint64_t d = dg_edge_dist(e, ideal), src = 0;
-          if (pass && d <= i && nt[(i - d) * IC_NODE_COUNT + IC_NODE_R] > v0)
-            continue; /* its source was not ready when i could issue */
-          if (d <= i) src = nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[e->kind]];
-          uint64_t a = src + ic_edge_latency(e, ideal);
-          if (a > v) v = a;
-        }
-        v0 = v;
-      }
-      int nw, np;
-      if (node == IC_NODE_D && qk) {
-        const uint64_t b = ic_iq_tab_bound(&iqt);
-        if (b > v) v = b;
-      }
-      if (node == IC_NODE_E) { /* the MSHR rule and the slot rule together (rules.h) */
-        const int slot = dg_slot_counts(r, ideal, &nw, &np);
-        if (mk) ic_mshr_tab_floor(&holds, t[IC_NODE_D]);
-        if (mk || slot)
-          v = ic_rules_time(&holds, mk, &slots, slot, nw, np, ooo_pool_of(r->opclass), v, NULL, NULL);
-      }
-      t[node] = v;
-      if (node == IC_NODE_D && rule) ic_slot_tab_floor(&slots, v);
-    }
-    if ((rule && ic_slot_tab_add(&slots, t[IC_NODE_E], ooo_pool_of(r->opclass)) != 0) ||
-        (mk && ic_mshr_tab_add(&holds, t[IC_NODE_E], t[IC_NODE_P], r->seq) != 0)) {
-      st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (slot counts, MSHR holders)");
-      break;
-    }
-    if (qk && ic_iq_tab_add(&iqt, t[IC_NODE_E]) != 0) {
-      st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (IQ rule)");
+    const ic_rec_past past = past_of(nt, i);
+    ic_rec_status rs = ic_rec_eval(r, ideal, &past, &tabs, t, NULL);
+    if (rs == IC_REC_OK) rs = ic_rec_take(r, ideal, &tabs, t);
+    if (rs != IC_REC_OK) {
+      st = ic_fail(err, IC_ERUN, "graph evaluation: out of memory (%s)",
+                   rs == IC_REC_EIQ ? "IQ rule" : "slot counts, MSHR holders");
       break;
     }
   }
-  ic_slot_tab_free(&slots);
-  ic_mshr_tab_free(&holds);
-  ic_iq_tab_free(&iqt);
+  ic_rec_tabs_free(&tabs);
   if (st == IC_OK) *t_out = nt[(n - 1) * IC_NODE_COUNT + IC_NODE_C];
   if (!node_t) free(nt);
   return st;
 }
 
-/* E of recs[i] from its in-edges other than IW under `ideal`, in the node
- * times nt; with iw, also from its IW edges whose condition holds against
- * that time (the time the rules start from). */
+/* E of recs[i] from its in-edges under `ideal`, in the node times nt:
+ * without iw, E' from those other than IW; with iw, with the IW edges
+ * that hold against E' too (the time the rules start from). */
 static uint64_t e_from_other_edges(const ic_graph_rec *recs, size_t i, ic_catmask ideal,
                                    const uint64_t *nt, int iw) {
   const ic_graph_rec *r = &recs[i];
+  const ic_rec_past past = past_of(nt, i);
   const ic_catmask rules = ic_rec_rules_mask(r, ideal);
-  uint64_t v0 = 0, v = 0;
-  for (int pass = 0; pass <= iw; pass++) {
-    for (int k = 0; k < r->nedges; k++) {
-      const ic_edge *e = &r->edge[k];
-      if (ic_edge_dst_node[e->kind] != IC_NODE_E || (e->kind == IC_EDGE_IW) != pass ||
-          dg_edge_dropped(e, rules))
-        continue;
-      uint64_t d = dg_edge_dist(e, ideal);
-      if (pass && d <= i && nt[(i - d) * IC_NODE_COUNT + IC_NODE_R] > v0) continue;
-      uint64_t a = (d <= i ? nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[e->kind]] : 0) +
-                   ic_edge_latency(e, ideal);
-      if (a > v) v = a;
-    }
-    v0 = v;
-  }
-  return v;
+  const uint64_t *self = &nt[i * IC_NODE_COUNT];
+  return iw ? ic_rec_e_edges(r, ideal, rules, &past, self, NULL)
+            : ic_rec_node_edges(r, IC_NODE_E, ideal, rules, &past, self);
 }
 
 /* D of recs[i] from its in-edges under `ideal`, in the node times nt. */
 static uint64_t d_from_edges(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt) {
-  const ic_graph_rec *r = &recs[i];
-  const ic_catmask rules = ic_rec_rules_mask(r, ideal);
-  uint64_t v = 0;
-  for (int k = 0; k < r->nedges; k++) {
-    const ic_edge *e = &r->edge[k];
-    if (ic_edge_dst_node[e->kind] != IC_NODE_D || dg_edge_dropped(e, rules)) continue;
-    const uint64_t d = dg_edge_dist(e, ideal);
-    const uint64_t a = (d <= i ? nt[(i - d) * IC_NODE_COUNT + ic_edge_src_node[e->kind]] : 0) +
-                       ic_edge_latency(e, ideal);
-    if (a > v) v = a;
-  }
-  return v;
+  const ic_rec_past past = past_of(nt, i);
+  return ic_rec_node_edges(&recs[i], IC_NODE_D, ideal, ic_rec_rules_mask(&recs[i], ideal), &past,
+                           &nt[i * IC_NODE_COUNT]);
 }
 
 ic_status dg_rule_sources(const ic_graph_rec *recs, size_t n, ic_catmask ideal, const uint64_t *nt,
@@ -184,8 +123,8 @@ ic_status dg_rule_sources(const ic_graph_rec *recs, size_t n, ic_catmask ideal, 
 
 int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
                 const uint64_t *nt) {
-  if (iw->dist > i) return 1; /* a source before the first record: time 0 */
-  return nt[(i - iw->dist) * IC_NODE_COUNT + IC_NODE_R] <= e_from_other_edges(recs, i, ideal, nt, 0);
+  const ic_rec_past past = past_of(nt, i);
+  return ic_rec_iw_holds(iw, ideal, &past, &nt[i * IC_NODE_COUNT], e_from_other_edges(recs, i, ideal, nt, 0));
 }
 
 uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt,

@@ -1,7 +1,8 @@
 /* graph.h: the dependence graph of model/graph_rec.h as the engine reads it.
  *
- * One place for the idealization rules of the edges (graph_rec.h, DESIGN.md):
- * for a set S of categories (a mask over ic_category ids),
+ * The idealization rules of the edges (graph_rec.h, DESIGN.md), under the
+ * engine's dg_ names (the inline rules are graph_rec.h's, which model/
+ * shares): for a set S of categories (a mask over ic_category ids),
  *   - every latency part tagged with a category of S is zeroed;
  *   - bw in S drops FBW, CBW, FU and IBW edges, bmisp drops PD, dmiss drops PP
  *     and MSHR, win drops IQ and LSQ; any of bw, win, bmisp, dmiss and imiss drops an IW edge,
@@ -18,7 +19,8 @@
  *     other E in-edges give (when it could issue but for the slots);
  *   - a source before the first record has time 0.
  * The streaming solver (solver.h) applies the same rules to all subsets at
- * once; ic_graph_eval below is the plain one-subset forward pass, kept simple
+ * once; ic_graph_eval below is the plain one-subset forward pass, each
+ * record through the one scalar evaluation (model/rec_eval.h), kept simple
  * on purpose: it is the reference the solver is tested against and the
  * baseline the solver is benchmarked against. */
 #ifndef IC_GRAPH_H
@@ -35,17 +37,12 @@
  * (graph_rec.h, ic_edge_drop_mask). */
 static inline ic_catmask dg_edge_drop_mask(uint8_t kind) { return ic_edge_drop_mask(kind); }
 
-/* Does idealizing `ideal` remove edge e? */
-static inline int dg_edge_dropped(const ic_edge *e, ic_catmask ideal) {
-  return (dg_edge_drop_mask(e->kind) & ~(ic_catmask)e->keep & ideal) != 0;
-}
+/* Does idealizing `ideal` remove edge e? (graph_rec.h, ic_edge_dropped) */
+static inline int dg_edge_dropped(const ic_edge *e, ic_catmask ideal) { return ic_edge_dropped(e, ideal); }
 
-/* Source distance of edge e under idealization `ideal` (the win rule). */
-static inline uint64_t dg_edge_dist(const ic_edge *e, ic_catmask ideal) {
-  if (e->kind == IC_EDGE_CD && (ideal & IC_CATBIT(IC_CAT_WIN)))
-    return (uint64_t)e->dist * IC_WIN_FACTOR;
-  return e->dist;
-}
+/* Source distance of edge e under idealization `ideal` (the win rule;
+ * graph_rec.h, ic_edge_dist). */
+static inline uint64_t dg_edge_dist(const ic_edge *e, ic_catmask ideal) { return ic_edge_dist(e, ideal); }
 
 /* The record checker every evaluator calls (graph_rec.h,
  * ic_graph_rec_check). Time complexity: O(edges). */
@@ -59,32 +56,14 @@ static inline ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) { retur
 ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,
                         uint64_t *t_out, ic_err *err);
 
-/* Does the slot rule (graph_rec.h, SLOT RULE) hold under `ideal`? In
- * every subset without bw (which widens issue and the pools): the rule
- * counts, in the subset's own times, the issues of the records before i
- * from the latest D on (model/slot_tab.h), whatever moved them. */
-static inline int dg_slot_rule_applies(ic_catmask ideal) { return !(ideal & IC_CATBIT(IC_CAT_BW)); }
-
-/* The MSHR count of record r's rule under `ideal` (the record's rules
- * mask, ic_rec_rules_mask: with its scoped drops): 0 where it has none or
- * dmiss drops it. */
-static inline int dg_mshr_rule(const ic_graph_rec *r, ic_catmask ideal) {
-  return (ideal & IC_CATBIT(IC_CAT_DMISS)) ? 0 : r->mshr_k;
-}
-
-/* The IQ rule's size for record r under `ideal` (graph_rec.h, IQ RULE):
- * r->iq, 0 under win (a 20x IQ). */
-static inline uint32_t dg_iq_rule(const ic_graph_rec *r, ic_catmask ideal) {
-  return (ideal & IC_CATBIT(IC_CAT_WIN)) ? 0 : r->iq;
-}
-
-/* The slot rule's counts of record r under `ideal` (0 where it has none or
- * bw drops it), and whether it has any. */
+/* The rules under `ideal` (graph_rec.h): does the slot rule hold (not
+ * under bw), the MSHR rule's count (give the record's rules mask,
+ * ic_rec_rules_mask), the IQ rule's size, the slot rule's counts. */
+static inline int dg_slot_rule_applies(ic_catmask ideal) { return ic_slot_rule_applies(ideal); }
+static inline int dg_mshr_rule(const ic_graph_rec *r, ic_catmask ideal) { return ic_rec_mshr_rule(r, ideal); }
+static inline uint32_t dg_iq_rule(const ic_graph_rec *r, ic_catmask ideal) { return ic_rec_iq_rule(r, ideal); }
 static inline int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np) {
-  const int on = dg_slot_rule_applies(ideal);
-  *nw = on ? r->slot_w : 0;
-  *np = on ? r->slot_p : 0;
-  return *nw || *np;
+  return ic_rec_slot_counts(r, ideal, nw, np);
 }
 
 /* Does IW edge `iw` of record recs[i] hold under `ideal`, given the node

@@ -1,16 +1,14 @@
 /* stitch.c: the stitcher (stitch.h), paper Fig. 7. */
 #include "stitch.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "categories.h"
 #include "graph.h"
 #include "ooo.h"
-#include "iq_tab.h"
-#include "mshr_tab.h"
-#include "rules.h"
-#include "slot_tab.h"
+#include "rec_eval.h"
 
 const char *const ic_stitch_abort_names[IC_STITCH_ABORT_COUNT] = {
 #define IC_X(e, n, d) n,
@@ -519,18 +517,10 @@ static uint64_t site_target(const ic_program_image *img, const ic_stitch_sites *
   return sites ? furthest_fit(img, sites->pc, sites->n, sk, k) : 0;
 }
 
-/* The node times of record k with nothing idealized, from its edges and
- * the earlier records' times (sources before the fragment at time 0, as the
- * solver has them); the nodes in the order D R E P C, which every edge
- * within one instruction follows; the slot rule on st, the counts of the
- * positions before k. */
-/* What the fragment's rules count: the slot counts (slot_tab.h), the
- * MSHR holders (mshr_tab.h) and the IQ rule's E's (iq_tab.h) of the
- * positions so far. */
+/* What the fragment's rules count: the slot counts, the MSHR holders and
+ * the IQ rule's E's of the positions so far (rec_eval.h). */
 struct rules {
-  ic_slot_tab slots;
-  ic_mshr_tab holds;
-  ic_iq_tab iqt; /* k: the machine's IQ rule (0: none) */
+  ic_rec_tabs tabs; /* tabs.iq.k: the machine's IQ rule (0: none) */
   /* MSHR capacity edges (mshr_capacity): per position the youngest load
      miss among its register ancestors and itself (-1: none); the last kms
      misses and the last 2 kms root misses (rings); kms, the machine's MSHRs
@@ -541,9 +531,7 @@ struct rules {
 };
 
 static void rules_free(struct rules *ru) {
-  ic_slot_tab_free(&ru->slots);
-  ic_mshr_tab_free(&ru->holds);
-  ic_iq_tab_free(&ru->iqt);
+  ic_rec_tabs_free(&ru->tabs);
   free(ru->mtag);
   ru->mtag = NULL;
 }
@@ -599,39 +587,17 @@ static int64_t mshr_capacity(struct rules *ru, const ic_graph_rec *recs, uint32_
   return src;
 }
 
+/* The node times of record k with nothing idealized (rec_eval.h), from
+ * its edges, the earlier records' times (sources before the fragment at
+ * time 0, as the solver has them) and the rules' tables of the positions
+ * before k. The tables take k later (the fragment's loop, once the
+ * capacity edge is built). */
 static void solve_record(ic_graph_rec *recs, uint32_t k, struct rules *ru) {
-  ic_graph_rec *r = &recs[k];
-  ic_slot_tab *st = &ru->slots;
-  const int nw = r->slot_w, np = r->slot_p, mk = r->mshr_k;
-  memset(r->t, 0, sizeof r->t);
-  for (int node = 0; node < IC_NODE_COUNT; node++) {
-    uint64_t t = 0, t0 = 0;
-    for (int pass = 0; pass < (node == IC_NODE_E ? 2 : 1); pass++) { /* IW after the others (graph.h) */
-      for (int q = 0; q < r->nedges; q++) {
-        const ic_edge *e = &r->edge[q];
-        if (e->kind >= IC_EDGE_KIND_COUNT || ic_edge_dst_node[e->kind] != node ||
-            (e->kind == IC_EDGE_IW) != pass)
-          continue;
-        if (pass && e->dist <= k && recs[k - e->dist].t[IC_NODE_R] > t0) continue;
-        uint8_t src = ic_edge_src_node[e->kind];
-        uint64_t v = e->dist == 0 ? r->t[src] : e->dist <= k ? recs[k - e->dist].t[src] : 0;
-        v += ic_edge_latency(e, 0);
-        if (v > t) t = v;
-      }
-      t0 = t;
-    }
-    if (node == IC_NODE_D && r->iq) {
-      const uint64_t b = ic_iq_tab_bound(&ru->iqt);
-      if (b > t) t = b;
-    }
-    if (node == IC_NODE_E && (mk || nw || np)) { /* both rules together (rules.h) */
-      if (mk) ic_mshr_tab_floor(&ru->holds, r->t[IC_NODE_D]);
-      t = ic_rules_time(&ru->holds, mk, st, nw || np, nw, np, ooo_pool_of(r->opclass), t, NULL,
-                        NULL);
-    }
-    r->t[node] = t;
-    if (node == IC_NODE_D) ic_slot_tab_floor(st, t);
-  }
+  const ic_rec_past past = {(const char *)recs + offsetof(ic_graph_rec, t), sizeof *recs, k, UINT64_MAX,
+                            k};
+  /* r->iq is the table's own size (the machine's IQ rule): no reset, so
+     nothing can fail */
+  (void)ic_rec_eval(&recs[k], 0, &past, &ru->tabs, recs[k].t, NULL);
 }
 
 /* Issue slots from the fragment's own times (position k, its edges in
@@ -661,7 +627,7 @@ static void solve_record(ic_graph_rec *recs, uint32_t k, struct rules *ru) {
  * from the latest D on. */
 static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, struct rules *ru) {
   ic_graph_rec *r = &recs[k];
-  ic_slot_tab *st = &ru->slots;
+  ic_slot_tab *st = &ru->tabs.slots;
   const uint32_t n = m->issue_width;
   const uint32_t units[OOO_POOL_COUNT] = {m->fu_int_alu, m->fu_int_mul, m->fu_fp_add,
                                           m->fu_fp_muldiv, m->fu_ldst};
@@ -840,7 +806,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   int prev_wbound = 0;            /* the previous position waited for the window */
   struct rules ru = {0}; /* the issues, MSHR holders and IQ rule's E's so far (issue_slots,
                             solve_record) */
-  if ((m->iq < m->rob && m->iq <= IC_IQ_RULE_MAX && ic_iq_tab_reset(&ru.iqt, m->iq) != 0) ||
+  if ((m->iq < m->rob && m->iq <= IC_IQ_RULE_MAX && ic_iq_tab_reset(&ru.tabs.iq, m->iq) != 0) ||
       !(ru.mtag = malloc((sk->n ? sk->n : 1) * sizeof *ru.mtag))) {
     free(anc);
     free(lines.slot);
@@ -963,7 +929,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     r->sdrop[0] = r->sdrop[1] = 0;
     r->slot_w = r->slot_p = r->mshr_k = 0;
     memset(r->rule_pad_, 0, sizeof r->rule_pad_);
-    r->iq = ru.iqt.k; /* the machine's IQ rule, as the model sets it */
+    r->iq = ru.tabs.iq.k; /* the machine's IQ rule, as the model sets it */
     memset(r->t, 0, sizeof r->t);
     /* fetch groups along the path: a group ends after fetch_width
        instructions or at its fetch_taken-th taken control transfer; the
@@ -1141,9 +1107,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     const int64_t cap_src = mshr_capacity(&ru, recs, k, primary, prod, IC_MAX_SRC, maxdist);
     if (cap_src >= 0 && !own && r->nedges < IC_MAX_EDGES)
       new_edge(r, IC_EDGE_MSHR, (uint32_t)((int64_t)k - cap_src));
-    if (ic_iq_tab_add(&ru.iqt, r->t[IC_NODE_E]) != 0 ||
-        ic_slot_tab_add(&ru.slots, r->t[IC_NODE_E], ooo_pool_of(r->opclass)) != 0 ||
-        (dg_mshr_rule(r, 0) && ic_mshr_tab_add(&ru.holds, r->t[IC_NODE_E], r->t[IC_NODE_P], k) != 0)) {
+    if (ic_rec_take(r, 0, &ru.tabs, r->t) != IC_REC_OK) {
       rules_free(&ru);
       free(anc);
       free(lines.slot);

@@ -390,4 +390,49 @@ static inline ic_catmask ic_rec_rules_mask(const ic_graph_rec *r, ic_catmask ide
   return m;
 }
 
+/* The idealization rules of edges and rules every evaluator applies
+ * (engine/graph.h names them dg_ for the engine). */
+
+/* Does idealizing `ideal` (a record's rules mask, ic_rec_rules_mask)
+ * remove edge e? */
+static inline int ic_edge_dropped(const ic_edge *e, ic_catmask ideal) {
+  return (ic_edge_drop_mask(e->kind) & ~(ic_catmask)e->keep & ideal) != 0;
+}
+
+/* Source distance of edge e under idealization `ideal` (the win rule: a CD
+ * edge reaches IC_WIN_FACTOR times as far back). */
+static inline uint64_t ic_edge_dist(const ic_edge *e, ic_catmask ideal) {
+  if (e->kind == IC_EDGE_CD && (ideal & IC_CATBIT(IC_CAT_WIN)))
+    return (uint64_t)e->dist * IC_WIN_FACTOR;
+  return e->dist;
+}
+
+/* Does the slot rule (SLOT RULE above) hold under `ideal`? In every subset
+ * without bw (which widens issue and the pools): the rule counts, in the
+ * subset's own times, the issues of the records before i from the latest
+ * D on (model/slot_tab.h), whatever moved them. */
+static inline int ic_slot_rule_applies(ic_catmask ideal) { return !(ideal & IC_CATBIT(IC_CAT_BW)); }
+
+/* The MSHR count of record r's rule under `ideal` (the record's rules
+ * mask, ic_rec_rules_mask: with its scoped drops): 0 where it has none or
+ * dmiss drops it. */
+static inline int ic_rec_mshr_rule(const ic_graph_rec *r, ic_catmask ideal) {
+  return (ideal & IC_CATBIT(IC_CAT_DMISS)) ? 0 : r->mshr_k;
+}
+
+/* The IQ rule's size for record r under `ideal` (IQ RULE above): r->iq, 0
+ * under win (a 20x IQ). */
+static inline uint32_t ic_rec_iq_rule(const ic_graph_rec *r, ic_catmask ideal) {
+  return (ideal & IC_CATBIT(IC_CAT_WIN)) ? 0 : r->iq;
+}
+
+/* The slot rule's counts of record r under `ideal` (0 where it has none or
+ * bw drops it), and whether it has any. */
+static inline int ic_rec_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np) {
+  const int on = ic_slot_rule_applies(ideal);
+  *nw = on ? r->slot_w : 0;
+  *np = on ? r->slot_p : 0;
+  return *nw || *np;
+}
+
 #endif
