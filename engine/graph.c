@@ -81,7 +81,7 @@ ic_status dg_rule_sources(const ic_graph_rec *recs, size_t n, ic_catmask ideal, 
     const uint32_t qk = dg_iq_rule(&recs[i], ideal);
     const int mk = dg_mshr_rule(&recs[i], ic_rec_rules_mask(&recs[i], ideal));
     iq[i] = ms[i] = 0;
-    if (qk != q.k && ic_iq_tab_reset(&q, qk) != 0) {
+    if (qk && qk != q.k && ic_iq_tab_reset(&q, qk) != 0) { /* as ic_rec_eval */
       st = ic_fail(err, IC_ERUN, "graph export: out of memory (IQ rule)");
       break;
     }

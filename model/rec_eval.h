@@ -209,7 +209,9 @@ static inline ic_rec_status ic_rec_eval(const ic_graph_rec *r, ic_catmask ideal,
                                         ic_rec_tabs *tabs, uint64_t t_out[IC_NODE_COUNT], unsigned *fed) {
   const ic_catmask rules = ic_rec_rules_mask(r, ideal); /* with its scoped drops */
   const uint32_t qk = ic_rec_iq_rule(r, ideal);
-  if (qk != tabs->iq.k && ic_iq_tab_reset(&tabs->iq, qk) != 0) return IC_REC_EIQ;
+  /* a record without the rule neither reads nor clears the table: the rule
+     counts the instructions before i that have it (graph_rec.h) */
+  if (qk && qk != tabs->iq.k && ic_iq_tab_reset(&tabs->iq, qk) != 0) return IC_REC_EIQ;
   ic_rec_in in;
   ic_rec_in_gather(r, ideal, rules, past, &in);
   uint64_t t[IC_NODE_COUNT] = {0};

@@ -1840,6 +1840,21 @@ Test(solver_sparse, set_before_the_first_record) {
  * a slot is free. Applied once each (MSHR, then slots), Y issued at 11
  * while X held the MSHR. The reference pass, the solver (AVX2 and
  * portable) and the stitcher's rules agree. */
+/* The IQ rule counts the records before i that have it (graph_rec.h, IQ
+ * RULE): records without it, mixed in, neither take part nor clear what
+ * the rule has counted, in the reference pass as in the solver. */
+Test(solver_rules, iq_rule_passes_over_records_without_it) {
+  static const uint8_t cats[] = {IC_CAT_DL1, IC_CAT_WIN, IC_CAT_BW, IC_CAT_SHALU};
+  for (uint64_t seed = 41; seed < 44; seed++) {
+    tg g = {0};
+    tg_random(&g, 300, seed, 30, 8);
+    for (size_t i = 0; i < g.n; i++) g.r[i].iq = i % 3 == 1 ? 0 : 2;
+    tg_stamp(&g);
+    assert_subsets_exact(&g, cats, 4);
+    tg_free(&g);
+  }
+}
+
 Test(solver_rules, mshr_and_slot_rules_hold_together) {
   tg g = {0};
   ic_graph_rec *z = tg_inst(&g);
