@@ -643,25 +643,16 @@ static void issue_slots(ic_graph_rec *recs, uint32_t k, const sig_machine *m, st
   r->slot_w = r->slot_p = 0;
   if (re < 0 || !n || !pn) return;
   ic_edge *ree = &r->edge[re];
-  const int rules = n <= 32; /* the model sets no slot rule for a wider machine */
   drop_parts(ree, IC_CAT_BW);
-  solve_record(recs, k, ru);
+  solve_record(recs, k, ru); /* without the rule: its E from the other edges */
   const uint64_t e0 = r->t[IC_NODE_E];
   const uint64_t e = ic_slot_tab_time(st, e0, (int)n, (int)pn, pool);
-  /* as in the model, no rule at the first position, and the pool's where
-     it has fewer units than the width */
-  const uint32_t d = k >= 1, dp = k >= 1 && pn < n;
+  ic_rec_set_slot_rule(r, n, pn, k == 0); /* as the model sets it */
   /* the delay is RE's bw part, unless, as in the model, RE has no other
-     part and the slot rule set below gives it back from R */
-  if (e > e0 && !(ree->nparts == 0 && rules && (d || dp) &&
-                  ic_slot_tab_time(st, r->t[IC_NODE_R], d ? (int)n : 0, dp ? (int)pn : 0, pool) == e))
+     part and the slot rule gives it back from R */
+  if (e > e0 && !(ree->nparts == 0 && (r->slot_w || r->slot_p) &&
+                  ic_slot_tab_time(st, r->t[IC_NODE_R], r->slot_w, r->slot_p, pool) == e))
     part(ree, IC_CAT_BW, e - e0);
-  /* the slot rule (graph_rec.h), as the model sets it: the width's and,
-     where the pool has fewer units, the pool's */
-  if (rules && d) {
-    r->slot_w = (uint8_t)n;
-    r->slot_p = (uint8_t)(dp ? pn : 0);
-  }
 }
 
 /* sig_db_pick's test of a sample for position k: a wait for a line another

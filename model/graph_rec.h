@@ -256,6 +256,9 @@ extern const char ic_node_names[IC_NODE_COUNT]; /* "DREPC" */
  * the stitcher at most that many misses a fragment. */
 #define IC_SLOT_RULE_MAX 127u
 #define IC_MSHR_RULE_MAX 127u
+/* The widest issue the model keeps an issue log for (the check of RE's
+ * waits against the slot rule), and so sets the slot rule for. */
+#define IC_SLOT_RULE_WIDTH 32u
 /* The largest IQ the IQ rule is set for (graph_rec.h, IQ RULE): each
  * evaluation keeps that many E's (the solver one table a lane). */
 #define IC_IQ_RULE_MAX 1024u
@@ -378,6 +381,16 @@ static inline uint64_t ic_edge_latency(const ic_edge *e, uint32_t ideal) {
   for (int k = 0; k < e->nparts; k++)
     if (!ic_cat_idealized(ideal, e->part[k].cat)) s += e->part[k].cycles;
   return s;
+}
+
+/* Sets record r's slot rule as the model and the stitcher both do
+ * (graph_rec.h, SLOT RULE): of the issue width, and of the units of r's
+ * pool where they are fewer; none at the run's (the fragment's) first
+ * instruction or where more than IC_SLOT_RULE_WIDTH issue a cycle. */
+static inline void ic_rec_set_slot_rule(ic_graph_rec *r, uint32_t width, uint32_t units, int first) {
+  const int on = !first && width && width <= IC_SLOT_RULE_WIDTH;
+  r->slot_w = (uint8_t)(on ? width : 0);
+  r->slot_p = (uint8_t)(on && units < width ? units : 0);
 }
 
 /* The mask record r's edge drops and MSHR rule see under `ideal`:

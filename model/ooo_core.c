@@ -283,7 +283,7 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->mtag, n);
   /* IW edges (the slot rule) and the issue log that checks RE's waits
    * against it: skipped for the wide bw-idealized machine, like IBW */
-  if (c->iw <= 32) {
+  if (c->iw <= IC_SLOT_RULE_WIDTH) {
     ALLOC(c->ilog_seq, (size_t)ILOG_CYCLES * c->iw);
     ALLOC(c->ilog_cyc, ILOG_CYCLES);
     ALLOC(c->ilog_n, ILOG_CYCLES);

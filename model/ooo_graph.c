@@ -303,10 +303,7 @@ void ooo_graph_record(ooo_core *c, uint64_t i, uint64_t t) {
    * oldest first, of the issue width and, where the pool has fewer units,
    * of the pool */
   const int pool = ooo_pool_of(c->in[x].opclass);
-  if (c->ilog_seq && i > first && c->iw <= IC_SLOT_RULE_MAX) {
-    r->slot_w = (uint8_t)c->iw;
-    r->slot_p = (uint8_t)(c->fu_n[pool] < c->iw ? c->fu_n[pool] : 0);
-  }
+  ic_rec_set_slot_rule(r, c->iw, c->fu_n[pool], i <= first); /* the issue log: ilog_seq */
   /* The MSHR rule: a load that took an MSHR holds it over [E, P), and an
    * idealization that puts more misses in flight waits for one
    * (graph_rec.h, MSHR RULE) */
