@@ -144,16 +144,35 @@ static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r, uint8_t *dis
 }
 #endif
 
-/* The record's opclass, rules and scoped drops become its slot's (the next
- * record of the pc is coded against them). */
-static inline void keep_fields(ic_rec_pack_ref *f, const ic_graph_rec *r) {
-  f->opclass = r->opclass;
-  f->iq = r->iq;
-  f->sdrop[0] = r->sdrop[0];
-  f->sdrop[1] = r->sdrop[1];
-  f->slot_w = r->slot_w;
-  f->slot_p = r->slot_p;
-  f->mshr_k = r->mshr_k;
+/* A record's opclass, rules and scoped drops as the stream's group holds
+ * them (u8 opclass, u32 iq, u8 sdrop[2], slot_w, slot_p, mshr_k); a pc's
+ * slot keeps the last one, which the next record of the pc is coded
+ * against. */
+static inline void group_of(const ic_graph_rec *r, uint8_t g[IC_REC_PACK_GROUP]) {
+  g[0] = r->opclass;
+  memcpy(g + 1, &r->iq, 4);
+  g[5] = r->sdrop[0];
+  g[6] = r->sdrop[1];
+  g[7] = r->slot_w;
+  g[8] = r->slot_p;
+  g[9] = r->mshr_k;
+}
+static inline void group_to(const uint8_t g[IC_REC_PACK_GROUP], ic_graph_rec *r) {
+  r->opclass = g[0];
+  memcpy(&r->iq, g + 1, 4);
+  r->sdrop[0] = g[5];
+  r->sdrop[1] = g[6];
+  r->slot_w = g[7];
+  r->slot_p = g[8];
+  r->mshr_k = g[9];
+  memset(r->rule_pad_, 0, sizeof r->rule_pad_);
+}
+
+/* Set bits of a 16-bit mask (a multiply and mask: __builtin_popcount is a
+ * libgcc call in a build without -mpopcnt). */
+static inline unsigned bits16(uint32_t v) {
+  return (unsigned)(((v & 0x3fffu) * UINT64_C(0x200040008001) & UINT64_C(0x111111111111111)) % 15 +
+                    (v >> 14 & 1u) + (v >> 15 & 1u));
 }
 
 /* The record's edges become its slot's, the dists that vary cleared, under
@@ -183,18 +202,13 @@ size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
     p += 8;
   }
   ic_rec_pack_ref *f = ref_of(s, r->pc);
-  if (r->opclass != f->opclass || r->iq != f->iq || r->sdrop[0] != f->sdrop[0] ||
-      r->sdrop[1] != f->sdrop[1] || r->slot_w != f->slot_w || r->slot_p != f->slot_p ||
-      r->mshr_k != f->mshr_k) {
+  uint8_t g[IC_REC_PACK_GROUP];
+  group_of(r, g);
+  if (memcmp(g, f->group, sizeof g) != 0) {
     head |= 0x80;
-    *p++ = r->opclass;
-    memcpy(p, &r->iq, 4);
-    p[4] = r->sdrop[0];
-    p[5] = r->sdrop[1];
-    p[6] = r->slot_w;
-    p[7] = r->slot_p;
-    p[8] = r->mshr_k;
-    p += 9;
+    memcpy(p, g, sizeof g);
+    memcpy(f->group, g, sizeof g);
+    p += sizeof g;
   }
   const int64_t dpc = (int64_t)(r->pc - s->pc);
   const uint64_t dt0 = r->t[0] - s->t0;
@@ -242,7 +256,6 @@ done:
   s->seq = r->seq;
   s->pc = r->pc;
   s->t0 = r->t[0];
-  keep_fields(f, r);
   return (size_t)(p - out);
 }
 
@@ -263,9 +276,9 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
   }
   const uint8_t *group = NULL; /* the fields, read once the pc's slot is known */
   if (head & 0x80) {
-    if (end - p < 10) return 0;
+    if (end - p < IC_REC_PACK_GROUP) return 0;
     group = p;
-    p += 10;
+    p += IC_REC_PACK_GROUP;
   }
   if (head & 0x40) {
     if (end - p < 8 + (ptrdiff_t)sizeof r->t) return 0;
@@ -282,29 +295,12 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
   r->seq = seq;
   r->nedges = (uint8_t)nedges;
   ic_rec_pack_ref *f = ref_of(s, r->pc);
-  if (group) {
-    r->opclass = group[0];
-    memcpy(&r->iq, group + 1, 4);
-    r->sdrop[0] = group[5];
-    r->sdrop[1] = group[6];
-    r->slot_w = group[7];
-    r->slot_p = group[8];
-    r->mshr_k = group[9];
-    keep_fields(f, r);
-  } else {
-    r->opclass = f->opclass;
-    r->iq = f->iq;
-    r->sdrop[0] = f->sdrop[0];
-    r->sdrop[1] = f->sdrop[1];
-    r->slot_w = f->slot_w;
-    r->slot_p = f->slot_p;
-    r->mshr_k = f->mshr_k;
-  }
-  memset(r->rule_pad_, 0, sizeof r->rule_pad_);
+  if (group) memcpy(f->group, group, IC_REC_PACK_GROUP);
+  group_to(f->group, r);
   const unsigned ne = nedges < IC_MAX_EDGES ? nedges : IC_MAX_EDGES;
   if (head & 0x10) { /* a repeat of the slot's edges, new varying dists */
     if (nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != nedges) return 0;
-    const size_t nd = ((f->vary & 0x3fffu) * UINT64_C(0x200040008001) & UINT64_C(0x111111111111111)) % 15 + (f->vary >> 14 & 1u) + (f->vary >> 15); /* popcount, no libgcc call */
+    const size_t nd = bits16(f->vary);
     if ((size_t)(end - p) < 2 * nd) return 0;
     /* edge by edge (a variable-length memcpy was a slow rep movs), then
        the varying dists over the copies */

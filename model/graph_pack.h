@@ -32,6 +32,9 @@
  * it may write a few bytes of slack past its end). */
 #define IC_REC_PACK_MAX 640u /* 1 + 1 + 8 + 10 + 48, and 16 edges of 9 + 16 */
 
+/* Bytes of a record's opclass, rules and scoped drops in the stream. */
+#define IC_REC_PACK_GROUP 10
+
 /* Slots of the table of last edges by pc (a power of two). */
 #define IC_REC_PACK_REFS 512u
 
@@ -44,9 +47,9 @@ typedef struct ic_rec_pack_ref {
   uint16_t vary;  /* bit k: edge k's kind has a varying dist (cmp[k] >= 5), kept as bits
                      for unpacking's count and walk */
   uint8_t nedges; /* UINT8_MAX: empty */
-  /* the last record's of this slot (a pc's are mostly the same every time) */
-  uint8_t opclass, sdrop[2], slot_w, slot_p, mshr_k;
-  uint32_t iq;
+  /* the last record's opclass, rules and scoped drops of this slot, as the
+     stream's group holds them (a pc's are mostly the same every time) */
+  uint8_t group[IC_REC_PACK_GROUP];
   uint8_t cmp[IC_MAX_EDGES]; /* edge k's comparison (graph_pack.c: repeats) */
   ic_edge edge[IC_MAX_EDGES];
 } ic_rec_pack_ref;
