@@ -195,7 +195,7 @@ static ic_status pipe_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_
       p->open = 1;
     }
     struct slot *sl = p->cur;
-    if (i + 2 < n) ic_rec_pack_prefetch(&p->pk, recs[i + 2].pc);
+    if (i + 2 < n) ic_rec_pack_prefetch(&p->pk, recs[i + 2].pc, recs[i + 2].nedges);
     const size_t b = ic_rec_pack(&p->pk, &recs[i], p->stage + p->slen);
     p->slen += (uint32_t)b;
     const uint32_t lines = p->slen & ~63u;

@@ -76,71 +76,51 @@ static inline ic_rec_pack_ref *ref_of(const ic_rec_pack_state *s, uint64_t pc) {
   return &s->ref[ic_rec_pack_slot(pc)];
 }
 
-/* Does r repeat its slot's edges (same shape and parts, the same dists
- * where the kind's does not vary, varying dists in 16 bits)? Per edge:
- * kind, nparts, flags, keep and the parts it has against the slot's, and
- * the dist against the slot's, which holds the dist of a kind that does
- * not vary and 0 for one that does (its high half is compared: it must be
- * 0); which kinds vary is the slot's (ic_rec_pack_ref.vary: a record of
- * other kinds differs in the kind byte anyway). Writes each varying dist's low half to dists[] on the way (the
- * repeat form's body, dropped when the answer is no) and returns the
- * count + 1 (0: no repeat). */
-/* An edge's comparison (ic_rec_pack_ref.cmp) by whether its dist varies
- * (v) and its part count np (clamped to IC_MAX_PARTS): 5 v + np. */
-static inline uint8_t cmp_of(const ic_edge *e) {
-  const int np = e->nparts < IC_MAX_PARTS ? e->nparts : IC_MAX_PARTS;
-  return (uint8_t)(5 * ic_edge_dist_varies(e->kind) + np);
-}
-/* The bytes compared by comparison: the first 16 (kind..keep, the dist or
- * where it varies its high half, the first two parts' words) and the next
- * 8 (the third and fourth parts). */
+/* The bytes of an edge a repeat compares, by whether its dist varies (v)
+ * and its part count np (clamped to IC_MAX_PARTS), index 5 v + np: kind,
+ * nparts, flags, keep, the dist or where it varies its high half (the
+ * slot holds 0 there: a varying dist must fit 16 bits), and the parts it
+ * has. */
 #define M4 0xff, 0xff, 0xff, 0xff
-static const uint8_t head_mask[10][16] = {
-    {M4, M4}, {M4, M4, M4}, {M4, M4, M4, M4}, {M4, M4, M4, M4}, {M4, M4, M4, M4},
+static const uint8_t edge_mask[10][sizeof(ic_edge)] = {
+    {M4, M4}, {M4, M4, M4}, {M4, M4, M4, M4}, {M4, M4, M4, M4, M4}, {M4, M4, M4, M4, M4, M4},
     {M4, 0, 0, 0xff, 0xff}, {M4, 0, 0, 0xff, 0xff, M4}, {M4, 0, 0, 0xff, 0xff, M4, M4},
-    {M4, 0, 0, 0xff, 0xff, M4, M4}, {M4, 0, 0, 0xff, 0xff, M4, M4}};
+    {M4, 0, 0, 0xff, 0xff, M4, M4, M4}, {M4, 0, 0, 0xff, 0xff, M4, M4, M4, M4}};
 #undef M4
-static const uint64_t tail_mask[10] = {0, 0, 0, 0xffffffffull, ~0ull, 0, 0, 0, 0xffffffffull, ~0ull};
+
+/* Does r repeat its slot's edges (the same bytes where the slot's emask
+ * is set: same shape and parts, the same dists where the kind's does not
+ * vary, varying dists in 16 bits)? Compared over the first nedges edges in
+ * 16-byte blocks (the mask is 0 past them; both edge arrays hold
+ * IC_MAX_EDGES). Which kinds vary is the slot's: a record of other kinds
+ * differs in a kind byte anyway. */
+_Static_assert(IC_MAX_EDGES * sizeof(ic_edge) % 16 == 0, "repeats reads 16 bytes at a time");
 #if defined(__SSE2__) && !defined(IC_PACK_PORTABLE)
 #include <emmintrin.h>
-static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r, uint8_t *dists) {
+static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r) {
   if (r->nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != r->nedges) return 0;
+  const size_t bytes = ((size_t)r->nedges * sizeof(ic_edge) + 15) & ~(size_t)15;
+  const char *a = (const char *)r->edge, *b = (const char *)f->edge;
   __m128i diff = _mm_setzero_si128();
-  uint64_t more = 0;
-  int nd = 0;
-  for (int k = 0; k < r->nedges; k++) {
-    const ic_edge *a = &r->edge[k], *b = &f->edge[k];
-    const unsigned c = f->cmp[k];
-    const __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)a),
-                                     _mm_loadu_si128((const __m128i *)(const void *)b));
-    diff = _mm_or_si128(diff, _mm_and_si128(x, _mm_loadu_si128((const __m128i *)(const void *)head_mask[c])));
-    uint64_t pa, pb;
-    memcpy(&pa, &a->part[2], 8);
-    memcpy(&pb, &b->part[2], 8);
-    more |= (pa ^ pb) & tail_mask[c];
-    dists[2 * nd] = (uint8_t)a->dist; /* written always, kept where it varies */
-    dists[2 * nd + 1] = (uint8_t)(a->dist >> 8);
-    nd += c >= 5;
-  }
-  return _mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) == 0xffff && !more ? nd + 1 : 0;
+  for (size_t o = 0; o < bytes; o += 16)
+    diff = _mm_or_si128(diff, _mm_and_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + o)),
+                                                          _mm_loadu_si128((const __m128i *)(const void *)(b + o))),
+                                            _mm_loadu_si128((const __m128i *)(const void *)(f->emask + o))));
+  return _mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) == 0xffff;
 }
 #else
-static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r, uint8_t *dists) {
+static int repeats(const ic_rec_pack_ref *f, const ic_graph_rec *r) {
   if (r->nedges > IC_MAX_EDGES || f->pc != r->pc || f->nedges != r->nedges) return 0;
+  const size_t bytes = ((size_t)r->nedges * sizeof(ic_edge) + 15) & ~(size_t)15;
   uint64_t diff = 0;
-  int nd = 0;
-  for (int k = 0; k < r->nedges; k++) {
-    const unsigned c = f->cmp[k];
-    uint64_t a[3], b[3], m[2];
-    memcpy(a, &r->edge[k], sizeof a);
-    memcpy(b, &f->edge[k], sizeof b);
-    memcpy(m, head_mask[c], sizeof m);
-    diff |= ((a[0] ^ b[0]) & m[0]) | ((a[1] ^ b[1]) & m[1]) | ((a[2] ^ b[2]) & tail_mask[c]);
-    dists[2 * nd] = (uint8_t)r->edge[k].dist;
-    dists[2 * nd + 1] = (uint8_t)(r->edge[k].dist >> 8);
-    nd += c >= 5;
+  for (size_t o = 0; o < bytes; o += 8) {
+    uint64_t x, y, m;
+    memcpy(&x, (const char *)r->edge + o, 8);
+    memcpy(&y, (const char *)f->edge + o, 8);
+    memcpy(&m, f->emask + o, 8);
+    diff |= (x ^ y) & m;
   }
-  return diff == 0 ? nd + 1 : 0;
+  return diff == 0;
 }
 #endif
 
@@ -177,18 +157,24 @@ static inline unsigned bits16(uint32_t v) {
 
 /* The record's edges become its slot's, the dists that vary cleared, under
  * a new shape id (the record's). */
-static void keep_edges(ic_rec_pack_state *s, ic_rec_pack_ref *f, const ic_graph_rec *r, int ne) {
+static void keep_edges(ic_rec_pack_state *s, ic_rec_pack_ref *f, const ic_graph_rec *r, int ne,
+                       int producer) {
   f->pc = r->pc;
   f->nedges = r->nedges;
   f->vary = 0;
   for (int k = 0; k < ne; k++) {
-    f->edge[k] = r->edge[k];
-    f->cmp[k] = cmp_of(&r->edge[k]);
-    if (ic_edge_dist_varies(r->edge[k].kind)) {
+    const ic_edge *e = &r->edge[k];
+    const int v = ic_edge_dist_varies(e->kind);
+    f->edge[k] = *e;
+    if (v) {
       f->edge[k].dist = 0;
       f->vary |= (uint16_t)(1u << k);
     }
+    if (producer)
+      memcpy(f->emask + (size_t)k * sizeof(ic_edge),
+             edge_mask[5 * v + (e->nparts < IC_MAX_PARTS ? e->nparts : IC_MAX_PARTS)], sizeof(ic_edge));
   }
+  if (producer) memset(f->emask + (size_t)ne * sizeof(ic_edge), 0, sizeof f->emask - (size_t)ne * sizeof(ic_edge));
   s->shape = f->shape = new_shape(s);
 }
 
@@ -224,17 +210,16 @@ size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
     memcpy(p + 8, r->t, sizeof r->t);
     p += 8 + sizeof r->t;
   }
-  const int rep = repeats(f, r, p);
-  if (rep) {
+  if (repeats(f, r)) { /* the varying dists alone */
     out[0] = head | 0x10;
-    p += 2 * (rep - 1);
+    for (unsigned v = f->vary; v; v &= v - 1) p = put16(p, (uint16_t)r->edge[__builtin_ctz(v)].dist);
     s->shape = f->shape;
     goto done;
   }
   out[0] = head;
   const int ne = r->nedges < IC_MAX_EDGES ? r->nedges : IC_MAX_EDGES;
   s->shape = 0;
-  if (r->nedges <= IC_MAX_EDGES) keep_edges(s, f, r, ne);
+  if (r->nedges <= IC_MAX_EDGES) keep_edges(s, f, r, ne, 1);
   for (int k = 0; k < ne; k++) {
     const ic_edge *e = &r->edge[k];
     if (e->kind < 31 && e->nparts <= 2 && !(e->flags | e->keep) && e->dist <= UINT16_MAX) {
@@ -344,7 +329,7 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
     p += np * sizeof(ic_lat_part);
   }
   s->shape = 0;
-  if (nedges <= IC_MAX_EDGES) keep_edges(s, f, r, (int)ne);
+  if (nedges <= IC_MAX_EDGES) keep_edges(s, f, r, (int)ne, 0);
 done:
   s->seq = seq;
   s->pc = r->pc;

@@ -44,14 +44,16 @@
 typedef struct ic_rec_pack_ref {
   uint64_t pc;
   uint64_t shape; /* the id of these edges (graph_pack.c) */
-  uint16_t vary;  /* bit k: edge k's kind has a varying dist (cmp[k] >= 5), kept as bits
+  uint16_t vary;  /* bit k: edge k's kind has a varying dist, kept as bits
                      for unpacking's count and walk */
   uint8_t nedges; /* UINT8_MAX: empty */
   /* the last record's opclass, rules and scoped drops of this slot, as the
      stream's group holds them (a pc's are mostly the same every time) */
   uint8_t group[IC_REC_PACK_GROUP];
-  uint8_t cmp[IC_MAX_EDGES]; /* edge k's comparison (graph_pack.c: repeats) */
   ic_edge edge[IC_MAX_EDGES];
+  /* the bytes of edge[] a repeat must match (graph_pack.c: repeats);
+     written by the producer's end only */
+  uint8_t emask[IC_MAX_EDGES * sizeof(ic_edge)];
 } ic_rec_pack_ref;
 
 typedef struct ic_rec_pack_state {
@@ -69,11 +71,15 @@ static inline uint32_t ic_rec_pack_slot(uint64_t pc) {
   return (uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 40) & (IC_REC_PACK_REFS - 1);
 }
 
-/* Fetches the table slot a record of pc will be coded against, for a
- * record a few ahead (the table is larger than a CPU's first-level cache). */
-static inline void ic_rec_pack_prefetch(const ic_rec_pack_state *s, uint64_t pc) {
-  const char *f = (const char *)&s->ref[ic_rec_pack_slot(pc)];
-  for (size_t off = 0; off < sizeof(ic_rec_pack_ref); off += 64) __builtin_prefetch(f + off, 1, 3);
+/* Fetches what packing a record of pc with nedges edges reads of its
+ * table slot, for a record a few ahead (the table is larger than a CPU's
+ * first-level cache). */
+static inline void ic_rec_pack_prefetch(const ic_rec_pack_state *s, uint64_t pc, unsigned nedges) {
+  const ic_rec_pack_ref *f = &s->ref[ic_rec_pack_slot(pc)];
+  const size_t eb = (nedges < IC_MAX_EDGES ? nedges : IC_MAX_EDGES) * sizeof(ic_edge);
+  for (size_t off = 0; off < offsetof(ic_rec_pack_ref, edge) + eb; off += 64)
+    __builtin_prefetch((const char *)f + off, 1, 3);
+  for (size_t off = 0; off < eb; off += 64) __builtin_prefetch(f->emask + off, 0, 3);
 }
 
 /* A stream's start. 0, or -1 when out of memory (s is then empty: free it
