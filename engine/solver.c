@@ -65,6 +65,7 @@ ic_status ic_solver_create(ic_solver **out, const uint8_t *cats, int ncat, ic_er
   s->w[RING_D] = MIN_WINDOW;
   s->w[RING_P] = s->w[RING_C] = w;
   s->w[RING_E] = s->w[RING_R] = E_WINDOW < w ? E_WINDOW : w;
+  s->ok_from = UINT64_MAX;
   s->lane_of = malloc(s->n * sizeof *s->lane_of);
   s->lmap = slv_vec_alloc(s->lanes_padded, sizeof *s->lmap);
   s->btmp = slv_vec_alloc(s->lanes_padded, sizeof *s->btmp);
@@ -145,6 +146,7 @@ void ic_solver_reset(ic_solver *s) {
   s->started = 0;
   s->seq0 = s->next = 0;
   for (int k = 0; k < RING_COUNT; k++) s->valid_lo[k] = 0;
+  s->ok_from = UINT64_MAX;
   s->ubound = 0;
   s->last_c = NULL;
   s->far_c = 0;
@@ -264,6 +266,7 @@ void ic_solver_set_window_cap(ic_solver *s, uint64_t max_instructions) {
     s->ring[k] = r;
     s->w[k] = w;
     s->valid_lo[k] = s->next; /* nothing older survives the shrink */
+    s->ok_from = UINT64_MAX;
     if (k == RING_C) s->last_c = NULL;
   }
   s->st.window = slv_max_window(s);

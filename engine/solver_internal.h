@@ -228,24 +228,30 @@ struct pe {
  * of the conditional ones. A node with a scalar edge starts from it instead
  * of from time 0; the AVX2 kernel starts a node without one from its first
  * vector edge where that one has no NEG lane (vf: those come first). */
-struct plan {
-  uint64_t seq;
-  uint64_t t[IC_NODE_COUNT]; /* the record's stamps, for the baseline check */
-  int32_t *out[IC_NODE_COUNT];
+/* What a plan takes from its memo as it is (one copy): per node where its
+ * entries start and how many of each class, and the record's rules. */
+struct plan_form {
   uint32_t bhi;
-  uint32_t lanes_live;              /* lanes evaluated: [0, lanes_live) (the solver's lanes_live) */
-  uint8_t compact;           /* the compact layout: no entry skips a lane */
-  const char *pf[3];         /* ring slots to fetch ahead (P, C, far C) or NULL */
-  uint32_t pf_from;          /* bytes of pf[2] not needed (lanes without win) */
   uint32_t cond_skip_min[IC_NODE_COUNT];
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
   uint8_t ni[IC_NODE_COUNT];
   uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
-  uint8_t pool;              /* its FU pool (ooo_pool_of): the slot rule's pool count */
   uint8_t mk;                /* the MSHR rule's MSHRs (0: the record has no rule) */
   uint8_t sw, sp;            /* the slot rule's counts (the record's slot_w, slot_p; 0: none) */
   uint8_t mskip;             /* lane bit + 1 of a scoped dmiss that drops the record's
                                 MSHR rule (its sdrop), besides dmiss's lanes; 0: none */
+};
+
+struct plan {
+  uint64_t seq;
+  uint64_t t[IC_NODE_COUNT]; /* the record's stamps, for the baseline check */
+  int32_t *out[IC_NODE_COUNT];
+  uint32_t lanes_live;              /* lanes evaluated: [0, lanes_live) (the solver's lanes_live) */
+  uint8_t compact;           /* the compact layout: no entry skips a lane */
+  const char *pf[3];         /* ring slots to fetch ahead (P, C, far C) or NULL */
+  uint32_t pf_from;          /* bytes of pf[2] not needed (lanes without win) */
+  struct plan_form f;
+  uint8_t pool;              /* its FU pool (ooo_pool_of): the slot rule's pool count */
   uint32_t iq;               /* the IQ rule's size (the record's iq; 0: none) */
   struct pe e[2 * IC_MAX_EDGES];
 };
@@ -276,13 +282,8 @@ struct memo {
   uint64_t far_c; /* the far CD distance it sets, or 0 */
   int64_t grow;   /* sum of its edges' latencies */
   uint8_t nedges, nent;
-  uint8_t mk, sw, sp; /* plan.mk, sw, sp */
-  uint8_t mskip; /* plan.mskip */
   uint8_t sdrop[2]; /* the record's sdrop the plan was made for */
-  uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
-  uint8_t ni[IC_NODE_COUNT], vf[IC_NODE_COUNT];
-  uint32_t bhi;
-  uint32_t cond_skip_min[IC_NODE_COUNT];
+  struct plan_form f; /* the plan's */
   /* the edges whose distance a record may change (kind_info.vdist), and
    * the ring each reads */
   uint8_t nvd, vd[IC_MAX_EDGES];
@@ -413,6 +414,8 @@ struct ic_solver {
   int started;
   uint64_t seq0, next;
   uint64_t valid_lo[RING_COUNT]; /* oldest seq whose vectors each ring still holds */
+  uint64_t ok_from; /* from this seq every ring holds its whole window (plan_one); UINT64_MAX:
+                       not known (set so wherever valid_lo, w or seq0 change) */
   int32_t *last_c;           /* C vector of the last record, or NULL */
   uint64_t far_c;            /* distance of the last win-half CD source (0: none) */
   ic_solver_stats st;        /* the planner's counts (violations: see below) */

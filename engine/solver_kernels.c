@@ -36,8 +36,8 @@
  * is >= 0: a node with a scalar edge starts from it instead of from zero. */
 static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan *pl, int node,
                            uint32_t lo, uint32_t hi) {
-  const struct pe *v = pl->e + pl->off[node], *c = v + pl->nv[node];
-  const int nv = pl->nv[node], nsc = pl->ns[node] + pl->nc[node], s0 = pl->ns[node] > 0;
+  const struct pe *v = pl->e + pl->f.off[node], *c = v + pl->f.nv[node];
+  const int nv = pl->f.nv[node], nsc = pl->f.ns[node] + pl->f.nc[node], s0 = pl->f.ns[node] > 0;
   for (uint32_t s = lo; s < hi; s += LANES) {
     v8si x;
     if (s0)
@@ -118,11 +118,11 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
 __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(int32_t *acc, const int32_t *zero,
                                                         const struct plan *pl, int node,
                                                         uint32_t lo, uint32_t hi) {
-  const struct pe *v = pl->e + pl->off[node], *c = v + pl->nv[node];
-  const int nv = pl->nv[node], ns = pl->ns[node], nsc = ns + pl->nc[node], s0 = ns > 0;
+  const struct pe *v = pl->e + pl->f.off[node], *c = v + pl->f.nv[node];
+  const int nv = pl->f.nv[node], ns = pl->f.ns[node], nsc = ns + pl->f.nc[node], s0 = ns > 0;
   /* with no scalar entry, a vector entry with no NEG lane starts the node
    * (its source is >= time 0 and its latencies >= 0) */
-  const int v0 = !s0 && pl->vf[node];
+  const int v0 = !s0 && pl->f.vf[node];
   const __m256i l0 = _mm256_set1_epi32(s0 ? c[0].l : 0);
   /* the start: src + l0 (time 0: zero + 0), or src + lat */
   const int32_t *i0 = s0 ? c[0].src : zero, *i1 = v0 ? v[0].lat : NULL;
@@ -134,7 +134,7 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
    * else of 32 (every skip bit is >= 32), else of 8; [lo, hi) is cut into
    * whole blocks when both ends are multiples of the block size (always,
    * but for a two-thread split), so each loop has no other test. */
-  if (pl->cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
+  if (pl->f.cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
     for (size_t s = lo; s < hi; s += 8 * LANES) V_BLOCK(8, s);
     return;
   }
@@ -172,8 +172,8 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
 __attribute__((target("avx2"), always_inline)) static inline void k_node8_avx2(int32_t *acc, const int32_t *zero,
                                                                                const struct plan *pl, int node,
                                                                                uint32_t s) {
-  const struct pe *v = pl->e + pl->off[node], *c = v + pl->nv[node];
-  const int nv = pl->nv[node], ns = pl->ns[node], nsc = ns + pl->nc[node];
+  const struct pe *v = pl->e + pl->f.off[node], *c = v + pl->f.nv[node];
+  const int nv = pl->f.nv[node], ns = pl->f.ns[node], nsc = ns + pl->f.nc[node];
   __m256i x = ns ? _mm256_add_epi32(AVX_LD(c[0].src + s), _mm256_set1_epi32(c[0].l)) : AVX_LD(zero + s);
   for (int e = 0; e < nv; e++)
     if ((s & v[e].skipm) != v[e].skipv) AVX_STEP(x, v[e].src + s, AVX_LD(v[e].lat + s));
@@ -204,16 +204,16 @@ __attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(i
 __attribute__((target("avx2"))) static int k_nodes_avx2(const struct plan *pl, const int32_t *zero,
                                                         uint32_t lo, uint32_t hi, struct xenv *x) {
   int slots = 0;
-  const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
+  const uint32_t bhi = hi < pl->f.bhi ? hi : pl->f.bhi;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     if (hi - lo == LANES) k_node8_avx2(pl->out[node], zero, pl, node, lo);
     else k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
     if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
     if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
-      if (pl->ni[node] && lo < bhi)
-        k_block_avx2(pl->out[node], pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node],
-                     pl->ni[node], lo, bhi);
-      if (pl->mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
+      if (pl->f.ni[node] && lo < bhi)
+        k_block_avx2(pl->out[node], pl->e + pl->f.off[node] + pl->f.nv[node] + pl->f.ns[node] + pl->f.nc[node],
+                     pl->f.ni[node], lo, bhi);
+      if (pl->f.mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
       slots = k_slots(pl->out[node], lo, hi, pl, x);
     }
   }
@@ -245,14 +245,14 @@ __attribute__((target("avx512f"), always_inline)) static inline int k_node_avx51
                                                                                   const struct plan *pl,
                                                                                   int node, uint32_t lo,
                                                                                   uint32_t hi) {
-  const struct pe *v = pl->e + pl->off[node], *c = v + pl->nv[node];
-  const int nv = pl->nv[node], ns = pl->ns[node], nsc = ns + pl->nc[node], s0 = ns > 0;
-  const int v0 = !s0 && pl->vf[node]; /* as k_node_avx2 */
+  const struct pe *v = pl->e + pl->f.off[node], *c = v + pl->f.nv[node];
+  const int nv = pl->f.nv[node], ns = pl->f.ns[node], nsc = ns + pl->f.nc[node], s0 = ns > 0;
+  const int v0 = !s0 && pl->f.vf[node]; /* as k_node_avx2 */
   const __m512i l0 = _mm512_set1_epi32(s0 ? c[0].l : 0);
   const int32_t *i0 = s0 ? c[0].src : zero, *i1 = v0 ? v[0].lat : NULL;
   const int32_t *iv = v0 ? v[0].src : i0;
   const struct pe *vb = v + v0, *ve = v + nv, *sb = c + s0, *se = c + ns, *ce = c + nsc;
-  if (pl->cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
+  if (pl->f.cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
     for (size_t s = lo; s < hi; s += 8 * LANES) V_BLOCK(4, s);
     return 1;
   }
@@ -272,16 +272,16 @@ __attribute__((target("avx512f"), always_inline)) static inline int k_node_avx51
 __attribute__((target("avx512f,avx2"))) static int k_nodes_avx512(const struct plan *pl, const int32_t *zero,
                                                                   uint32_t lo, uint32_t hi, struct xenv *x) {
   int slots = 0;
-  const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
+  const uint32_t bhi = hi < pl->f.bhi ? hi : pl->f.bhi;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     if (hi - lo == LANES) k_node8_avx2(pl->out[node], zero, pl, node, lo);
     else if (!k_node_avx512(pl->out[node], zero, pl, node, lo, hi)) k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
     if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
     if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
-      if (pl->ni[node] && lo < bhi)
-        k_block_avx2(pl->out[node], pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node],
-                     pl->ni[node], lo, bhi);
-      if (pl->mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
+      if (pl->f.ni[node] && lo < bhi)
+        k_block_avx2(pl->out[node], pl->e + pl->f.off[node] + pl->f.nv[node] + pl->f.ns[node] + pl->f.nc[node],
+                     pl->f.ni[node], lo, bhi);
+      if (pl->f.mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
       slots = k_slots(pl->out[node], lo, hi, pl, x);
     }
   }
@@ -327,22 +327,22 @@ static void exec_range(struct xenv *x, const struct plan *pl, uint32_t lo, uint3
   else
 #endif
   {
-    const uint32_t bhi = hi < pl->bhi ? hi : pl->bhi;
+    const uint32_t bhi = hi < pl->f.bhi ? hi : pl->f.bhi;
     for (int node = 0; node < IC_NODE_COUNT; node++) {
       k_node_generic(pl->out[node], x->zero, pl, node, lo, hi);
       if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
       if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
-        if (pl->ni[node] && lo < bhi)
-          k_block(pl->out[node], pl->e + pl->off[node] + pl->nv[node] + pl->ns[node] + pl->nc[node],
-                  pl->ni[node], lo, bhi);
-        if (pl->mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
+        if (pl->f.ni[node] && lo < bhi)
+          k_block(pl->out[node], pl->e + pl->f.off[node] + pl->f.nv[node] + pl->f.ns[node] + pl->f.nc[node],
+                  pl->f.ni[node], lo, bhi);
+        if (pl->f.mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
         slots = k_slots(pl->out[node], lo, hi, pl, x);
       }
     }
   }
 
   if (!slots) slv_slots_note(x, pl, lo, hi);
-  if (pl->mk) slv_mshr_note(x, pl, lo, hi);
+  if (pl->f.mk) slv_mshr_note(x, pl, lo, hi);
   if (pl->iq) slv_iq_note(x, pl, lo, hi);
 
   /* Baseline invariant: subset 0 idealizes nothing. */

@@ -233,6 +233,7 @@ ic_status slv_grow_window(ic_solver *s, int k, uint64_t need, ic_err *err) {
   s->ring[k] = r;
   s->w[k] = w;
   s->valid_lo[k] = lo;
+  s->ok_from = UINT64_MAX;
   s->st.window = slv_max_window(s);
   if (k == RING_C && s->last_c) s->last_c = r + ((s->next - 1) & (w - 1)) * rw;
   return IC_OK;

@@ -200,6 +200,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
     s->started = 1;
     s->seq0 = s->next = r->seq;
     for (int k = 0; k < RING_COUNT; k++) s->valid_lo[k] = r->seq;
+    s->ok_from = UINT64_MAX;
   } else if (r->seq != s->next) {
     return ic_fail(err, IC_EINPUT, "graph record %llu follows record %llu (sequence gap)",
                    (unsigned long long)r->seq, (unsigned long long)(s->next - 1));
@@ -223,7 +224,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
   for (uint32_t w = 0; w < MEMO_WAYS; w++) {
     struct memo *c = &ways[(s->mru[set] + w) & (MEMO_WAYS - 1)];
     if (c->pc != r->pc || c->gen != s->mgen || c->sdrop[0] != r->sdrop[0] || c->sdrop[1] != r->sdrop[1] ||
-        c->mk != r->mshr_k || c->sw != r->slot_w || c->sp != r->slot_p)
+        c->f.mk != r->mshr_k || c->f.sw != r->slot_w || c->f.sp != r->slot_p)
       continue;
     if (shape && c->shape == shape) {
       if (!dists_fit(s, c, r)) continue;
@@ -243,24 +244,21 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
      * sources are looked up by the record's distances). */
     m->use = ++s->mclock;
     s->mru[set] = (uint8_t)(m - ways);
-    memcpy(pl->off, m->off, sizeof pl->off);
-    memcpy(pl->nv, m->nv, sizeof pl->nv);
-    memcpy(pl->ns, m->ns, sizeof pl->ns);
-    memcpy(pl->nc, m->nc, sizeof pl->nc);
-    memcpy(pl->ni, m->ni, sizeof pl->ni);
-    memcpy(pl->vf, m->vf, sizeof pl->vf);
-    pl->bhi = m->bhi;
-    pl->mk = m->mk;
-    pl->sw = m->sw;
-    pl->sp = m->sp;
-    pl->mskip = m->mskip;
-    memcpy(pl->cond_skip_min, m->cond_skip_min, sizeof pl->cond_skip_min);
+    pl->f = m->f;
     /* resolve_source with each ring's bounds taken once: a source d back
-     * is in the ring if 0 < d <= ok[ring] */
+     * is in the ring if 0 < d <= ok[ring]; once every ring is full since
+     * its last change (ok_from), that is d < w */
     uint64_t ok[RING_COUNT];
-    for (int k = 0; k < RING_COUNT; k++) {
-      uint64_t o = idx < s->w[k] - 1 ? idx : s->w[k] - 1;
-      ok[k] = seq - s->valid_lo[k] < o ? seq - s->valid_lo[k] : o;
+    if (seq >= s->ok_from) {
+      for (int k = 0; k < RING_COUNT; k++) ok[k] = s->w[k] - 1;
+    } else {
+      int full = 1;
+      for (int k = 0; k < RING_COUNT; k++) {
+        uint64_t o = idx < s->w[k] - 1 ? idx : s->w[k] - 1;
+        ok[k] = seq - s->valid_lo[k] < o ? seq - s->valid_lo[k] : o;
+        full &= ok[k] == s->w[k] - 1;
+      }
+      if (full) s->ok_from = seq;
     }
     const size_t rs = s->rs;
     for (int k = 0; k < m->nent; k++) {
@@ -317,7 +315,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
     far_c = 0;
     bhi = 0;
     memset(cnt, 0, sizeof cnt);
-    for (int k = 0; k < IC_NODE_COUNT; k++) pl->cond_skip_min[k] = UINT32_MAX;
+    for (int k = 0; k < IC_NODE_COUNT; k++) pl->f.cond_skip_min[k] = UINT32_MAX;
     for (int k = 0; k < nedges; k++) {
       const ic_edge *e = &r->edge[k];
       if (e->kind >= IC_EDGE_KIND_COUNT || e->nparts > IC_MAX_PARTS) return malformed(r, err);
@@ -418,7 +416,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
           ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, skipm, 0}), far, ki);
         ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, skipm, skipm}), dist,
                   ki);
-        if (skipm < pl->cond_skip_min[node]) pl->cond_skip_min[node] = skipm;
+        if (skipm < pl->f.cond_skip_min[node]) pl->f.cond_skip_min[node] = skipm;
         continue;
       }
       /* dropped by several chosen categories: NEG where any is set */
@@ -495,24 +493,23 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
   m->far_c = far_c;
   m->grow = grow;
   m->nedges = (uint8_t)nedges;
-  pl->bhi = m->bhi = bhi;
-  pl->mk = m->mk = (uint8_t)mk;
-  pl->sw = m->sw = r->slot_w;
-  pl->sp = m->sp = r->slot_p;
-  pl->mskip = m->mskip = (uint8_t)mskip;
+  pl->f.bhi = bhi;
+  pl->f.mk = (uint8_t)mk;
+  pl->f.sw = r->slot_w;
+  pl->f.sp = r->slot_p;
+  pl->f.mskip = (uint8_t)mskip;
   m->sdrop[0] = r->sdrop[0];
   m->sdrop[1] = r->sdrop[1];
   memcpy(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge));
   memo_mask(s, m);
   uint8_t off = 0;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
-    pl->off[node] = m->off[node] = off;
-    pl->nv[node] = m->nv[node] = (uint8_t)(cnt[node][PE_FULL] + cnt[node][PE_VEC]);
-    pl->vf[node] = m->vf[node] = cnt[node][PE_FULL] > 0;
-    pl->ns[node] = m->ns[node] = cnt[node][PE_SCALAR];
-    pl->nc[node] = m->nc[node] = cnt[node][PE_COND];
-    pl->ni[node] = m->ni[node] = cnt[node][PE_BLOCK];
-    m->cond_skip_min[node] = pl->cond_skip_min[node];
+    pl->f.off[node] = off;
+    pl->f.nv[node] = (uint8_t)(cnt[node][PE_FULL] + cnt[node][PE_VEC]);
+    pl->f.vf[node] = cnt[node][PE_FULL] > 0;
+    pl->f.ns[node] = cnt[node][PE_SCALAR];
+    pl->f.nc[node] = cnt[node][PE_COND];
+    pl->f.ni[node] = cnt[node][PE_BLOCK];
     for (int c = 0; c < PE_CLASSES; c++)
       for (int k = 0; k < cnt[node][c]; k++, off++) {
         m->e[off] = tmp[node][c][k];
@@ -522,6 +519,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
       }
   }
   m->nent = off;
+  m->f = pl->f;
 
 planned:
   pl->seq = seq;

@@ -103,7 +103,7 @@ void slv_iq_note(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi
 
 /* The MSHR rule (graph_rec.h, MSHR RULE) on node E over lanes
  * [lo, hi) without dmiss, after its other edges and before the slot rule:
- * E moves to the first cycle at which fewer than pl->mk of the lane's
+ * E moves to the first cycle at which fewer than pl->f.mk of the lane's
  * holders (mtab, mshr_tab.h) hold an MSHR, whose floor first takes this
  * record's D. Scalar work a lane, for the records with the rule only (the
  * loads that took an MSHR). */
@@ -118,7 +118,7 @@ void slv_k_mshr(int32_t *acc, uint32_t lo, uint32_t hi, const struct plan *pl, s
     const int64_t b0 = x->base[lane], dt = b0 + d[lane], c0 = b0 + acc[lane];
     ic_mshr_tab_floor(t, dt > 0 ? (uint64_t)dt : 0);
     if (c0 < 0) continue; /* before time 0: no holder holds there */
-    acc[lane] += (int32_t)(ic_mshr_tab_time(t, (uint64_t)c0, pl->mk, NULL) - (uint64_t)c0);
+    acc[lane] += (int32_t)(ic_mshr_tab_time(t, (uint64_t)c0, pl->f.mk, NULL) - (uint64_t)c0);
   }
 }
 

@@ -51,7 +51,7 @@ static inline __attribute__((always_inline)) uint32_t lane_take(struct xenv *x, 
   const int64_t b0 = x->base[lane], dt = b0 + d, c0 = b0 + e;
   if (dt > (int64_t)t->floor) ic_slot_tab_floor(t, (uint64_t)dt);
   if (c0 < (int64_t)t->floor) return 0; /* below the floor (and time 0): free */
-  const uint64_t from = m ? ic_rules_time(m, pl->mk, t, 1, tw < 256u ? (int)tw : 0,
+  const uint64_t from = m ? ic_rules_time(m, pl->f.mk, t, 1, tw < 256u ? (int)tw : 0,
                                           tp < 256u ? (int)tp : 0, pl->pool, (uint64_t)c0, NULL, NULL)
                           : (uint64_t)c0;
   uint64_t c;
@@ -89,7 +89,7 @@ static inline uint32_t rule_hi(const struct ic_solver *sv, uint32_t hi) {
 
 /* Does the record's scoped dmiss (plan.mskip) drop its MSHR rule in lane? */
 static inline int mshr_scoped_off(const struct ic_solver *sv, const struct plan *pl, uint32_t lane) {
-  return pl->mskip && sv->bitm[(size_t)(pl->mskip - 1) * sv->lanes_padded + lane];
+  return pl->f.mskip && sv->bitm[(size_t)(pl->f.mskip - 1) * sv->lanes_padded + lane];
 }
 
 /* The slot rule (graph_rec.h, SLOT RULE: plan.sw, sp) on node E over lanes
@@ -102,10 +102,10 @@ static inline int mshr_scoped_off(const struct ic_solver *sv, const struct plan 
  * rule (slots_note keeps the counts then). */
 static inline __attribute__((always_inline)) int k_slots(int32_t *acc, uint32_t lo, uint32_t hi,
                                                          const struct plan *pl, struct xenv *x) {
-  if (!(pl->sw | pl->sp)) return 0;
-  const unsigned tw = pl->sw ? pl->sw : 256u, tp = pl->sp ? pl->sp : 256u;
+  if (!(pl->f.sw | pl->f.sp)) return 0;
+  const unsigned tw = pl->f.sw ? pl->f.sw : 256u, tp = pl->f.sp ? pl->f.sp : 256u;
   const int32_t *d = pl->out[IC_NODE_D];
-  if (!pl->mk) {
+  if (!pl->f.mk) {
     slv_lanes_take(x, pl, lo, hi, d, acc, tw, tp);
     return 1;
   }
