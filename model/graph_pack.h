@@ -64,6 +64,8 @@ typedef struct ic_rec_pack_state {
   uint64_t shape;
   uint64_t next_shape;
   ic_rec_pack_ref *ref; /* [IC_REC_PACK_REFS] */
+  int avx2; /* the producer compares with AVX2 (set by init where the CPU has it;
+               every path packs the same bytes) */
 } ic_rec_pack_state;
 
 /* The table slot of a pc. */
