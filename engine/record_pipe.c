@@ -73,6 +73,8 @@ struct ic_record_pipe {
   _Alignas(64) ic_rec_pack_state uk;
   ic_graph_rec *dec;               /* [DEC_RECS] */
   uint64_t shapes[DEC_RECS];       /* their shape ids (graph_pack.h) */
+  const ic_edge *edges[DEC_RECS];  /* their edges where not in dec (ic_rec_unpack_lazy) */
+  uint64_t tag;                    /* the batch's (ic_rec_unpack_lazy) */
   pthread_t th;
   pthread_mutex_t m;
   pthread_cond_t cv;
@@ -130,8 +132,13 @@ static void *consumer(void *arg) {
       size_t at = 0;
       for (uint32_t done = 0; done < sl->n && s == IC_OK;) {
         uint32_t k = 0;
+        const int lazy = p->down.consume_shaped != NULL;
+        p->tag++;
         for (; k < DEC_RECS && done + k < sl->n; k++) {
-          const size_t used = ic_rec_unpack(&p->uk, sl->data + at, sl->bytes - at, &p->dec[k]);
+          const size_t used = lazy ? ic_rec_unpack_lazy(&p->uk, sl->data + at, sl->bytes - at, &p->dec[k],
+                                                        &p->edges[k], p->tag)
+                                   : ic_rec_unpack(&p->uk, sl->data + at, sl->bytes - at, &p->dec[k]);
+          if (used == IC_REC_UNPACK_AGAIN) break; /* after this batch (k > 0: see graph_pack.h) */
           if (!used) {
             s = ic_fail(&p->err, IC_ERUN, "record pipe: a packed record past its slot's end");
             break;
@@ -140,8 +147,8 @@ static void *consumer(void *arg) {
           p->shapes[k] = p->uk.shape;
         }
         if (s == IC_OK)
-          s = p->down.consume_shaped ? p->down.consume_shaped(p->down.ctx, p->dec, p->shapes, k, &p->err)
-                                     : p->down.consume(p->down.ctx, p->dec, k, &p->err);
+          s = lazy ? p->down.consume_shaped(p->down.ctx, p->dec, p->shapes, p->edges, k, &p->err)
+                   : p->down.consume(p->down.ctx, p->dec, k, &p->err);
         done += k;
       }
       if (s != IC_OK) {

@@ -23,6 +23,7 @@
  * skips the byte comparison. */
 #include "solver_internal.h"
 
+#include "graph_pack.h"
 #include "ooo.h"
 
 /* Empties the latency-vector store (no plan in flight may point into it). */
@@ -193,8 +194,19 @@ static inline void plan_outputs(const ic_solver *s, struct plan *pl, uint64_t se
  * and latency, and advances the planner's state (seq, stats, rebase bound).
  * Vectors are not touched, except that a ring growth or a full
  * latency-vector store drains the pipeline first. */
-static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, struct plan *pl,
-                          ic_err *err) {
+static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, const ic_edge *lazy,
+                          struct plan *pl, ic_err *err) {
+  /* r whole where its edges are elsewhere (lazy: ic_graph_sink.consume_shaped)
+     and more than its varying dists are read: taken before the first such read */
+  ic_graph_rec whole;
+#define WHOLE()                          \
+  do {                                   \
+    if (lazy) {                          \
+      ic_rec_whole(&whole, r, lazy);     \
+      r = &whole;                        \
+      lazy = NULL;                       \
+    }                                    \
+  } while (0)
   ic_status st;
   if (!s->started) {
     s->started = 1;
@@ -211,8 +223,10 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
   pl->iq = r->iq;
   const int nedges = r->nedges;
   if (nedges > IC_MAX_EDGES || r->iq > IC_IQ_RULE_MAX || r->slot_w > IC_SLOT_RULE_MAX ||
-      r->slot_p > IC_SLOT_RULE_MAX || r->mshr_k > IC_MSHR_RULE_MAX)
+      r->slot_p > IC_SLOT_RULE_MAX || r->mshr_k > IC_MSHR_RULE_MAX) {
+    WHOLE();
     return malformed(r, err);
+  }
   uint64_t oow = 0;
   int64_t grow;
   const uint32_t set = memo_set(r->pc);
@@ -231,6 +245,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
       m = c;
       break;
     }
+    WHOLE();
     if (c->nedges == nedges && same_edges(s, c, r)) {
       if (shape) c->shape = shape;
       m = c;
@@ -283,6 +298,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, s
     goto planned;
   }
 
+  WHOLE();
+#undef WHOLE
   /* One pass over the edges: the checks of dg_check_rec (which, on failure,
    * says what is wrong), where each edge's source is and its latency (a
    * scalar, or a vector by shape from the store), grouped by destination
@@ -547,30 +564,40 @@ planned:
 
 /* ic_solver_feed, with the records' shape ids where known (shapes may be
  * NULL: none). */
-static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *shapes, size_t n,
-                      ic_err *err) {
+static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *shapes,
+                      const ic_edge *const *edges, size_t n, ic_err *err) {
   ic_status st = IC_OK;
   for (size_t i = 0; i < n; i++) {
-    if (i + 2 < n) { /* records streamed from a large array: fetch ahead */
-      for (size_t off = 0; off < sizeof *recs; off += 64)
-        __builtin_prefetch((const char *)&recs[i + 2] + off, 0, 3);
+    /* Fetch ahead: the memo the plan of record i + 2 most likely comes
+     * from (its first line), and for record i + 1 that memo's entries (as
+     * many as it has: its first line came a record ago) and, without a
+     * shape id, its edges and mask for the comparison. Records streamed
+     * from a large array (no shape ids: the record pipe's come from a
+     * small buffer of its own, just written) are fetched two ahead. */
+    if (i + 2 < n) {
+      const uint32_t set = memo_set(recs[i + 2].pc);
+      __builtin_prefetch(&s->memo[(size_t)set * MEMO_WAYS + s->mru[set]], 0, 3);
+      if (!shapes)
+        for (size_t off = 0; off < sizeof *recs; off += 64)
+          __builtin_prefetch((const char *)&recs[i + 2] + off, 0, 3);
     }
-    if (i + 1 < n) { /* and the memo its plan most likely comes from (its edges
-                        are compared only without a shape id) */
+    if (i + 1 < n) {
       const uint32_t set = memo_set(recs[i + 1].pc);
       const struct memo *m = &s->memo[(size_t)set * MEMO_WAYS + s->mru[set]];
-      const int ne = recs[i + 1].nedges < IC_MAX_EDGES ? recs[i + 1].nedges : IC_MAX_EDGES;
-      __builtin_prefetch(m, 0, 3);
-      if (!shapes || !shapes[i + 1])
-        for (size_t off = 0; off < ne * sizeof(ic_edge); off += 64) {
+      const size_t ne = m->nent;
+      if (!shapes || !shapes[i + 1]) {
+        const size_t eb = (recs[i + 1].nedges < IC_MAX_EDGES ? recs[i + 1].nedges : IC_MAX_EDGES) * sizeof(ic_edge);
+        for (size_t off = 0; off < eb; off += 64) {
           __builtin_prefetch((const char *)m->edge + off, 0, 3);
           __builtin_prefetch((const char *)m->emask + off, 0, 3);
         }
-      for (size_t off = 0; off < 2 * ne * sizeof(struct pe); off += 64) __builtin_prefetch((const char *)m->e + off, 0, 3);
-      for (size_t off = 0; off < 2 * ne * sizeof(struct msrc); off += 64) __builtin_prefetch((const char *)m->src + off, 0, 3);
+      }
+      for (size_t off = 0; off < ne * sizeof(struct pe); off += 64) __builtin_prefetch((const char *)m->e + off, 0, 3);
+      for (size_t off = 0; off < ne * sizeof(struct msrc); off += 64) __builtin_prefetch((const char *)m->src + off, 0, 3);
     }
     struct plan *pl = slv_plan_slot(s);
-    if ((st = plan_one(s, &recs[i], shapes ? shapes[i] : 0, pl, err)) != IC_OK) break;
+    if ((st = plan_one(s, &recs[i], shapes ? shapes[i] : 0, edges ? edges[i] : NULL, pl, err)) != IC_OK)
+      break;
     slv_plan_done(s, pl);
     if (s->pipe && !s->split_fixed) slv_adapt_split(s);
     if (s->ubound > REBASE_AT) {
@@ -585,16 +612,16 @@ static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *sh
 }
 
 ic_status ic_solver_feed(ic_solver *s, const ic_graph_rec *recs, size_t n, ic_err *err) {
-  return feed(s, recs, NULL, n, err);
+  return feed(s, recs, NULL, NULL, n, err);
 }
 
 static ic_status sink_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err) {
-  return feed(ctx, recs, NULL, n, err);
+  return feed(ctx, recs, NULL, NULL, n, err);
 }
 
 static ic_status sink_consume_shaped(void *ctx, const ic_graph_rec *recs, const uint64_t *shapes,
-                                     size_t n, ic_err *err) {
-  return feed(ctx, recs, shapes, n, err);
+                                     const ic_edge *const *edges, size_t n, ic_err *err) {
+  return feed(ctx, recs, shapes, edges, n, err);
 }
 
 ic_graph_sink ic_solver_sink(ic_solver *s) {

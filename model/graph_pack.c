@@ -273,7 +273,11 @@ done:
   return (size_t)(p - out);
 }
 
-size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_graph_rec *r) {
+/* ic_rec_unpack and ic_rec_unpack_lazy: a repeat's edges are copied into
+ * r unless edges is given (*edges is then the slot's, or NULL where r
+ * holds them all). */
+static inline size_t unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_graph_rec *r,
+                            const ic_edge **edges, uint64_t tag) {
   const uint8_t *p = in, *const end = in + avail;
   if (p >= end) return 0;
   const uint8_t head = *p++;
@@ -309,6 +313,12 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
   r->seq = seq;
   r->nedges = (uint8_t)nedges;
   ic_rec_pack_ref *f = ref_of(s, r->pc);
+  if (edges) {
+    /* a record that replaces the slot's edges, which a record of this
+       batch still refers to: the batch goes first (nothing advanced) */
+    if (!(head & 0x10) && nedges <= IC_MAX_EDGES && f->tag == tag) return IC_REC_UNPACK_AGAIN;
+    *edges = NULL;
+  }
   if (group) memcpy(f->group, group, IC_REC_PACK_GROUP);
   group_to(f->group, r);
   const unsigned ne = nedges < IC_MAX_EDGES ? nedges : IC_MAX_EDGES;
@@ -318,7 +328,12 @@ size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_g
     if ((size_t)(end - p) < 2 * nd) return 0;
     /* edge by edge (a variable-length memcpy was a slow rep movs), then
        the varying dists over the copies */
-    for (unsigned k = 0; k < nedges; k++) r->edge[k] = f->edge[k];
+    if (edges) {
+      *edges = f->edge;
+      f->tag = tag;
+    } else {
+      for (unsigned k = 0; k < nedges; k++) r->edge[k] = f->edge[k];
+    }
     const uint8_t *d = p;
     for (unsigned v = f->vary; v; v &= v - 1, d += 2) r->edge[__builtin_ctz(v)].dist = get16(d);
     p += 2 * nd;
@@ -364,4 +379,22 @@ done:
   s->pc = r->pc;
   s->t0 = r->t[0];
   return (size_t)(p - in);
+}
+
+size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_graph_rec *r) {
+  return unpack(s, in, avail, r, NULL, 0);
+}
+
+size_t ic_rec_unpack_lazy(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_graph_rec *r,
+                          const ic_edge **edges, uint64_t tag) {
+  return unpack(s, in, avail, r, edges, tag);
+}
+
+void ic_rec_whole(ic_graph_rec *out, const ic_graph_rec *r, const ic_edge *edges) {
+  memcpy(out, r, offsetof(ic_graph_rec, edge));
+  const unsigned ne = r->nedges < IC_MAX_EDGES ? r->nedges : IC_MAX_EDGES;
+  for (unsigned k = 0; k < ne; k++) {
+    out->edge[k] = edges[k];
+    if (ic_edge_dist_varies(edges[k].kind)) out->edge[k].dist = r->edge[k].dist;
+  }
 }

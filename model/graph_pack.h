@@ -51,6 +51,7 @@ typedef struct ic_rec_pack_ref {
      stream's group holds them (a pc's are mostly the same every time) */
   uint8_t group[IC_REC_PACK_GROUP];
   ic_edge edge[IC_MAX_EDGES];
+  uint64_t tag; /* the last batch a lazy unpack referred to these edges in (0: none) */
   /* the bytes of edge[] a repeat must match (graph_pack.c: repeats);
      written by the producer's end only */
   uint8_t emask[IC_MAX_EDGES * sizeof(ic_edge)];
@@ -97,5 +98,19 @@ size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out);
  * bytes read, or 0 when in does not hold a whole packed record (s is then
  * unusable). Edge and part slots past nedges and nparts hold anything. */
 size_t ic_rec_unpack(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_graph_rec *r);
+
+/* ic_rec_unpack, but a repeat's edges are not copied: *edges points to
+ * its slot's (the varying dists there 0), and r holds the varying dists
+ * alone in their places (r->edge[k].dist where edge k's kind varies);
+ * *edges is NULL where r holds every edge. The slot's edges stay as they
+ * are while the records unpacked with one tag (a batch's, never 0) are in
+ * use: a record that would replace them returns IC_REC_UNPACK_AGAIN with
+ * nothing advanced, to be unpacked again under a new tag once the batch is
+ * done with. ic_rec_whole makes such a record whole. */
+#define IC_REC_UNPACK_AGAIN SIZE_MAX
+size_t ic_rec_unpack_lazy(ic_rec_pack_state *s, const uint8_t *in, size_t avail, ic_graph_rec *r,
+                          const ic_edge **edges, uint64_t tag);
+/* *out: record r, unpacked lazily with its edges at edges, whole. */
+void ic_rec_whole(ic_graph_rec *out, const ic_graph_rec *r, const ic_edge *edges);
 
 #endif

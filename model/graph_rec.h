@@ -315,9 +315,12 @@ typedef struct ic_graph_sink {
      knows it (the record pipe, graph_pack.h): records with one nonzero id
      have the same edges but for the dists of the kinds whose dist varies
      (ic_edge_dist_varies); 0: not known. For a sink that reuses work
-     across instances of an instruction (the solver's memo). */
-  ic_status (*consume_shaped)(void *ctx, const ic_graph_rec *recs, const uint64_t *shapes, size_t n,
-                              ic_err *err);
+     across instances of an instruction (the solver's memo). edges (may be
+     NULL: every record whole): where edges[i] is not NULL, record i holds
+     only its varying dists and its edges are edges[i] with those dists in
+     their places (graph_pack.h: ic_rec_whole), valid during the call. */
+  ic_status (*consume_shaped)(void *ctx, const ic_graph_rec *recs, const uint64_t *shapes,
+                              const ic_edge *const *edges, size_t n, ic_err *err);
 } ic_graph_sink;
 
 /* Largest latency of one edge (sum of its parts) a record may carry, in

@@ -65,6 +65,21 @@ static inline void t_rec_for(uint64_t seq, ic_graph_rec *r) {
   }
 }
 
+/* Record seq of a stream that repeats: two in three are one of 16
+ * instructions again and again with their varying dists changing (the
+ * record pipe codes those as repeats of their pc's slot), the rest
+ * t_rec_for's, some of which replace those instructions' slots. */
+static inline void t_rec_rep(uint64_t seq, ic_graph_rec *r) {
+  if (seq % 3) {
+    t_rec_for(1000000 + seq % 16, r);
+    r->seq = seq;
+    for (int k = 0; k < r->nedges && k < IC_MAX_EDGES; k++)
+      if (ic_edge_dist_varies(r->edge[k].kind)) r->edge[k].dist = (uint32_t)(t_mix(seq * 31 + (uint64_t)k) % 66000);
+  } else {
+    t_rec_for(seq, r);
+  }
+}
+
 /* Do a and b agree on every field a consumer reads? */
 static inline int t_rec_same(const ic_graph_rec *a, const ic_graph_rec *b) {
   if (a->seq != b->seq || a->pc != b->pc || a->opclass != b->opclass || a->nedges != b->nedges ||

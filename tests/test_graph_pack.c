@@ -144,11 +144,15 @@ Test(graph_pack, an_ordinary_record_is_small) {
 #define ic_rec_unpack p_rec_unpack
 #define ic_rec_pack_init p_rec_pack_init
 #define ic_rec_pack_free p_rec_pack_free
+#define ic_rec_unpack_lazy p_rec_unpack_lazy
+#define ic_rec_whole p_rec_whole
 #include "graph_pack.c"
 #undef ic_rec_pack
 #undef ic_rec_unpack
 #undef ic_rec_pack_init
 #undef ic_rec_pack_free
+#undef ic_rec_unpack_lazy
+#undef ic_rec_whole
 
 /* Packs the same records with a and b (the portable path, or the default
  * build's with its AVX2 comparison off) and asserts the same bytes. */
@@ -157,14 +161,7 @@ static void same_bytes(ic_rec_pack_state *a, ic_rec_pack_state *b, int portable)
   int repeats = 0;
   for (uint64_t seq = 0; seq < 100000; seq++) {
     ic_graph_rec r;
-    if (seq % 3) { /* 16 instructions again and again, their varying dists changing */
-      t_rec_for(1000000 + seq % 16, &r);
-      r.seq = seq;
-      for (int k = 0; k < r.nedges && k < IC_MAX_EDGES; k++)
-        if (ic_edge_dist_varies(r.edge[k].kind)) r.edge[k].dist = (uint32_t)(t_mix(seq * 31 + (uint64_t)k) % 66000);
-    } else {
-      t_rec_for(seq, &r);
-    }
+    t_rec_rep(seq, &r);
     size_t n = ic_rec_pack(a, &r, x), m = portable ? p_rec_pack(b, &r, y) : ic_rec_pack(b, &r, y);
     cr_assert_eq(n, m, "seq %llu", (unsigned long long)seq);
     cr_assert(memcmp(x, y, n) == 0, "seq %llu", (unsigned long long)seq);
@@ -192,4 +189,55 @@ Test(graph_pack, the_avx2_comparison_packs_the_same_bytes) {
   same_bytes(&a, &b, 0);
   ic_rec_pack_free(&a);
   ic_rec_pack_free(&b);
+}
+
+/* Unpacked lazily in batches of up to 16 under a tag each, every record is
+ * whole again with ic_rec_whole where its edges stayed in the slot; a
+ * record that would replace a slot the batch refers to waits for the next
+ * batch. */
+Test(graph_pack, a_lazy_unpack_gives_every_record_back) {
+  enum { N = 60000, BATCH = 16 };
+  ic_rec_pack_state pk, uk;
+  cr_assert_eq(ic_rec_pack_init(&pk), 0);
+  cr_assert_eq(ic_rec_pack_init(&uk), 0);
+  uint8_t *buf = malloc((size_t)N * IC_REC_PACK_MAX);
+  size_t len = 0;
+  for (uint64_t seq = 0; seq < N; seq++) {
+    ic_graph_rec r;
+    t_rec_rep(seq, &r);
+    len += ic_rec_pack(&pk, &r, buf + len);
+  }
+  static ic_graph_rec dec[BATCH];
+  const ic_edge *edges[BATCH];
+  uint64_t seq = 0, tag = 0;
+  size_t at = 0;
+  int again = 0, lazy = 0;
+  while (seq < N) {
+    tag++;
+    int k = 0;
+    for (; k < BATCH && seq + (uint64_t)k < N; k++) {
+      const size_t used = ic_rec_unpack_lazy(&uk, buf + at, len - at, &dec[k], &edges[k], tag);
+      if (used == IC_REC_UNPACK_AGAIN) {
+        cr_assert_gt(k, 0, "a fresh batch must take the record");
+        again++;
+        break;
+      }
+      cr_assert_neq(used, 0, "seq %llu", (unsigned long long)(seq + (uint64_t)k));
+      at += used;
+      lazy += edges[k] != NULL;
+    }
+    for (int j = 0; j < k; j++, seq++) {
+      ic_graph_rec want, got;
+      t_rec_rep(seq, &want);
+      if (edges[j]) ic_rec_whole(&got, &dec[j], edges[j]);
+      else got = dec[j];
+      cr_assert(t_rec_same(&want, &got), "seq %llu", (unsigned long long)seq);
+    }
+  }
+  cr_assert_eq(at, len);
+  cr_assert_gt(lazy, N / 3, "%d of %d lazy", lazy, N);
+  cr_assert_gt(again, 10, "%d batches ended early", again);
+  free(buf);
+  ic_rec_pack_free(&pk);
+  ic_rec_pack_free(&uk);
 }

@@ -6,12 +6,15 @@
  *     the consumer sleeps);
  *   - a failing downstream stops the producer with its error and message,
  *     and finish returns them;
- *   - with one CPU ic_record_pipe_run hands the run the sink itself. */
+ *   - with one CPU ic_record_pipe_run hands the run the sink itself;
+ *   - a sink with shape ids gets repeats lazily (their edges in the
+ *     pipe's table), and each made whole is the record sent. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "graph_pack.h"
 #include "rec_same.h"
 #include "record_pipe.h"
 
@@ -138,4 +141,57 @@ Test(record_pipe, run_goes_through_a_pipe_only_with_a_second_cpu) {
   cr_assert_eq(ic_record_pipe_run(down, 2, piped_run, &d, &err), IC_OK, "%s", err.msg);
   cr_assert(d.called);
   cr_assert_eq(s.next, 1000, "finished before it returned");
+}
+
+/* A shaped sink: checks each record, made whole where it came lazily,
+ * against t_rec_rep. */
+typedef struct shaped_seen {
+  uint64_t next;
+  uint64_t lazy;
+} shaped_seen;
+
+static ic_status shaped_consume(void *ctx, const ic_graph_rec *recs, const uint64_t *shapes,
+                                const ic_edge *const *edges, size_t n, ic_err *err) {
+  shaped_seen *s = ctx;
+  (void)shapes;
+  for (size_t k = 0; k < n; k++, s->next++) {
+    ic_graph_rec want, got;
+    t_rec_rep(s->next, &want);
+    if (edges && edges[k]) {
+      ic_rec_whole(&got, &recs[k], edges[k]);
+      s->lazy++;
+    } else {
+      got = recs[k];
+    }
+    if (!t_rec_same(&got, &want))
+      return ic_fail(err, IC_ERUN, "record %llu changed on the way", (unsigned long long)s->next);
+  }
+  return IC_OK;
+}
+
+static ic_status unshaped_consume(void *ctx, const ic_graph_rec *recs, size_t n, ic_err *err) {
+  return shaped_consume(ctx, recs, NULL, NULL, n, err);
+}
+
+Test(record_pipe, a_shaped_sink_gets_repeats_lazily_and_whole) {
+  enum { N = 40000, CAP = 24 };
+  shaped_seen s = {0, 0};
+  ic_record_pipe *p;
+  ic_err err;
+  cr_assert_eq(ic_record_pipe_create(&p,
+                                     (ic_graph_sink){.ctx = &s, .consume = unshaped_consume,
+                                                     .consume_shaped = shaped_consume},
+                                     &err),
+               IC_OK);
+  ic_graph_sink sink = ic_record_pipe_sink(p);
+  static ic_graph_rec buf[CAP];
+  for (uint64_t seq = 0; seq < N;) {
+    size_t k = 0;
+    for (; k < CAP && seq < N; k++) t_rec_rep(seq++, &buf[k]);
+    cr_assert_eq(sink.consume(sink.ctx, buf, k, &err), IC_OK, "%s", err.msg);
+  }
+  cr_assert_eq(ic_record_pipe_finish(p, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(s.next, N);
+  cr_assert_gt(s.lazy, N / 3);
+  ic_record_pipe_destroy(p);
 }
