@@ -416,6 +416,7 @@ struct ic_solver {
   uint64_t valid_lo[RING_COUNT]; /* oldest seq whose vectors each ring still holds */
   uint64_t ok_from; /* from this seq every ring holds its whole window (plan_one); UINT64_MAX:
                        not known (set so wherever valid_lo, w or seq0 change) */
+  uint64_t okw[RING_COUNT]; /* from ok_from: each ring's w - 1 */
   int32_t *last_c;           /* C vector of the last record, or NULL */
   uint64_t far_c;            /* distance of the last win-half CD source (0: none) */
   ic_solver_stats st;        /* the planner's counts (violations: see below) */

@@ -263,17 +263,20 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
     /* resolve_source with each ring's bounds taken once: a source d back
      * is in the ring if 0 < d <= ok[ring]; once every ring is full since
      * its last change (ok_from), that is d < w */
-    uint64_t ok[RING_COUNT];
-    if (seq >= s->ok_from) {
-      for (int k = 0; k < RING_COUNT; k++) ok[k] = s->w[k] - 1;
-    } else {
+    uint64_t okb[RING_COUNT];
+    const uint64_t *ok = s->okw;
+    if (seq < s->ok_from) {
       int full = 1;
       for (int k = 0; k < RING_COUNT; k++) {
         uint64_t o = idx < s->w[k] - 1 ? idx : s->w[k] - 1;
-        ok[k] = seq - s->valid_lo[k] < o ? seq - s->valid_lo[k] : o;
-        full &= ok[k] == s->w[k] - 1;
+        okb[k] = seq - s->valid_lo[k] < o ? seq - s->valid_lo[k] : o;
+        full &= okb[k] == s->w[k] - 1;
       }
-      if (full) s->ok_from = seq;
+      if (full) {
+        s->ok_from = seq;
+        memcpy(s->okw, okb, sizeof okb);
+      }
+      ok = okb;
     }
     const size_t rs = s->rs;
     for (int k = 0; k < m->nent; k++) {
