@@ -202,9 +202,10 @@ static inline uint64_t ic_rec_e_edges(const ic_graph_rec *r, ic_catmask ideal, i
   return ic_rec_in_iw(r, &in, ideal, past, self, v0, NULL);
 }
 
-/* Why ic_rec_eval_why gave each node its time, beyond its in-edges: for a
- * caller that turns the rules into the edges that gave their nodes
- * (slack). The rules' parts are as ic_rules_time reports them. */
+/* What bound a record's nodes beyond their in-edges, as ic_rec_eval_why
+ * found it: for a caller that turns each rule into the edge that gave its
+ * node (slack). mshr_src and slot_at are ic_rules_time's src and
+ * slot_at. */
 typedef struct ic_rec_why {
   uint32_t iw_held;  /* bit k: edge k is an IW edge that held (against E') */
   uint64_t iq_bound; /* the IQ rule's bound where it moved D past D's in-edges (0: it did not) */
