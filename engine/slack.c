@@ -1,11 +1,17 @@
 /* slack.c: windowed slack and per-pc criticality over a stream of graph
  * records. The meaning of every number is in slack.h.
  *
+ * The forward pass evaluates each record in the contract's one order
+ * (model/rec_eval.h, ic_rec_eval_why) over the arrival ring, and turns
+ * what bound each node into edges for the backward pass: an IW edge that
+ * did not hold is off, and a rule that moved its node becomes an edge from
+ * the instruction that gave the time.
+ *
  * Layout: rec[] and req[] are rings indexed by seq & (cap - 1) holding the
- * current window [win_start, next_seq); rec[] keeps only what the passes and
- * the statistics need (crec: each edge as distance, nodes and baseline
- * latency, sorted by destination node so that the forward pass walks them
- * in order and the backward pass in reverse order, with no per-node scan).
+ * current window [win_start, next_seq); rec[] keeps only what the backward
+ * pass and the statistics need (crec: each edge as distance, nodes and
+ * latency under the idealization, sorted by destination node so that the
+ * backward pass walks them in reverse order, with no per-node scan).
  * arr[] is a larger ring of forward-pass arrival times indexed by
  * seq & (acap - 1), so edges reaching back past the window still find their
  * source. Static pcs live in an open-addressing hash table that doubles at
@@ -16,37 +22,29 @@
 #include <string.h>
 
 #include "graph.h"
-#include "ooo.h"
-#include "iq_tab.h"
-#include "mshr_tab.h"
-#include "rules.h"
-#include "slot_tab.h"
+#include "rec_eval.h"
+
+#define NO_EDGE 0xff /* a crec's rule edge index where the record has no such rule */
 
 typedef struct cedge {
-  uint64_t lat;  /* baseline latency: sum of all parts */
-  uint32_t dist; /* source = seq - dist */
+  uint64_t lat;   /* latency under the idealization: sum of the parts kept */
+  uint32_t dist;  /* source = seq - dist; a rule's edge: set by the forward pass */
   uint8_t sn, dn; /* source and destination node */
-  uint8_t iw;     /* an IW edge: only where its condition holds (graph_rec.h);
-                     the rules' edges, whose dist the forward pass sets where
-                     the rule delayed the node: 2 the slot rule's (from the E
-                     of an instruction of the full cycle before, latency 1),
-                     3 the MSHR rule's (from the P of the holder whose
-                     completion gave E, latency 0), 4 the IQ rule's (from the
-                     E of the instruction whose issue gave D, latency 0) */
+  uint8_t k;      /* index of the edge in its record (IW edges: ic_rec_why's bit) */
 } cedge;
 
-/* A record reduced to what slack needs. */
+/* A record reduced to what the backward pass and the statistics need. */
 typedef struct crec {
   uint64_t pc;
   uint8_t opclass, nedges;
   uint8_t has_ep;
   uint8_t npd;         /* PD edges from the previous instruction */
+  uint8_t iq_j, slot_j, mshr_j; /* e[] index of the IQ, slot and MSHR rules' edges (NO_EDGE: none) */
+  uint32_t iw;         /* bit j: e[j] is an IW edge */
   uint32_t iw_off;     /* bit j: e[j] is an IW edge whose condition failed, or a
                           rule's edge where the rule did not delay its node
-                          (forward) */
-  uint8_t slot_w, slot_p; /* the slot rule's counts (graph_rec.h, IW; 0: none) */
-  uint8_t mk;          /* the MSHR rule's MSHRs (graph_rec.h, MSHR; 0: none) */
-  uint32_t iq;         /* the IQ rule's size (graph_rec.h, IQ RULE; 0: none) */
+                          (set by the forward pass) */
+  uint32_t max_dist;   /* the largest dist of e[] */
   uint64_t ep_lat, ep_miss; /* latency and dmiss cycles of its EP edge */
   uint64_t pd_lat[2];  /* latencies of the first two such PD edges (the model emits one) */
   cedge e[IC_MAX_EDGES + 3]; /* + the rules' */
@@ -64,10 +62,8 @@ struct ic_slack {
   crec *rec;
   uint64_t (*req)[IC_NODE_COUNT];
   uint64_t (*arr)[IC_NODE_COUNT];
-  ic_slot_tab slots;  /* the slot rule's counts (slot_tab.h), forward pass */
-  ic_mshr_tab holds;  /* the MSHR rule's holders (mshr_tab.h), forward pass */
-  ic_iq_tab iqt;      /* the IQ rule's E's (iq_tab.h), forward pass */
-  int oom;            /* the slot counts or the holders ran out of memory */
+  ic_rec_tabs tabs;   /* the rules' tables (rec_eval.h), forward pass */
+  int oom;            /* the rules' tables ran out of memory */
   int started, finished;
   uint64_t first_seq, next_seq, win_start;
   pc_slot *pcs;
@@ -114,9 +110,7 @@ void ic_slack_destroy(ic_slack *s) {
   free(s->rec);
   free(s->req);
   free(s->arr);
-  ic_slot_tab_free(&s->slots);
-  ic_mshr_tab_free(&s->holds);
-  ic_iq_tab_free(&s->iqt);
+  ic_rec_tabs_free(&s->tabs);
   free(s->pcs);
   free(s);
 }
@@ -174,8 +168,9 @@ static ic_status pc_get(ic_slack *s, uint64_t pc, ic_slack_pc **out, ic_err *err
 }
 
 /* Checks a record (ic_graph_rec_check) and reduces it to c, edges sorted by
- * destination node. A malformed record fails with IC_EINPUT and leaves the
- * stream where it was. */
+ * destination node, the rules' edges after their node's other edges. A
+ * malformed record fails with IC_EINPUT and leaves the stream where it
+ * was. */
 static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_err *err) {
   unsigned long long seq = (unsigned long long)r->seq;
   if (s->started && r->seq != s->next_seq)
@@ -183,6 +178,7 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
                    (unsigned long long)s->next_seq);
   ic_status st = ic_graph_rec_check(r, err);
   if (st != IC_OK) return st;
+  const ic_catmask rules = ic_rec_rules_mask(r, s->ideal);
   uint64_t lat[IC_MAX_EDGES];
   uint8_t keep[IC_MAX_EDGES];
   int cnt[IC_NODE_COUNT + 1] = {0};
@@ -199,7 +195,7 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
       if (cat != IC_CAT_NONE && ic_cat_base(cat) == IC_CAT_DMISS) miss += e->part[p].cycles;
     }
     lat[j] = l;
-    keep[j] = !dg_edge_dropped(e, ic_rec_rules_mask(r, s->ideal));
+    keep[j] = !dg_edge_dropped(e, rules);
     if (!keep[j]) continue;
     cnt[ic_edge_dst_node[e->kind] + 1]++;
     if (e->kind == IC_EDGE_EP && e->dist == 0 && !c->has_ep) {
@@ -209,143 +205,105 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
     }
     if (e->kind == IC_EDGE_PD && e->dist == 1 && c->npd < 2) c->pd_lat[c->npd++] = l;
   }
-  /* the rules' edges (iw 2, 3, 4), each after its node's other edges; the
-     forward pass sets their dist where the rule delayed the node */
+  /* the rules' edges, each after its node's other edges; the forward pass
+     sets their dist where the rule delayed the node */
   const uint32_t qk = dg_iq_rule(r, s->ideal);
   int nw, np;
   const int slot = dg_slot_counts(r, s->ideal, &nw, &np);
-  const int mk = dg_mshr_rule(r, ic_rec_rules_mask(r, s->ideal));
+  const int mk = dg_mshr_rule(r, rules);
   if (qk) cnt[IC_NODE_D + 1]++;
   cnt[IC_NODE_E + 1] += (slot != 0) + (mk != 0);
   for (int k = 0; k < IC_NODE_COUNT; k++) cnt[k + 1] += cnt[k];
   c->nedges = (uint8_t)cnt[IC_NODE_COUNT];
-  /* by destination node, and IW edges after the other edges into E: their
-   * condition reads the time those give */
-  for (int q = 0; q < 2 * r->nedges; q++) {
-    const int j = q % r->nedges;
+  c->iw = 0;
+  c->max_dist = 0;
+  for (int j = 0; j < r->nedges; j++) {
     const ic_edge *e = &r->edge[j];
-    if (!keep[j] || (e->kind == IC_EDGE_IW) != (q >= r->nedges)) continue;
-    uint8_t dn = ic_edge_dst_node[e->kind];
+    if (!keep[j]) continue;
+    const uint8_t dn = ic_edge_dst_node[e->kind];
     uint64_t dist = dg_edge_dist(e, s->ideal);
     if (dist > UINT32_MAX) dist = UINT32_MAX; /* beyond any reach: time 0 */
+    if (dist > c->max_dist) c->max_dist = (uint32_t)dist;
+    if (e->kind == IC_EDGE_IW) c->iw |= 1u << cnt[dn];
     c->e[cnt[dn]++] = (cedge){.lat = lat[j], .dist = (uint32_t)dist, .sn = ic_edge_src_node[e->kind], .dn = dn,
-                              .iw = (uint8_t)(e->kind == IC_EDGE_IW)};
+                              .k = (uint8_t)j};
   }
-  if (qk) c->e[cnt[IC_NODE_D]++] = (cedge){.lat = 0, .dist = 0, .sn = IC_NODE_E, .dn = IC_NODE_D, .iw = 4};
-  if (slot) c->e[cnt[IC_NODE_E]++] = (cedge){.lat = 1, .dist = 0, .sn = IC_NODE_E, .dn = IC_NODE_E, .iw = 2};
-  if (mk) c->e[cnt[IC_NODE_E]++] = (cedge){.lat = 0, .dist = 0, .sn = IC_NODE_P, .dn = IC_NODE_E, .iw = 3};
-  c->iq = qk;
-  c->slot_w = (uint8_t)nw;
-  c->slot_p = (uint8_t)np;
-  c->mk = (uint8_t)mk;
+  c->iq_j = c->slot_j = c->mshr_j = NO_EDGE;
+  if (qk) {
+    c->iq_j = (uint8_t)cnt[IC_NODE_D];
+    c->e[cnt[IC_NODE_D]++] = (cedge){.lat = 0, .dist = 0, .sn = IC_NODE_E, .dn = IC_NODE_D, .k = NO_EDGE};
+  }
+  if (slot) {
+    c->slot_j = (uint8_t)cnt[IC_NODE_E];
+    c->e[cnt[IC_NODE_E]++] = (cedge){.lat = 1, .dist = 0, .sn = IC_NODE_E, .dn = IC_NODE_E, .k = NO_EDGE};
+  }
+  if (mk) {
+    c->mshr_j = (uint8_t)cnt[IC_NODE_E];
+    c->e[cnt[IC_NODE_E]++] = (cedge){.lat = 0, .dist = 0, .sn = IC_NODE_P, .dn = IC_NODE_E, .k = NO_EDGE};
+  }
   return IC_OK;
 }
 
-/* Forward pass of one record: its arrival times into the arrival ring.
- * Edges are sorted by destination node and an edge of distance 0 goes to a
- * later node, so its source is final when it is read. */
-/* The MSHR rule and the slot rule (graph_rec.h, MSHR and IW) on E time
- * a[IC_NODE_E] of record r, whose D is final in a, together (rules.h):
- * each in turn until neither moves it. The MSHR rule delays it until fewer
- * than its count of the earlier holders hold an MSHR (mshr_tab.h); the
- * slot rule past the cycles the earlier records fill (slot_tab.h). Each
- * rule that moved E turns its edge on, from where its last move came: the
- * MSHR edge from the P of the holder whose completion gave that time
- * (latency 0), the slot rule's edge from a record of the full cycle
- * just before it (latency 1); the rules that did not move it leave their
- * edges off. E is the larger of the two, which is the last move. */
-static void slot_rule(ic_slack *s, crec *c, const ic_graph_rec *r, uint64_t oldest, uint64_t *a) {
-  const int slot = (c->slot_w | c->slot_p) != 0;
-  if (c->mk) ic_mshr_tab_floor(&s->holds, a[IC_NODE_D]);
-  if (slot) ic_slot_tab_floor(&s->slots, a[IC_NODE_D]);
-  uint64_t msrc, st;
-  const uint64_t t = ic_rules_time(&s->holds, c->mk, &s->slots, slot, c->slot_w, c->slot_p,
-                                   ooo_pool_of(r->opclass), a[IC_NODE_E], &msrc, &st);
-  if (msrc >= oldest && msrc < r->seq)
-    for (int j = 0; j < c->nedges; j++)
-      if (c->e[j].iw == 3) {
-        c->e[j].dist = (uint32_t)(r->seq - msrc);
-        c->iw_off &= ~(1u << j);
-        break;
-      }
-  if (st)
-    for (int j = 0; j < c->nedges; j++)
-      if (c->e[j].iw == 2) {
-        for (uint64_t q = r->seq; q-- > oldest;)
-          if (s->arr[q & (s->acap - 1)][IC_NODE_E] == st - 1) {
-            c->e[j].dist = (uint32_t)(r->seq - q);
-            c->iw_off &= ~(1u << j);
-            break;
-          }
-        break;
-      }
-  a[IC_NODE_E] = t;
+/* The latest record before seq, from oldest on, whose E is at cycle e
+ * (UINT64_MAX: none). */
+static uint64_t issued_at(const ic_slack *s, uint64_t seq, uint64_t oldest, uint64_t e) {
+  for (uint64_t q = seq; q-- > oldest;)
+    if (s->arr[q & (s->acap - 1)][IC_NODE_E] == e) return q;
+  return UINT64_MAX;
 }
 
+/* Turns on rule edge j of c from the record at seq src. */
+static void rule_edge_on(crec *c, uint8_t j, uint64_t seq, uint64_t src) {
+  c->e[j].dist = (uint32_t)(seq - src);
+  c->iw_off &= ~(1u << j);
+}
+
+/* Forward pass of one record: its times (ic_rec_eval_why, over the
+ * arrival ring) into the ring, and from what bound them the edges of c the
+ * backward pass walks: the IW edges that did not hold are off; each rule's
+ * edge is off where the rule did not move its node, else from where its
+ * (last) move came: the IQ rule's from the E of an instruction whose issue
+ * is the bound (latency 0), the MSHR rule's from the P of the holder whose
+ * completion gave E (latency 0), the slot rule's from the E of an
+ * instruction of the full cycle just before E (latency 1). A source the
+ * ring no longer holds leaves the rule's edge off. */
 static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
-  uint64_t a[IC_NODE_COUNT] = {0}, eprime = UINT64_MAX;
-  c->iw_off = 0;
   uint64_t oldest = s->next_seq >= s->acap ? s->next_seq - s->acap + 1 : 0;
   if (oldest < s->first_seq) oldest = s->first_seq;
-  int slot_done = !(c->slot_w | c->slot_p | c->mk);
-  for (int j = 0; j < c->nedges; j++) {
-    const cedge *e = &c->e[j];
-    uint64_t src;
-    if (!slot_done && e->dn > IC_NODE_E) {
-      slot_rule(s, c, r, oldest, a);
-      slot_done = 1;
-    }
-    if (e->iw == 4) { /* the IQ rule, after D's other edges: an edge from the E that gave D */
-      c->iw_off |= (1u << j);
-      if (s->iqt.k != c->iq && ic_iq_tab_reset(&s->iqt, c->iq) != 0) {
-        s->oom = 1;
-        continue;
-      }
-      const uint64_t b = ic_iq_tab_bound(&s->iqt);
-      if (b > a[IC_NODE_D]) {
-        a[IC_NODE_D] = b;
-        for (uint64_t q = r->seq; q-- > oldest;) /* an instruction whose issue is the bound */
-          if (s->arr[q & (s->acap - 1)][IC_NODE_E] == b) {
-            c->e[j].dist = (uint32_t)(r->seq - q);
-            c->iw_off &= ~(1u << j);
-            break;
-          }
-      }
-      continue;
-    }
-    if (e->iw >= 2) { /* the slot rule and the MSHR rule: where E's edges end */
-      c->iw_off |= (1u << j);
-      continue;
-    }
-    if (e->iw && eprime == UINT64_MAX) eprime = a[IC_NODE_E]; /* E from the other edges */
-    if (e->dist == 0) {
-      src = a[e->sn];
-    } else if (e->dist > r->seq || r->seq - e->dist < s->first_seq) {
-      src = 0; /* before the first record */
-    } else if (r->seq - e->dist < oldest) {
-      src = 0;
-      s->tot.unreached_edges++;
-    } else {
-      const uint64_t *as = s->arr[(r->seq - e->dist) & (s->acap - 1)];
-      if (e->iw && as[IC_NODE_R] > eprime) { /* not ready when i could issue */
-        c->iw_off |= (1u << j);
-        continue;
-      }
-      src = as[e->sn];
-    }
-    if (src + e->lat > a[e->dn]) a[e->dn] = src + e->lat;
+  const uint64_t known = r->seq - oldest; /* sources further back: time 0 */
+  if (c->max_dist > known) /* count those beyond the ring but not before the first record */
+    for (int j = 0; j < c->nedges; j++)
+      if (c->e[j].dist > known && c->e[j].dist <= r->seq - s->first_seq) s->tot.unreached_edges++;
+  const ic_rec_past past = {(const char *)s->arr, sizeof *s->arr, r->seq, s->acap - 1, known};
+  uint64_t *a = s->arr[r->seq & (s->acap - 1)];
+  ic_rec_why why;
+  if (ic_rec_eval_why(r, s->ideal, &past, &s->tabs, a, NULL, &why) != IC_REC_OK ||
+      ic_rec_take(r, s->ideal, &s->tabs, a) != IC_REC_OK) {
+    s->oom = 1;
+    return;
   }
-  if (!slot_done) slot_rule(s, c, r, oldest, a);
-  if (dg_slot_rule_applies(s->ideal)) {
-    ic_slot_tab_floor(&s->slots, a[IC_NODE_D]);
-    if (ic_slot_tab_add(&s->slots, a[IC_NODE_E], ooo_pool_of(r->opclass)) != 0) s->oom = 1;
+  c->iw_off = 0;
+  for (uint32_t m = c->iw; m; m &= m - 1) {
+    const int j = __builtin_ctz(m);
+    if (!(why.iw_held >> c->e[j].k & 1u)) c->iw_off |= 1u << j;
   }
-  if (c->mk && ic_mshr_tab_add(&s->holds, a[IC_NODE_E], a[IC_NODE_P], r->seq) != 0) s->oom = 1;
-  if (c->iq && ic_iq_tab_add(&s->iqt, a[IC_NODE_E]) != 0) s->oom = 1;
+  if (c->iq_j != NO_EDGE) {
+    c->iw_off |= 1u << c->iq_j;
+    const uint64_t q = why.iq_bound ? issued_at(s, r->seq, oldest, why.iq_bound) : UINT64_MAX;
+    if (q != UINT64_MAX) rule_edge_on(c, c->iq_j, r->seq, q);
+  }
+  if (c->mshr_j != NO_EDGE) {
+    c->iw_off |= 1u << c->mshr_j;
+    if (why.mshr_src >= oldest && why.mshr_src < r->seq) rule_edge_on(c, c->mshr_j, r->seq, why.mshr_src);
+  }
+  if (c->slot_j != NO_EDGE) {
+    c->iw_off |= 1u << c->slot_j;
+    const uint64_t q = why.slot_at ? issued_at(s, r->seq, oldest, why.slot_at - 1) : UINT64_MAX;
+    if (q != UINT64_MAX) rule_edge_on(c, c->slot_j, r->seq, q);
+  }
   if (!s->ideal) /* the stamps are the baseline's */
     for (int k = 0; k < IC_NODE_COUNT; k++)
       if (a[k] != r->t[k]) s->tot.stamp_mismatches++;
-  memcpy(s->arr[r->seq & (s->acap - 1)], a, sizeof a);
   s->tot.cycles = a[IC_NODE_C];
 }
 

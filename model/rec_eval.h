@@ -27,11 +27,13 @@
  * The scalar evaluators call it: the reference pass (engine/graph.c,
  * ic_graph_eval, and the exporter's helpers there through the parts
  * below), the model's check of its stamps (graph_check.c, with nothing
- * idealized) and the stitcher solving a fragment's positions in the
- * baseline (engine/stitch.c). Slack's forward pass (engine/slack.c) and the
- * solver's lanes (engine/solver_kernels.c, solver_rules.c) follow the same
- * order in their own code: slack turns each rule into the edge that gave
- * its node, and the solver evaluates every subset at once in vectors.
+ * idealized), the stitcher solving a fragment's positions in the
+ * baseline (engine/stitch.c) and slack's forward pass (engine/slack.c),
+ * which asks ic_rec_eval_why what bound each node (the IW edges that
+ * held, the rule that moved D or E and from where) to turn each rule into
+ * the edge that gave its node. The solver's lanes
+ * (engine/solver_kernels.c, solver_rules.c) follow the same order in their
+ * own code: they evaluate every subset at once in vectors.
  *
  * Everything is inline so that each caller's way to its earlier times
  * (ic_rec_past) folds into the edge loop. */
@@ -161,13 +163,16 @@ static inline uint64_t ic_rec_in_node(const ic_graph_rec *r, const ic_rec_in *in
 }
 
 /* E of record r from E' (e_other: its other in-edges) and its gathered IW
- * edges that hold against E'. O(IW edges). */
+ * edges that hold against E'; if held is not NULL, bit k of it set for
+ * each IW edge k that holds. O(IW edges). */
 static inline uint64_t ic_rec_in_iw(const ic_graph_rec *r, const ic_rec_in *in, ic_catmask ideal,
-                                    const ic_rec_past *past, const uint64_t *self, uint64_t e_other) {
+                                    const ic_rec_past *past, const uint64_t *self, uint64_t e_other,
+                                    uint32_t *held) {
   uint64_t v = e_other;
   for (uint32_t m = in->iw; m; m &= m - 1) {
     const ic_edge *e = &r->edge[__builtin_ctz(m)];
     if (!ic_rec_iw_holds(e, ideal, past, self, e_other)) continue;
+    if (held) *held |= m & -m;
     const uint64_t a = ic_rec_edge_time(e, ideal, past, self);
     if (a > v) v = a;
   }
@@ -194,19 +199,34 @@ static inline uint64_t ic_rec_e_edges(const ic_graph_rec *r, ic_catmask ideal, i
   ic_rec_in_gather(r, ideal, rules, past, &in);
   const uint64_t v0 = ic_rec_in_node(r, &in, IC_NODE_E, ideal, self);
   if (e_other) *e_other = v0;
-  return ic_rec_in_iw(r, &in, ideal, past, self, v0);
+  return ic_rec_in_iw(r, &in, ideal, past, self, v0, NULL);
 }
+
+/* What bound a record's nodes beyond their in-edges, as ic_rec_eval_why
+ * found it: for a caller that turns each rule into the edge that gave its
+ * node (slack). mshr_src and slot_at are ic_rules_time's src and
+ * slot_at. */
+typedef struct ic_rec_why {
+  uint32_t iw_held;  /* bit k: edge k is an IW edge that held (against E') */
+  uint64_t iq_bound; /* the IQ rule's bound where it moved D past D's in-edges (0: it did not) */
+  uint64_t mshr_src; /* seq of the holder whose completion gave the MSHR rule's last move of E
+                        (UINT64_MAX: it never moved E) */
+  uint64_t slot_at;  /* cycle of the slot rule's last move of E (0: it never moved E) */
+} ic_rec_why;
 
 /* The five node times of record r under `ideal` into t, in the order above,
  * from the earlier records' times (past) and the rules' tables, whose
  * floors it raises (tabs; an IQ rule of another size than the table's
  * resets it). The tables do not count r until ic_rec_take. If fed is not
- * NULL, its bit n says node n has an in-edge the idealization keeps.
- * IC_REC_EIQ where the IQ rule's table cannot take r's size (t unset). t
- * may be r's own stamps (written only at the end). Time complexity:
- * O(edges) and the rules' walks. */
-static inline ic_rec_status ic_rec_eval(const ic_graph_rec *r, ic_catmask ideal, const ic_rec_past *past,
-                                        ic_rec_tabs *tabs, uint64_t t_out[IC_NODE_COUNT], unsigned *fed) {
+ * NULL, its bit n says node n has an in-edge the idealization keeps; if
+ * why is not NULL, it says what bound the nodes beyond their in-edges
+ * (ic_rec_why). IC_REC_EIQ where the IQ rule's table cannot take r's size
+ * (t, why unset). t may be r's own stamps (written only at the end).
+ * Always inlined, so that a caller passing NULL (ic_rec_eval) keeps none
+ * of why's work. Time complexity: O(edges) and the rules' walks. */
+static inline __attribute__((always_inline)) ic_rec_status
+ic_rec_eval_why(const ic_graph_rec *r, ic_catmask ideal, const ic_rec_past *past, ic_rec_tabs *tabs,
+                uint64_t t_out[IC_NODE_COUNT], unsigned *fed, ic_rec_why *why) {
   const ic_catmask rules = ic_rec_rules_mask(r, ideal); /* with its scoped drops */
   const uint32_t qk = ic_rec_iq_rule(r, ideal);
   /* a record without the rule neither reads nor clears the table: the rule
@@ -216,25 +236,36 @@ static inline ic_rec_status ic_rec_eval(const ic_graph_rec *r, ic_catmask ideal,
   ic_rec_in_gather(r, ideal, rules, past, &in);
   uint64_t t[IC_NODE_COUNT] = {0};
   t[IC_NODE_D] = ic_rec_in_node(r, &in, IC_NODE_D, ideal, t);
+  if (why) *why = (ic_rec_why){.mshr_src = UINT64_MAX};
   if (qk) {
     const uint64_t b = ic_iq_tab_bound(&tabs->iq);
-    if (b > t[IC_NODE_D]) t[IC_NODE_D] = b;
+    if (b > t[IC_NODE_D]) {
+      t[IC_NODE_D] = b;
+      if (why) why->iq_bound = b;
+    }
   }
   if (ic_slot_rule_applies(ideal)) ic_slot_tab_floor(&tabs->slots, t[IC_NODE_D]);
   t[IC_NODE_R] = ic_rec_in_node(r, &in, IC_NODE_R, ideal, t);
-  t[IC_NODE_E] = ic_rec_in_iw(r, &in, ideal, past, t, ic_rec_in_node(r, &in, IC_NODE_E, ideal, t));
+  t[IC_NODE_E] = ic_rec_in_iw(r, &in, ideal, past, t, ic_rec_in_node(r, &in, IC_NODE_E, ideal, t),
+                              why ? &why->iw_held : NULL);
   int nw, np;
   const int slot = ic_rec_slot_counts(r, ideal, &nw, &np);
   const int mk = ic_rec_mshr_rule(r, rules);
   if (mk) ic_mshr_tab_floor(&tabs->holds, t[IC_NODE_D]);
   if (mk || slot)
     t[IC_NODE_E] = ic_rules_time(&tabs->holds, mk, &tabs->slots, slot, nw, np, ooo_pool_of(r->opclass),
-                                 t[IC_NODE_E], NULL, NULL);
+                                 t[IC_NODE_E], why ? &why->mshr_src : NULL, why ? &why->slot_at : NULL);
   t[IC_NODE_P] = ic_rec_in_node(r, &in, IC_NODE_P, ideal, t);
   t[IC_NODE_C] = ic_rec_in_node(r, &in, IC_NODE_C, ideal, t);
   memcpy(t_out, t, sizeof t);
   if (fed) *fed = in.fed;
   return IC_REC_OK;
+}
+
+/* ic_rec_eval_why without why: the times alone. */
+static inline ic_rec_status ic_rec_eval(const ic_graph_rec *r, ic_catmask ideal, const ic_rec_past *past,
+                                        ic_rec_tabs *tabs, uint64_t t_out[IC_NODE_COUNT], unsigned *fed) {
+  return ic_rec_eval_why(r, ideal, past, tabs, t_out, fed, NULL);
 }
 
 /* The rules' tables count record r with its times t under `ideal`: its

@@ -4,13 +4,17 @@
  * random valid graphs checked against an independent longest-path
  * computation done with igraph (topological order from igraph, arrival =
  * longest path from the start, slack = end - arrival - longest path to the
- * end); malformed records. */
+ * end); random graphs with the rules and IW edges, whose arrival times
+ * under every idealization are the reference pass's (ic_graph_eval); hand
+ * graphs where a rule gives a node its time and so puts its source on the
+ * critical path; malformed records. */
 #include <criterion/criterion.h>
 #include <igraph.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
+#include "ooo.h"
 #include "slack.h"
 #include "solver.h"
 
@@ -607,4 +611,167 @@ Test(slack, idealized_lengths_match_solver_with_the_mshr_rule) { idealized_lengt
 Test(slack, idealized_lengths_match_solver_with_the_iq_rule) { idealized_lengths_match_solver(0, 6, 0); }
 Test(slack, idealized_lengths_match_solver_with_both_mshr_and_slot_rules) {
   idealized_lengths_match_solver(1, 0, 1);
+}
+
+/* random_graph with the rules and IW edges on top: every record an
+ * opclass, the slot rule (width 2, one unit of its pool for some) past the
+ * first, the MSHR rule (2) on loads, the IQ rule (iq, 0: none) on all, now
+ * and then an IW edge (to E, from 1 to 4 back) that win or dmiss keep;
+ * stamps from the reference pass. Records from seq0. */
+static ic_graph_rec *random_graph_with_rules(size_t n, uint64_t seed, uint32_t iq, uint64_t seq0) {
+  ic_graph_rec *r = random_graph(n, seed);
+  static const uint8_t ops[] = {IC_OP_INT_ALU, IC_OP_LOAD, IC_OP_STORE, IC_OP_INT_MUL, IC_OP_FP_ADD};
+  uint64_t x = seed * 31 + 7;
+  for (size_t i = 0; i < n; i++) {
+    ic_graph_rec *g = &r[i];
+    const int load = g->opclass == 6;
+    g->opclass = load ? IC_OP_LOAD : ops[rng_next(&x) % sizeof ops];
+    if (i > 0) {
+      g->slot_w = 2;
+      g->slot_p = rng_next(&x) % 3 == 0 ? 1 : 0;
+    }
+    g->mshr_k = g->opclass == IC_OP_LOAD ? 2 : 0;
+    g->iq = iq;
+    if (rng_next(&x) % 4 == 0 && g->nedges < IC_MAX_EDGES) {
+      ic_edge iw = mk_edge(IC_EDGE_IW, 1 + (uint32_t)(rng_next(&x) % 4), 1, IC_CAT_BW);
+      iw.keep = (uint8_t)(rng_next(&x) & (IC_CATBIT(IC_CAT_WIN) | IC_CATBIT(IC_CAT_DMISS)));
+      add(g, iw);
+    }
+    g->seq = seq0 + i;
+  }
+  uint64_t *nt = malloc(n * IC_NODE_COUNT * sizeof *nt), t;
+  ic_err err;
+  cr_assert(nt);
+  cr_assert_eq(ic_graph_eval(r, n, 0, nt, &t, &err), IC_OK, "%s", err.msg);
+  for (size_t i = 0; i < n; i++) memcpy(r[i].t, &nt[i * IC_NODE_COUNT], sizeof r[i].t);
+  free(nt);
+  return r;
+}
+
+/* Slack's arrival times of recs under `ideal` (window w) against the
+ * reference pass's node times, node by node; slacks never wrap. */
+static void arrivals_match_reference(const ic_graph_rec *r, size_t n, ic_catmask ideal, uint32_t w, uint64_t *nt,
+                                     const char *what) {
+  uint64_t t;
+  ic_err err;
+  cr_assert_eq(ic_graph_eval(r, n, ideal, nt, &t, &err), IC_OK, "%s", err.msg);
+  ic_slack *s;
+  obs_log l;
+  log_init(&l, n);
+  l.first_seq = r[0].seq;
+  cr_assert_eq(ic_slack_create(&s, w, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_slack_set_ideal(s, ideal, &err), IC_OK, "%s", err.msg);
+  ic_slack_set_observer(s, observe, &l);
+  for (size_t i = 0; i < n; i += 97)
+    cr_assert_eq(ic_slack_consume(s, r + i, n - i < 97 ? n - i : 97, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_slack_finish(s, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(l.n, n);
+  cr_assert(!l.out_of_order);
+  const ic_slack_totals *tt = ic_slack_get_totals(s);
+  cr_assert_eq(tt->cycles, t, "%s, ideal %#x: slack's length %llu, reference %llu", what, ideal,
+               (unsigned long long)tt->cycles, (unsigned long long)t);
+  cr_assert_eq(tt->stamp_mismatches, 0);
+  cr_assert_eq(tt->unreached_edges, 0);
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < IC_NODE_COUNT; k++) {
+      cr_assert_eq(l.arr[i][k], nt[i * IC_NODE_COUNT + k], "%s, ideal %#x: %c of record %zu: slack %llu, reference %llu",
+                   what, ideal, ic_node_names[k], i, (unsigned long long)l.arr[i][k],
+                   (unsigned long long)nt[i * IC_NODE_COUNT + k]);
+      cr_assert_leq(l.slack[i][k], t, "%s, ideal %#x: slack of %c%zu wrapped", what, ideal, ic_node_names[k], i);
+    }
+  ic_slack_destroy(s);
+  log_free(&l);
+}
+
+/* Slack's forward pass is the contract's one evaluation order
+ * (rec_eval.h): under every idealization, with the IQ, MSHR and slot rules
+ * and IW edges that hold or not, its arrival time of every node is the
+ * reference pass's. A run longer than the arrival ring (IC_SLACK_MIN_REACH)
+ * from a seq other than 0 reads its ring across the wrap. */
+Test(slack, forward_times_are_the_reference_pass) {
+  for (uint64_t seed = 1; seed <= 2; seed++) {
+    const size_t n = 1500;
+    ic_graph_rec *r = random_graph_with_rules(n, seed, seed == 1 ? 6 : 0, 0);
+    uint64_t *nt = malloc(n * IC_NODE_COUNT * sizeof *nt);
+    cr_assert(nt);
+    for (ic_catmask ideal = 0; ideal < IC_CATBIT(IC_CAT_COUNT); ideal++)
+      arrivals_match_reference(r, n, ideal, 64, nt, seed == 1 ? "iq 6" : "no iq");
+    free(nt);
+    free(r);
+  }
+  const size_t n = IC_SLACK_MIN_REACH + 3000;
+  ic_graph_rec *r = random_graph_with_rules(n, 3, 8, 12345);
+  uint64_t *nt = malloc(n * IC_NODE_COUNT * sizeof *nt);
+  cr_assert(nt);
+  static const ic_catmask masks[] = {0, IC_CATBIT(IC_CAT_DL1) | IC_CATBIT(IC_CAT_SHALU),
+                                     IC_CATBIT(IC_CAT_WIN) | IC_CATBIT(IC_CAT_DMISS)};
+  for (size_t q = 0; q < sizeof masks / sizeof *masks; q++)
+    arrivals_match_reference(r, n, masks[q], 4096, nt, "past the ring");
+  free(nt);
+  free(r);
+}
+
+/* Two instructions in one window; i1 waits on i0 through one rule, and
+ * i1's long execution makes its own chain the critical one, so i0's E
+ * (and where it says, P) is critical only through the rule's edge.
+ * Base: i0 D0=0 R0=1 E0=1 P0=2 C0=3 (DR 1, RE 0, EP 1, PC 1); i1 DD 0 from
+ * i0, DR 1, RE 0, EP 20, PC 1, CC 1.
+ *   slot: width 1 on i1: E1 = 2 (cycle 1 is i0's), P1 = 22, C1 = 23; the
+ *         slot edge E0 -> E1 (latency 1) makes E0 critical.
+ *   mshr: one MSHR, both loads, i0's EP 10: P0 = 11, and i1 (ready at 1)
+ *         issues when i0's frees, E1 = 11, P1 = 31, C1 = 32; the MSHR edge
+ *         P0 -> E1 makes P0 and E0 critical.
+ *   iq:   an IQ of one: D1 = E0 = 1, R1 = 2, E1 = 2, P1 = 22, C1 = 23;
+ *         the IQ edge E0 -> D1 makes E0 critical.
+ * Without the rule's edge E0 would have slack 19 in each; C0 has it. */
+static void rule_graph(ic_graph_rec r[2], int rule) {
+  memset(r, 0, 2 * sizeof *r);
+  for (int i = 0; i < 2; i++) {
+    r[i].seq = (uint64_t)i;
+    r[i].pc = 0x3000 + 4 * (uint64_t)i;
+    r[i].opclass = rule == 1 ? IC_OP_LOAD : IC_OP_INT_ALU;
+    if (i > 0) add(&r[i], mk_edge(IC_EDGE_DD, 1, 0, IC_CAT_NONE));
+    add(&r[i], mk_edge(IC_EDGE_DR, 0, 1, IC_CAT_NONE));
+    add(&r[i], mk_edge(IC_EDGE_RE, 0, 0, IC_CAT_NONE));
+    add(&r[i], mk_edge(IC_EDGE_EP, 0, i ? 20 : rule == 1 ? 10 : 1, rule == 1 ? IC_CAT_DMISS : IC_CAT_SHALU));
+    add(&r[i], mk_edge(IC_EDGE_PC, 0, 1, IC_CAT_NONE));
+    if (i > 0) add(&r[i], mk_edge(IC_EDGE_CC, 1, 1, IC_CAT_NONE));
+  }
+  if (rule == 0) r[1].slot_w = 1;
+  if (rule == 1) r[0].mshr_k = r[1].mshr_k = 1;
+  if (rule == 2) r[0].iq = r[1].iq = 1;
+  uint64_t *nt = malloc(2 * IC_NODE_COUNT * sizeof *nt), t;
+  ic_err err;
+  cr_assert(nt);
+  cr_assert_eq(ic_graph_eval(r, 2, 0, nt, &t, &err), IC_OK, "%s", err.msg);
+  for (int i = 0; i < 2; i++) memcpy(r[i].t, &nt[i * IC_NODE_COUNT], sizeof r[i].t);
+  free(nt);
+}
+
+Test(slack, a_rule_that_gives_a_node_its_time_is_its_edge) {
+  static const char *const names[] = {"slot", "MSHR", "IQ"};
+  static const uint64_t want_t[3][2][5] = {{{0, 1, 1, 2, 3}, {0, 1, 2, 22, 23}},
+                                           {{0, 1, 1, 11, 12}, {0, 1, 11, 31, 32}},
+                                           {{0, 1, 1, 2, 3}, {1, 2, 2, 22, 23}}};
+  for (int rule = 0; rule < 3; rule++) {
+    ic_graph_rec r[2];
+    rule_graph(r, rule);
+    obs_log l;
+    log_init(&l, 2);
+    ic_slack *s = run_slack(r, 2, 0, 2, &l);
+    for (int i = 0; i < 2; i++)
+      for (int k = 0; k < 5; k++)
+        cr_assert_eq(l.arr[i][k], want_t[rule][i][k], "%s rule: %c%d = %llu, want %llu", names[rule],
+                     ic_node_names[k], i, (unsigned long long)l.arr[i][k], (unsigned long long)want_t[rule][i][k]);
+    cr_assert_eq(l.slack[0][IC_NODE_E], 0, "%s rule: E0 has slack %llu", names[rule],
+                 (unsigned long long)l.slack[0][IC_NODE_E]);
+    cr_assert_eq(l.slack[0][IC_NODE_P], rule == 1 ? 0 : 19, "%s rule: P0 has slack %llu", names[rule],
+                 (unsigned long long)l.slack[0][IC_NODE_P]);
+    cr_assert_eq(l.slack[0][IC_NODE_C], 19);
+    for (int k = IC_NODE_E; k < 5; k++)
+      cr_assert_eq(l.slack[1][k], 0, "%s rule: %c1 not critical", names[rule], ic_node_names[k]);
+    cr_assert_eq(ic_slack_get_totals(s)->stamp_mismatches, 0);
+    ic_slack_destroy(s);
+    log_free(&l);
+  }
 }
