@@ -534,7 +534,8 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   int prev_wbound = 0;            /* the previous position waited for the window */
   struct rules ru = {0}; /* the issues, MSHR holders and IQ rule's E's so far (issue_slots,
                             solve_record) */
-  if ((m->iq < m->rob && m->iq <= IC_IQ_RULE_MAX && ic_iq_tab_reset(&ru.tabs.iq, m->iq) != 0) ||
+  const uint32_t iq_k = ic_iq_rule_size(m->iq, m->rob); /* as the model sets it */
+  if ((iq_k && ic_iq_tab_reset(&ru.tabs.iq, iq_k) != 0) ||
       !(ru.mtag = malloc((sk->n ? sk->n : 1) * sizeof *ru.mtag))) {
     free(anc);
     free(lines.slot);

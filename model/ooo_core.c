@@ -1190,7 +1190,7 @@ ic_status ooo_run(ooo_core *c, ic_inst_source src, uint64_t max, ic_err *err) {
   c->run_first = c->tail;
   /* the IQ rule counts this run's instructions, as the graph's evaluators
      count the records */
-  ic_iq_tab_reset(&c->iq_rule, c->split_window && c->iq < c->rob && c->iq <= IC_IQ_RULE_MAX ? c->iq : 0);
+  ic_iq_tab_reset(&c->iq_rule, c->split_window ? ic_iq_rule_size(c->iq, c->rob) : 0);
   if (c->progress) c->pnext = c->st.instructions + c->pevery;
   uint64_t t = c->cycle;
   for (;;) {
