@@ -485,12 +485,12 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
      through its youngest register producer (reg_chain.h; fragment
      positions), in a ring of rows over the positions a producer can be at:
      maxdist back, so a producer's row is never the position's own */
-  const uint32_t alev = ic_chain_levels(m->issue_width), astride = ic_chain_stride(alev);
+  const uint32_t alev = ic_chain_levels(m->issue_width); /* rows of alev entries, each set */
   uint64_t arows = (uint64_t)IC_WIN_FACTOR * m->rob + 1;
   if (arows > sk->n) arows = sk->n;
   uint64_t *anc = NULL;
   if (alev && arows) {
-    anc = malloc(arows * astride * sizeof *anc);
+    anc = malloc(arows * alev * sizeof *anc);
     if (!anc) return ic_fail(err, IC_ERUN, "stitcher: out of memory");
   }
   /* I-cache lines: with the machine's line size (a power of two), the
@@ -752,9 +752,9 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     /* R node */
     part(new_edge(r, IC_EDGE_DR, 0), IC_CAT_NONE, m->dispatch_ready);
     uint64_t prod[IC_MAX_SRC]; /* as the model's (reg_chain.h) */
-    for (unsigned pm = ic_chain_producers(last_writer, si.src, k, 0, maxdist, prod); pm; pm &= pm - 1)
-      part(new_edge(r, IC_EDGE_PR, (uint32_t)(k - prod[__builtin_ctz(pm)])), IC_CAT_NONE,
-           m->wakeup > 0 ? m->wakeup - 1 : 0);
+    for (int q = 0; q < IC_MAX_SRC; q++)
+      if ((prod[q] = ic_chain_producer(last_writer, si.src, q, prod, k, 0, maxdist)) != IC_SEQ_NONE)
+        part(new_edge(r, IC_EDGE_PR, (uint32_t)(k - prod[q])), IC_CAT_NONE, m->wakeup > 0 ? m->wakeup - 1 : 0);
     it = item(d, IC_EDGE_PR, IC_EDGE_MEM);
     if (it) *new_edge(r, IC_EDGE_PR, it->dist) = *it;
     /* E, P nodes */
@@ -770,9 +770,9 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
       /* as the model (reg_chain.h): ancestors through the youngest register
          producer, whose row the ring holds (it is at most maxdist back);
          an edge to the one alev steps up, latency 1 (bw) */
-      uint64_t *an = &anc[(k % arows) * astride];
+      uint64_t *an = &anc[(k % arows) * alev];
       const uint64_t p = ic_chain_youngest(prod);
-      ic_chain_fill(an, p != IC_SEQ_NONE ? &anc[(p % arows) * astride] : NULL, p, alev, astride);
+      ic_chain_fill(an, p != IC_SEQ_NONE ? &anc[(p % arows) * alev] : NULL, p, alev, alev);
       const uint64_t j = ic_chain_ibw_source(an, alev, k, 0, maxdist);
       if (j != IC_SEQ_NONE) part(new_edge(r, IC_EDGE_IBW, (uint32_t)(k - j)), IC_CAT_BW, 1);
     }

@@ -884,11 +884,18 @@ static void dispatch(ooo_core *c, uint64_t t) {
     c->cons_head[x] = NONE_SEQ;
     uint8_t pend = 0;
     uint64_t *const prod = &c->prod[x * 4];
-    uint8_t pm = (uint8_t)ic_chain_producers(c->last_writer, in->src, i, c->run_first, c->maxdist, prod);
     prod[3] = NONE_SEQ;
-    for (unsigned m = pm; m; m &= m - 1) {
-      const int k = __builtin_ctz(m);
-      const uint64_t w = prod[k], wx = w & c->mask;
+    uint8_t pm = 0;
+    /* locals: the stores to prod[] could otherwise alias them and force reloads */
+    uint8_t src[IC_MAX_SRC];
+    memcpy(src, in->src, sizeof src);
+    const uint64_t first = c->run_first, maxdist = c->maxdist;
+#pragma GCC unroll 3 /* each slot's own code: the test for a shared writer reads fixed slots */
+    for (int k = 0; k < IC_MAX_SRC; k++) {
+      const uint64_t w = prod[k] = ic_chain_producer(c->last_writer, src, k, prod, i, first, maxdist);
+      if (w == NONE_SEQ) continue;
+      pm |= (uint8_t)(1u << k);
+      const uint64_t wx = w & c->mask;
       if (w < c->head || (c->fl[wx] & FL_ISSUED)) { /* committed ones may be out of the ring */
         uint64_t avail = c->Phist[w & c->hmask] + c->wk - 1;
         if (avail > c->racc[x]) c->racc[x] = avail;

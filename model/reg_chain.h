@@ -28,37 +28,39 @@
 #define IC_CHAIN_WIDTH_MAX 16u /* issue widths past it track no ancestors (their IBW
                                   edges are not built: bw, which drops them, widens it) */
 
-/* The register an instruction's source or destination slot names, or -1
- * where it names none a dependence can go through (none, x0). */
-static inline int ic_chain_reg(uint8_t reg) {
-  return reg == IC_REG_NONE || reg == IC_REG_X0 || reg >= IC_REG_COUNT ? -1 : reg;
+/* Does register id reg carry a dependence (not x0, not IC_REG_NONE, in
+ * the numbering)? One compare: x0 wraps to 255. */
+static inline int ic_chain_dep(uint8_t reg) {
+  _Static_assert(IC_REG_X0 == 0 && IC_REG_NONE >= IC_REG_COUNT, "x0 first, none past the numbering");
+  return (uint8_t)(reg - 1) < IC_REG_COUNT - 1;
 }
 
-/* The producers of instruction i with sources src[], from last_writer[]
- * (IC_SEQ_NONE: no writer yet), into prod[IC_MAX_SRC] (IC_SEQ_NONE where a
- * slot has none). Returns the mask of the slots with one. */
-static inline unsigned ic_chain_producers(const uint64_t *last_writer, const uint8_t *src, uint64_t i,
-                                          uint64_t first, uint64_t maxdist, uint64_t *prod) {
-  unsigned pm = 0;
-  for (int k = 0; k < IC_MAX_SRC; k++) {
-    prod[k] = IC_SEQ_NONE;
-    const int reg = ic_chain_reg(src[k]);
-    if (reg < 0) continue;
-    const uint64_t w = last_writer[reg];
-    if (w == IC_SEQ_NONE || w < first || i - w > maxdist) continue;
-    int dup = 0;
-    for (int q = 0; q < k; q++) dup |= prod[q] == w;
-    if (dup) continue;
-    prod[k] = w;
-    pm |= 1u << k;
-  }
-  return pm;
+/* Can an edge into instruction i come from j (IC_SEQ_NONE: none): is it
+ * of the run (at least first) and at most maxdist back? */
+static inline int ic_chain_reaches(uint64_t j, uint64_t i, uint64_t first, uint64_t maxdist) {
+  return j != IC_SEQ_NONE && j >= first && i - j <= maxdist;
+}
+
+/* The producer of source slot k of instruction i (sources src[]), from
+ * last_writer[] (IC_SEQ_NONE: no writer yet) and the producers prod[0..k)
+ * of the slots before it; IC_SEQ_NONE where it has none. Callers loop over
+ * the slots in order and store each answer as prod[k] (the model wires its
+ * consumer links in the same loop). */
+static inline uint64_t ic_chain_producer(const uint64_t *last_writer, const uint8_t *src, int k,
+                                         const uint64_t *prod, uint64_t i, uint64_t first,
+                                         uint64_t maxdist) {
+  const uint8_t reg = src[k];
+  if (!ic_chain_dep(reg)) return IC_SEQ_NONE;
+  const uint64_t w = last_writer[reg];
+  if (!ic_chain_reaches(w, i, first, maxdist)) return IC_SEQ_NONE;
+  int dup = 0;
+  for (int q = 0; q < k; q++) dup |= prod[q] == w;
+  return dup ? IC_SEQ_NONE : w;
 }
 
 /* Instruction i writes its destination dst. */
 static inline void ic_chain_write(uint64_t *last_writer, uint8_t dst, uint64_t i) {
-  const int reg = ic_chain_reg(dst);
-  if (reg >= 0) last_writer[reg] = i;
+  if (ic_chain_dep(dst)) last_writer[dst] = i;
 }
 
 /* Ancestor levels tracked for issue width iw (iw + 1), 0: none. */
@@ -66,8 +68,8 @@ static inline uint32_t ic_chain_levels(uint32_t iw) {
   return iw >= 1 && iw <= IC_CHAIN_WIDTH_MAX ? iw + 1 : 0;
 }
 
-/* The row stride for `levels`: IC_CHAIN_ROW where they fit (ic_chain_fill
- * then copies a fixed size), else levels. */
+/* The model's row stride for `levels`: IC_CHAIN_ROW where they fit
+ * (ic_chain_fill then copies a fixed size), else levels. */
 static inline uint32_t ic_chain_stride(uint32_t levels) {
   return levels <= IC_CHAIN_ROW ? IC_CHAIN_ROW : levels;
 }
@@ -84,8 +86,9 @@ static inline uint64_t ic_chain_youngest(const uint64_t *prod) {
 /* The row of an instruction whose youngest producer is p (IC_SEQ_NONE:
  * none), from p's row `up` (NULL where p is none or its row is no longer
  * held: then the instruction has no ancestors). The two rows are distinct
- * rows of one stride, and every row of the storage was filled by this
- * function before it is read as `up`. */
+ * rows of one stride; at IC_CHAIN_ROW the copy takes the entries past
+ * `levels` too, unread, so a caller with that stride sets its storage
+ * first (the model fills it at its start). */
 static inline void ic_chain_fill(uint64_t *row, const uint64_t *up, uint64_t p, uint32_t levels,
                                  uint32_t stride) {
   if (up) {
@@ -95,18 +98,17 @@ static inline void ic_chain_fill(uint64_t *row, const uint64_t *up, uint64_t p, 
     else
       for (uint32_t d = 1; d < levels; d++) row[d] = up[d - 1];
   } else {
-    for (uint32_t d = 0; d < stride; d++) row[d] = IC_SEQ_NONE; /* the whole row: a fixed-size copy
-                                                                   of it copies only values set */
+    for (uint32_t d = 0; d < levels; d++) row[d] = IC_SEQ_NONE;
   }
 }
 
 /* The source of instruction i's IBW edge from its row: its ancestor
- * `levels` steps up, if of the run and at most maxdist back; else
+ * `levels` steps up, if an edge can come from it (ic_chain_reaches); else
  * IC_SEQ_NONE. */
 static inline uint64_t ic_chain_ibw_source(const uint64_t *row, uint32_t levels, uint64_t i, uint64_t first,
                                            uint64_t maxdist) {
   const uint64_t j = row[levels - 1];
-  return j != IC_SEQ_NONE && j >= first && i - j <= maxdist ? j : IC_SEQ_NONE;
+  return ic_chain_reaches(j, i, first, maxdist) ? j : IC_SEQ_NONE;
 }
 
 #endif

@@ -1,16 +1,27 @@
 /* test_reg_chain.c: register producers and IBW ancestors (model/reg_chain.h),
  * which the model's dispatch and the stitcher share: producers by hand
  * (x0, unused slots, a shared writer, the run's start, the distance limit),
- * the levels and strides, and the ancestor rows of a random register stream
- * kept in a ring as the stitcher keeps them, against a walk up the chain of
- * youngest producers (the definition), for a fixed-size and a wider row. */
+ * the levels and strides, and the ancestor rows of a random register
+ * stream kept in a ring as the stitcher keeps them, against a walk up the
+ * chain of youngest producers (the definition), for a fixed-size and a
+ * wider row. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "reg_chain.h"
 
 static void writers_none(uint64_t *lw) {
   for (int r = 0; r < IC_REG_COUNT; r++) lw[r] = IC_SEQ_NONE;
+}
+
+/* The callers' loop over the source slots; the mask of those with one. */
+static unsigned producers(const uint64_t *lw, const uint8_t *src, uint64_t i, uint64_t first,
+                          uint64_t maxdist, uint64_t *prod) {
+  unsigned pm = 0;
+  for (int k = 0; k < IC_MAX_SRC; k++)
+    if ((prod[k] = ic_chain_producer(lw, src, k, prod, i, first, maxdist)) != IC_SEQ_NONE) pm |= 1u << k;
+  return pm;
 }
 
 Test(reg_chain, producers_by_hand) {
@@ -21,24 +32,26 @@ Test(reg_chain, producers_by_hand) {
   ic_chain_write(lw, IC_REG_NONE, 12);
   ic_chain_write(lw, IC_REG_F0 + 1, 13);
   cr_assert_eq(lw[IC_REG_X0], IC_SEQ_NONE);
+  for (int r = 0; r < 256; r++) /* the one compare against the three tests it stands for */
+    cr_assert_eq(ic_chain_dep((uint8_t)r), r != IC_REG_X0 && r != IC_REG_NONE && r < IC_REG_COUNT, "%d", r);
   const uint8_t src[IC_MAX_SRC] = {5, IC_REG_X0, IC_REG_F0 + 1};
-  cr_assert_eq(ic_chain_producers(lw, src, 20, 0, 100, prod), 5u);
+  cr_assert_eq(producers(lw, src, 20, 0, 100, prod), 5u);
   cr_assert_eq(prod[0], 10);
   cr_assert_eq(prod[1], IC_SEQ_NONE);
   cr_assert_eq(prod[2], 13);
   /* a writer two sources share is listed at the first */
   const uint8_t twice[IC_MAX_SRC] = {IC_REG_NONE, 5, 5};
-  cr_assert_eq(ic_chain_producers(lw, twice, 20, 0, 100, prod), 2u);
+  cr_assert_eq(producers(lw, twice, 20, 0, 100, prod), 2u);
   cr_assert_eq(prod[1], 10);
   cr_assert_eq(prod[2], IC_SEQ_NONE);
   /* before the run's first instruction, or further back than maxdist: none */
-  cr_assert_eq(ic_chain_producers(lw, src, 20, 11, 100, prod), 4u);
-  cr_assert_eq(ic_chain_producers(lw, src, 20, 0, 8, prod), 4u, "10 back is past maxdist 8");
-  cr_assert_eq(ic_chain_producers(lw, src, 20, 0, 7, prod), 4u, "7 back is at maxdist 7");
-  cr_assert_eq(ic_chain_producers(lw, src, 20, 0, 6, prod), 0u);
+  cr_assert_eq(producers(lw, src, 20, 11, 100, prod), 4u);
+  cr_assert_eq(producers(lw, src, 20, 0, 8, prod), 4u, "10 back is past maxdist 8");
+  cr_assert_eq(producers(lw, src, 20, 0, 7, prod), 4u, "7 back is at maxdist 7");
+  cr_assert_eq(producers(lw, src, 20, 0, 6, prod), 0u);
   /* a register no one wrote, one past the numbering */
   const uint8_t none[IC_MAX_SRC] = {7, IC_REG_COUNT, IC_REG_NONE};
-  cr_assert_eq(ic_chain_producers(lw, none, 20, 0, 100, prod), 0u);
+  cr_assert_eq(producers(lw, none, 20, 0, 100, prod), 0u);
   cr_assert_eq(prod[0], IC_SEQ_NONE);
   /* the youngest of them */
   const uint64_t p3[IC_MAX_SRC] = {4, IC_SEQ_NONE, 9};
@@ -80,11 +93,12 @@ static void ring_against_walk(uint32_t iw, uint64_t maxdist, unsigned seed) {
   uint64_t *ring = malloc(rows * stride * sizeof *ring);
   uint64_t *young = malloc(n * sizeof *young);
   cr_assert(ring && young);
+  memset(ring, 0xff, rows * stride * sizeof *ring); /* a fixed-size copy reads past the levels */
   srand(seed);
   for (uint64_t i = 0; i < n; i++) {
     uint8_t src[IC_MAX_SRC], dst = (uint8_t)(1 + rand() % 6);
     for (int k = 0; k < IC_MAX_SRC; k++) src[k] = rand() % 4 ? (uint8_t)(rand() % 8) : IC_REG_NONE;
-    ic_chain_producers(lw, src, i, 0, maxdist, prod);
+    producers(lw, src, i, 0, maxdist, prod);
     const uint64_t p = ic_chain_youngest(prod);
     young[i] = p;
     uint64_t *row = &ring[(i % rows) * stride];
