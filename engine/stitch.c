@@ -11,6 +11,7 @@
 #include "graph.h"
 #include "ooo.h"
 #include "rec_eval.h"
+#include "reg_chain.h"
 #include "stitch_path.h"
 
 const char *const ic_stitch_abort_names[IC_STITCH_ABORT_COUNT] = {
@@ -283,13 +284,13 @@ static void rules_free(struct rules *ru) {
  * the edge pointed at whatever sat at its distance here: on narrow.yaml the
  * fragments of x_list took 693k cycles against 559k in the run, and the
  * profiler's error there was 32%; with program order instead of the E's,
- * 11.9%, now 6.0. prod: k's register producers (-1: none). Returns the
+ * 11.9%, now 6.0. prod: k's register producers (IC_SEQ_NONE: none). Returns the
  * source's position, or -1. */
 static int64_t mshr_capacity(struct rules *ru, const ic_graph_rec *recs, uint32_t k, int missed,
-                             const int64_t *prod, int nprod, uint64_t maxdist) {
+                             const uint64_t *prod, int nprod, uint64_t maxdist) {
   int64_t ma = -1;
   for (int q = 0; q < nprod; q++)
-    if (prod[q] >= 0 && ru->mtag[prod[q]] > ma) ma = ru->mtag[prod[q]];
+    if (prod[q] != IC_SEQ_NONE && ru->mtag[prod[q]] > ma) ma = ru->mtag[prod[q]];
   ru->mtag[k] = missed ? (int64_t)k : ma;
   if (!missed || !ru->kms) return -1;
   int root = 1;
@@ -481,12 +482,13 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   *built = 0;
   st->fragments++;
   /* IBW: each position's register ancestors 1..alev steps up the chain
-     through its youngest register producer (fragment positions, -1: none),
-     in a ring of the positions a producer can be at (maxdist back) */
-  uint32_t alev = m->issue_width >= 1 && m->issue_width <= 16 ? m->issue_width + 1 : 0;
+     through its youngest register producer (reg_chain.h; fragment
+     positions), in a ring of rows over the positions a producer can be at:
+     maxdist back, so a producer's row is never the position's own */
+  const uint32_t alev = ic_chain_levels(m->issue_width); /* rows of alev entries, each set */
   uint64_t arows = (uint64_t)IC_WIN_FACTOR * m->rob + 1;
   if (arows > sk->n) arows = sk->n;
-  int64_t *anc = NULL;
+  uint64_t *anc = NULL;
   if (alev && arows) {
     anc = malloc(arows * alev * sizeof *anc);
     if (!anc) return ic_fail(err, IC_ERUN, "stitcher: out of memory");
@@ -512,8 +514,8 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   uint32_t imiss_lat = sig_db_imiss_cycles(db);
   int sampled_imiss = imiss_lat > 0; /* the program has I-cache misses at all */
   if (!imiss_lat) imiss_lat = m->l2_latency;
-  int64_t last_writer[IC_REG_COUNT];
-  for (int r = 0; r < IC_REG_COUNT; r++) last_writer[r] = -1;
+  uint64_t last_writer[IC_REG_COUNT];
+  for (int r = 0; r < IC_REG_COUNT; r++) last_writer[r] = IC_SEQ_NONE;
   uint64_t stack[STACK_MAX];
   int sp = 0; /* a ring: the oldest entries are overwritten when it overflows */
   int depth = 0;
@@ -532,7 +534,8 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
   int prev_wbound = 0;            /* the previous position waited for the window */
   struct rules ru = {0}; /* the issues, MSHR holders and IQ rule's E's so far (issue_slots,
                             solve_record) */
-  if ((m->iq < m->rob && m->iq <= IC_IQ_RULE_MAX && ic_iq_tab_reset(&ru.tabs.iq, m->iq) != 0) ||
+  const uint32_t iq_k = ic_iq_rule_size(m->iq, m->rob); /* as the model sets it */
+  if ((iq_k && ic_iq_tab_reset(&ru.tabs.iq, iq_k) != 0) ||
       !(ru.mtag = malloc((sk->n ? sk->n : 1) * sizeof *ru.mtag))) {
     free(anc);
     free(lines.slot);
@@ -748,20 +751,10 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
     prev_wbound = wbound;
     /* R node */
     part(new_edge(r, IC_EDGE_DR, 0), IC_CAT_NONE, m->dispatch_ready);
-    int64_t prod[IC_MAX_SRC];
-    for (int q = 0; q < IC_MAX_SRC; q++) {
-      prod[q] = -1;
-      uint8_t reg = si.src[q];
-      if (reg == IC_REG_NONE || reg == IC_REG_X0 || reg >= IC_REG_COUNT) continue;
-      int64_t w = last_writer[reg];
-      if (w < 0 || (uint64_t)((int64_t)k - w) > maxdist) continue;
-      int dup = 0;
-      for (int p = 0; p < q; p++) dup |= prod[p] == w;
-      if (dup) continue;
-      prod[q] = w;
-      part(new_edge(r, IC_EDGE_PR, (uint32_t)((int64_t)k - w)), IC_CAT_NONE,
-           m->wakeup > 0 ? m->wakeup - 1 : 0);
-    }
+    uint64_t prod[IC_MAX_SRC]; /* as the model's (reg_chain.h) */
+    for (int q = 0; q < IC_MAX_SRC; q++)
+      if ((prod[q] = ic_chain_producer(last_writer, si.src, q, prod, k, 0, maxdist)) != IC_SEQ_NONE)
+        part(new_edge(r, IC_EDGE_PR, (uint32_t)(k - prod[q])), IC_CAT_NONE, m->wakeup > 0 ? m->wakeup - 1 : 0);
     it = item(d, IC_EDGE_PR, IC_EDGE_MEM);
     if (it) *new_edge(r, IC_EDGE_PR, it->dist) = *it;
     /* E, P nodes */
@@ -774,22 +767,14 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
       new_edge(r, IC_EDGE_RE, 0);
     }
     if (anc) {
-      /* as the model: ancestors through the youngest register producer;
+      /* as the model (reg_chain.h): ancestors through the youngest register
+         producer, whose row the ring holds (it is at most maxdist back);
          an edge to the one alev steps up, latency 1 (bw) */
-      int64_t *an = &anc[(k % arows) * alev];
-      int64_t p = -1;
-      for (int q = 0; q < IC_MAX_SRC; q++)
-        if (prod[q] > p) p = prod[q];
-      if (p >= 0) {
-        const int64_t *pa = &anc[((uint64_t)p % arows) * alev];
-        an[0] = p;
-        for (uint32_t a = 1; a < alev; a++) an[a] = pa[a - 1];
-      } else {
-        for (uint32_t a = 0; a < alev; a++) an[a] = -1;
-      }
-      int64_t j = an[alev - 1];
-      if (j >= 0 && (uint64_t)((int64_t)k - j) <= maxdist)
-        part(new_edge(r, IC_EDGE_IBW, (uint32_t)((int64_t)k - j)), IC_CAT_BW, 1);
+      uint64_t *an = &anc[(k % arows) * alev];
+      const uint64_t p = ic_chain_youngest(prod);
+      ic_chain_fill(an, p != IC_SEQ_NONE ? &anc[(p % arows) * alev] : NULL, p, alev, alev);
+      const uint64_t j = ic_chain_ibw_source(an, alev, k, 0, maxdist);
+      if (j != IC_SEQ_NONE) part(new_edge(r, IC_EDGE_IBW, (uint32_t)(k - j)), IC_CAT_BW, 1);
     }
     it = item(d, IC_EDGE_EP, 0);
     if (it) *new_edge(r, IC_EDGE_EP, 0) = *it;
@@ -851,8 +836,7 @@ ic_status ic_stitch_fragment_sites(const sig_db *db, const sig_machine *m,
       part(&pd_next, IC_CAT_NONE, (uint64_t)m->recovery + m->frontend_depth);
       have_pd = 1;
     }
-    if (si.dst[0] != IC_REG_NONE && si.dst[0] != IC_REG_X0 && si.dst[0] < IC_REG_COUNT)
-      last_writer[si.dst[0]] = k;
+    ic_chain_write(last_writer, si.dst[0], k);
     if (k + 1 == n) break; /* no next pc needed */
     int redir = 0, guessed = 0;
     /* next pc */

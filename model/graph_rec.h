@@ -124,9 +124,10 @@
  *                        (model/iq_tab.h, which every evaluator uses). Win
  *                        drops it (a 20x IQ, as it dropped the IQ edge).
  *                        Exact wherever the IQ size holds, as CD is for the
- *                        ROB. The model sets it
+ *                        ROB. The model and the stitcher set it
  *                        where core.iq < core.rob and core.iq <=
- *                        IC_IQ_RULE_MAX, and emits IQ edges elsewhere
+ *                        IC_IQ_RULE_MAX (ic_iq_rule_size); the model emits
+ *                        IQ edges elsewhere
  *   MSHR RULE (`mshr_k`: the machine's MSHRs K, 0: none): load i took an
  *                        MSHR at its issue and held it until its completion,
  *                        [E(i), P(i)); E(i) is the first cycle t >= E'(i)
@@ -394,6 +395,14 @@ static inline void ic_rec_set_slot_rule(ic_graph_rec *r, uint32_t width, uint32_
   const int on = !first && width && width <= IC_SLOT_RULE_WIDTH;
   r->slot_w = (uint8_t)(on ? width : 0);
   r->slot_p = (uint8_t)(on && units < width ? units : 0);
+}
+
+/* The IQ rule's K (graph_rec.h, IQ RULE) of a machine with an IQ of iq and
+ * a ROB of rob entries, as the model and the stitcher both set it: the IQ
+ * where it is smaller than the ROB and at most IC_IQ_RULE_MAX, else 0 (no
+ * rule). */
+static inline uint32_t ic_iq_rule_size(uint32_t iq, uint32_t rob) {
+  return iq < rob && iq <= IC_IQ_RULE_MAX ? iq : 0;
 }
 
 /* The mask record r's edge drops and MSHR rule see under `ideal`:

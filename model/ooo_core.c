@@ -260,8 +260,8 @@ ic_status ooo_create(ooo_core **out, const ooo_config *cfg, ic_catmask ideal, ic
   ALLOC(c->fu_src, n);
   /* IBW edges need iw + 1 ancestors per instruction: skipped for the wide
    * bw-idealized machine, whose edges bw drops anyway */
-  c->alev = c->iw <= 16 ? c->iw + 1 : 0;
-  c->astride = c->alev <= ANC_ROW ? ANC_ROW : c->alev;
+  c->alev = ic_chain_levels(c->iw);
+  c->astride = ic_chain_stride(c->alev);
   if (c->alev) {
     ALLOC(c->anc, n * c->astride);
     memset(c->anc, 0xff, n * c->astride * sizeof *c->anc);
@@ -883,19 +883,19 @@ static void dispatch(ooo_core *c, uint64_t t) {
     c->racc[x] = 0;
     c->cons_head[x] = NONE_SEQ;
     uint8_t pend = 0;
-    for (int k = 0; k < 4; k++) c->prod[x * 4 + k] = NONE_SEQ;
+    uint64_t *const prod = &c->prod[x * 4];
+    prod[3] = NONE_SEQ;
     uint8_t pm = 0;
+    /* locals: the stores to prod[] could otherwise alias them and force reloads */
+    uint8_t src[IC_MAX_SRC];
+    memcpy(src, in->src, sizeof src);
+    const uint64_t first = c->run_first, maxdist = c->maxdist;
+#pragma GCC unroll 3 /* each slot's own code: the test for a shared writer reads fixed slots */
     for (int k = 0; k < IC_MAX_SRC; k++) {
-      uint8_t reg = in->src[k];
-      if (reg == IC_REG_NONE || reg == IC_REG_X0 || reg >= IC_REG_COUNT) continue;
-      uint64_t w = c->last_writer[reg];
-      if (w == NONE_SEQ || w < c->run_first || i - w > c->maxdist) continue;
-      int dup = 0;
-      for (int q = 0; q < k; q++) dup |= c->prod[x * 4 + q] == w;
-      if (dup) continue;
-      c->prod[x * 4 + k] = w;
+      const uint64_t w = prod[k] = ic_chain_producer(c->last_writer, src, k, prod, i, first, maxdist);
+      if (w == NONE_SEQ) continue;
       pm |= (uint8_t)(1u << k);
-      uint64_t wx = w & c->mask;
+      const uint64_t wx = w & c->mask;
       if (w < c->head || (c->fl[wx] & FL_ISSUED)) { /* committed ones may be out of the ring */
         uint64_t avail = c->Phist[w & c->hmask] + c->wk - 1;
         if (avail > c->racc[x]) c->racc[x] = avail;
@@ -906,20 +906,10 @@ static void dispatch(ooo_core *c, uint64_t t) {
       }
     }
     if (c->have_sink && c->alev) { /* ancestors through the youngest register producer */
-      uint64_t *an = &c->anc[x * c->astride];
-      const uint64_t *pr = &c->prod[x * 4]; /* NONE_SEQ + 1 wraps to 0, below every seq + 1 */
-      uint64_t p0 = pr[0] + 1, p1 = pr[1] + 1, p2 = pr[2] + 1;
-      uint64_t p = (p0 > p1 ? p0 : p1) > p2 ? (p0 > p1 ? p0 : p1) : p2;
-      p--;
-      if (p != NONE_SEQ && p + c->cap > c->tail) { /* p's ring slot still holds p */
-        const uint64_t *pa = &c->anc[(p & c->mask) * c->astride];
-        an[0] = p;
-        if (c->astride == ANC_ROW) memcpy(an + 1, pa, (ANC_ROW - 1) * sizeof *an); /* fixed size: inlined */
-        else
-          for (uint32_t d = 1; d < c->alev; d++) an[d] = pa[d - 1];
-      } else {
-        for (uint32_t d = 0; d < c->alev; d++) an[d] = NONE_SEQ;
-      }
+      const uint64_t p = ic_chain_youngest(prod);
+      /* p's row, where its ring slot still holds p */
+      const uint64_t *up = p != NONE_SEQ && p + c->cap > c->tail ? &c->anc[(p & c->mask) * c->astride] : NULL;
+      ic_chain_fill(&c->anc[x * c->astride], up, p, c->alev, c->astride);
     }
     if (f & (FL_LOAD | FL_STORE)) {
       uint64_t a = in->mem_addr, sz = in->mem_size ? in->mem_size : 1;
@@ -937,7 +927,7 @@ static void dispatch(ooo_core *c, uint64_t t) {
           const ic_inst *si = &c->in[best & c->mask];
           uint64_t ss = si->mem_size ? si->mem_size : 1;
           if (si->mem_addr <= a && si->mem_addr + ss >= a + sz) c->fl[x] = (f |= FL_FWD);
-          c->prod[x * 4 + 3] = best;
+          prod[3] = best;
           pm |= 8;
           uint64_t bx = best & c->mask;
           if (c->fl[bx] & FL_ISSUED) {
@@ -949,15 +939,14 @@ static void dispatch(ooo_core *c, uint64_t t) {
             pend++;
           }
         } else if (c->have_sink && (best = cs_find(c, a, sz, i)) != NONE_SEQ) {
-          c->prod[x * 4 + 3] = best; /* committed: its data was in the cache */
+          prod[3] = best; /* committed: its data was in the cache */
           pm |= 8;
         }
       }
       if (f & FL_STORE)
         for (uint64_t k = a >> 3; k <= (a + sz - 1) >> 3; k++) sh_insert(c, k, i);
     }
-    if (in->dst[0] != IC_REG_NONE && in->dst[0] != IC_REG_X0 && in->dst[0] < IC_REG_COUNT)
-      c->last_writer[in->dst[0]] = i;
+    ic_chain_write(c->last_writer, in->dst[0], i);
     c->pending[x] = pend;
     c->pmask[x] = pm;
     if (!pend) make_ready(c, i, t);
@@ -1208,7 +1197,7 @@ ic_status ooo_run(ooo_core *c, ic_inst_source src, uint64_t max, ic_err *err) {
   c->run_first = c->tail;
   /* the IQ rule counts this run's instructions, as the graph's evaluators
      count the records */
-  ic_iq_tab_reset(&c->iq_rule, c->split_window && c->iq < c->rob && c->iq <= IC_IQ_RULE_MAX ? c->iq : 0);
+  ic_iq_tab_reset(&c->iq_rule, c->split_window ? ic_iq_rule_size(c->iq, c->rob) : 0);
   if (c->progress) c->pnext = c->st.instructions + c->pevery;
   uint64_t t = c->cycle;
   for (;;) {

@@ -287,9 +287,8 @@ void ooo_graph_record(ooo_core *c, uint64_t i, uint64_t t) {
   /* IBW: the iw + 1 instructions after ancestor j on i's chain issue no
    * earlier than P(j) and not all in one cycle */
   if (c->alev) {
-    uint64_t j = c->anc[x * c->astride + c->alev - 1];
-    if (j != NONE_SEQ && j >= first && i - j <= c->maxdist)
-      edge1(&cur, IC_EDGE_IBW, (uint32_t)(i - j), IC_CAT_BW, 1);
+    const uint64_t j = ic_chain_ibw_source(&c->anc[x * c->astride], c->alev, i, first, c->maxdist);
+    if (j != NONE_SEQ) edge1(&cur, IC_EDGE_IBW, (uint32_t)(i - j), IC_CAT_BW, 1);
   }
   /* MSHR: a missing load needs a free MSHR, freed by the completion of an
    * earlier miss; where that binds, the wait lives on this edge (which

@@ -14,12 +14,12 @@
 #include "iq_tab.h"
 #include "ooo.h"
 #include "ooo_config.h"
+#include "reg_chain.h"
 
-#define NONE_SEQ UINT64_MAX
+#define NONE_SEQ IC_SEQ_NONE
 #define INF_CYCLE UINT64_MAX
 #define BATCH 256
 #define FLUSH_EVERY 8 /* records per batch: 8 (5.7 KB) stay in L1 between batches, 32 did not */
-#define ANC_ROW 8
 #define ILOG_CYCLES 512u /* cycles of issues kept for the slot rule's check; a
                             wait reaching further back stays a fixed RE part */
 
@@ -133,9 +133,10 @@ struct ooo_core {
   uint64_t *fu_last[FU_COUNT]; /* ring of the pool's last fu_n unpipelined issues (graph) */
   uint32_t fu_lpos[FU_COUNT];  /* its oldest entry */
   uint64_t *fu_src;             /* per instruction: fu_hold of its unit when it issued */
-  uint64_t *anc;  /* [cap][astride]: register ancestors 1..alev steps up one chain (IBW) */
-  uint32_t alev;  /* issue width + 1, or 0: not tracked */
-  uint32_t astride; /* ANC_ROW when alev fits (a fixed-size row copy), else alev */
+  uint64_t *anc;  /* [cap][astride]: register ancestors 1..alev steps up one chain (IBW,
+                     reg_chain.h) */
+  uint32_t alev;  /* issue width + 1, or 0: not tracked (ic_chain_levels) */
+  uint32_t astride; /* ic_chain_stride(alev) */
   uint64_t *mshr_free;
   uint64_t *mshr_hold; /* per MSHR: the miss that last held it, or NONE */
   uint64_t *mshr_ring; /* the last nmshr misses in allocation order (MSHR edges) */
