@@ -74,15 +74,15 @@ static inline uint32_t ic_rec_pack_slot(uint64_t pc) {
   return (uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 40) & (IC_REC_PACK_REFS - 1);
 }
 
-/* Fetches what packing a record of pc with nedges edges reads of its
- * table slot, for a record a few ahead (the table is larger than a CPU's
- * first-level cache). */
+/* Fetches the table slot's header and edges a record of pc with nedges
+ * edges is compared with, for a record a few ahead (the table is larger
+ * than a CPU's first-level cache; fetching the mask too cost more than it
+ * saved). */
 static inline void ic_rec_pack_prefetch(const ic_rec_pack_state *s, uint64_t pc, unsigned nedges) {
   const ic_rec_pack_ref *f = &s->ref[ic_rec_pack_slot(pc)];
   const size_t eb = (nedges < IC_MAX_EDGES ? nedges : IC_MAX_EDGES) * sizeof(ic_edge);
   for (size_t off = 0; off < offsetof(ic_rec_pack_ref, edge) + eb; off += 64)
     __builtin_prefetch((const char *)f + off, 1, 3);
-  for (size_t off = 0; off < eb; off += 64) __builtin_prefetch(f->emask + off, 0, 3);
 }
 
 /* A stream's start. 0, or -1 when out of memory (s is then empty: free it
