@@ -24,6 +24,12 @@
 
 /* ---- kernels ---------------------------------------------------------- */
 
+/* A node's block entries (IW: struct plan), after its vector, scalar and
+ * conditional ones. */
+static inline const struct pe *block_entries(const struct plan *pl, int node) {
+  return pl->e + pl->f.off[node] + pl->f.nv[node] + pl->f.ns[node] + pl->f.nc[node];
+}
+
 /* One node's arrival vector from all its in-edges in a single pass, over
  * lanes [lo, hi) (multiples of 32, or of 8 below 32 lanes):
  *   acc[s] = max(zero[s], max over vector edges e of src[e][s] + lat[e][s],
@@ -211,7 +217,7 @@ __attribute__((target("avx2"))) static int k_nodes_avx2(const struct plan *pl, c
     if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
     if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
       if (pl->f.ni[node] && lo < bhi)
-        k_block_avx2(pl->out[node], pl->e + pl->f.off[node] + pl->f.nv[node] + pl->f.ns[node] + pl->f.nc[node],
+        k_block_avx2(pl->out[node], block_entries(pl, node),
                      pl->f.ni[node], lo, bhi);
       if (pl->f.mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
       slots = k_slots(pl->out[node], lo, hi, pl, x);
@@ -279,7 +285,7 @@ __attribute__((target("avx512f,avx2"))) static int k_nodes_avx512(const struct p
     if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
     if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
       if (pl->f.ni[node] && lo < bhi)
-        k_block_avx2(pl->out[node], pl->e + pl->f.off[node] + pl->f.nv[node] + pl->f.ns[node] + pl->f.nc[node],
+        k_block_avx2(pl->out[node], block_entries(pl, node),
                      pl->f.ni[node], lo, bhi);
       if (pl->f.mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
       slots = k_slots(pl->out[node], lo, hi, pl, x);
@@ -333,7 +339,7 @@ static void exec_range(struct xenv *x, const struct plan *pl, uint32_t lo, uint3
       if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
       if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
         if (pl->f.ni[node] && lo < bhi)
-          k_block(pl->out[node], pl->e + pl->f.off[node] + pl->f.nv[node] + pl->f.ns[node] + pl->f.nc[node],
+          k_block(pl->out[node], block_entries(pl, node),
                   pl->f.ni[node], lo, bhi);
         if (pl->f.mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
         slots = k_slots(pl->out[node], lo, hi, pl, x);

@@ -190,23 +190,23 @@ static inline void plan_outputs(const ic_solver *s, struct plan *pl, uint64_t se
   pl->out[IC_NODE_C] = s->ring[RING_C] + (seq & (s->w[RING_C] - 1)) * rs;
 }
 
+/* r, whose edges are at *lazy where that is not NULL
+ * (ic_graph_sink.consume_shaped), whole: made in *buf, and *lazy cleared.
+ * Called before anything past a record's varying dists is read. */
+static inline const ic_graph_rec *made_whole(ic_graph_rec *buf, const ic_graph_rec *r, const ic_edge **lazy) {
+  if (!*lazy) return r;
+  ic_rec_whole(buf, r, *lazy);
+  *lazy = NULL;
+  return buf;
+}
+
 /* Plans record r into *pl: checks it, resolves every edge's source vector
  * and latency, and advances the planner's state (seq, stats, rebase bound).
  * Vectors are not touched, except that a ring growth or a full
  * latency-vector store drains the pipeline first. */
 static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, const ic_edge *lazy,
                           struct plan *pl, ic_err *err) {
-  /* r whole where its edges are elsewhere (lazy: ic_graph_sink.consume_shaped)
-     and more than its varying dists are read: taken before the first such read */
-  ic_graph_rec whole;
-#define WHOLE()                          \
-  do {                                   \
-    if (lazy) {                          \
-      ic_rec_whole(&whole, r, lazy);     \
-      r = &whole;                        \
-      lazy = NULL;                       \
-    }                                    \
-  } while (0)
+  ic_graph_rec whole; /* r made whole (made_whole), where it came lazily */
   ic_status st;
   if (!s->started) {
     s->started = 1;
@@ -224,7 +224,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   const int nedges = r->nedges;
   if (nedges > IC_MAX_EDGES || r->iq > IC_IQ_RULE_MAX || r->slot_w > IC_SLOT_RULE_MAX ||
       r->slot_p > IC_SLOT_RULE_MAX || r->mshr_k > IC_MSHR_RULE_MAX) {
-    WHOLE();
+    r = made_whole(&whole, r, &lazy);
     return malformed(r, err);
   }
   uint64_t oow = 0;
@@ -245,7 +245,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
       m = c;
       break;
     }
-    WHOLE();
+    r = made_whole(&whole, r, &lazy);
     if (c->nedges == nedges && same_edges(s, c, r)) {
       if (shape) c->shape = shape;
       m = c;
@@ -301,8 +301,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
     goto planned;
   }
 
-  WHOLE();
-#undef WHOLE
+  r = made_whole(&whole, r, &lazy);
   /* One pass over the edges: the checks of dg_check_rec (which, on failure,
    * says what is wrong), where each edge's source is and its latency (a
    * scalar, or a vector by shape from the store), grouped by destination
