@@ -102,6 +102,10 @@ Test(graph_pack, a_record_cut_short_is_refused) {
       memcpy(part, buf, cut);
       cr_assert_eq(ic_rec_unpack(&u, part, cut, &back), 0, "seq %llu cut to %zu of %zu bytes",
                    (unsigned long long)seq, cut, n);
+      const ic_edge *edges;
+      u = uk; /* and lazily, under a tag of its own */
+      cr_assert_eq(ic_rec_unpack_lazy(&u, part, cut, &back, &edges, UINT64_MAX - (uint64_t)tried), 0,
+                   "lazily: seq %llu cut to %zu of %zu bytes", (unsigned long long)seq, cut, n);
       free(part);
       tried++;
     }
