@@ -11,6 +11,7 @@
 
 #include "graph.h"
 #include "inst.h"
+#include "rec_eval.h"
 
 void ic_export_igraph_init(void) { igraph_set_attribute_table(&igraph_cattribute_table); }
 
@@ -80,17 +81,10 @@ static ic_status check_window(const ic_graph_rec *recs, size_t n, ic_err *err) {
     if ((irc = (call)) != IGRAPH_SUCCESS) goto fail; \
   } while (0)
 
-/* The window's times under the mask and its rules' sources
- * (dg_rule_sources), where it has IW edges or rules; else none (rt NULL). */
-struct rule_times {
-  uint64_t *rt;
-  uint32_t *iq, *ms;
-  uint64_t *em;
-};
-
-static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catmask ideal,
-                       const struct rule_times *rs, ic_err *err) {
-  const uint64_t *rt = rs->rt;
+/* build: the graph of recs under `ideal`, given what bound each record's
+ * nodes in the window's evaluation (why[i], ic_graph_eval_why). */
+static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catmask ideal, const ic_rec_why *why,
+                       ic_err *err) {
   igraph_integer_t nv = (igraph_integer_t)(IC_NODE_COUNT * n + 1), start = nv - 1;
   igraph_error_t irc = IGRAPH_SUCCESS;
   int have_g = 0;
@@ -132,18 +126,19 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
       IGC(igraph_strvector_set(&opc, v, r->opclass < IC_OP_COUNT ? ic_opclass_names[r->opclass] : "?"));
     }
     for (int j = 0; j < r->nedges + 3; j++) {
-      /* after the record's edges, its rules' (graph.h, dg_rule_sources),
-         each an edge where the rule delayed its node: the IQ rule's, an IQ
+      /* after the record's edges, its rules' (rec_eval.h, ic_rec_why),
+         each an edge where the rule moved its node: the IQ rule's, an IQ
          edge from the instruction whose issue gave D(i), latency 0; the
          MSHR rule's, an MSHR edge from the holder whose completion gave
-         E(i), latency 0; the slot rule's, an IW edge from an instruction of
-         the full cycle before E(i), latency 1 (bw) */
+         its last move of E(i), latency 0; the slot rule's, an IW edge from
+         an instruction of the full cycle before its last move of E(i),
+         latency 1 (bw) */
       ic_edge re;
       const ic_edge *e = &r->edge[j < r->nedges ? j : 0];
       uint64_t slot = 0;
       if (j >= r->nedges) {
         const int which = j - r->nedges;
-        slot = !rt ? 0 : which == 0 ? rs->iq[i] : which == 1 ? rs->ms[i] : dg_slot_source(recs, i, ideal, rt, rs->em[i]);
+        slot = which == 0 ? why[i].iq_from : which == 1 ? why[i].mshr_from : why[i].slot_from;
         if (!slot) continue;
         memset(&re, 0, sizeof re);
         re.kind = which == 0 ? IC_EDGE_IQ : which == 1 ? IC_EDGE_MSHR : IC_EDGE_IW;
@@ -154,7 +149,7 @@ static ic_status build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_catma
         }
         e = &re;
       } else if (dg_edge_dropped(e, ic_rec_rules_mask(&recs[i], ideal)) ||
-                 (rt && e->kind == IC_EDGE_IW && !dg_iw_holds(recs, i, e, ideal, rt))) {
+                 (e->kind == IC_EDGE_IW && !(why[i].iw_held >> j & 1u))) {
         dropped++; /* gone, or an IW edge whose condition fails */
         continue;
       }
@@ -236,34 +231,19 @@ ic_status ic_export_build(igraph_t *g, const ic_graph_rec *recs, size_t n, ic_ca
   ic_status rc = check_window(recs, n, err);
   if (rc != IC_OK) return rc;
   /* an IW edge holds only where its condition does, and the slot, MSHR
-   * and IQ rules are edges only where they delay (graph.h), in the window's
-   * own times under `ideal` (sources before it at time 0) */
-  int rules = 0;
-  for (size_t i = 0; i < n && !rules; i++) {
-    rules = recs[i].iq || recs[i].slot_w || recs[i].slot_p || recs[i].mshr_k;
-    for (int j = 0; j < recs[i].nedges && !rules; j++) rules = recs[i].edge[j].kind == IC_EDGE_IW;
-  }
-  struct rule_times rs = {0};
-  if (rules) {
-    uint64_t tend;
-    rs.rt = malloc(n * IC_NODE_COUNT * sizeof *rs.rt);
-    rs.iq = malloc(n * sizeof *rs.iq);
-    rs.ms = malloc(n * sizeof *rs.ms);
-    rs.em = malloc(n * sizeof *rs.em);
-    if (!rs.rt || !rs.iq || !rs.ms || !rs.em)
-      rc = ic_fail(err, IC_ERUN, "graph export: out of memory");
-    else if ((rc = ic_graph_eval(recs, n, ideal, rs.rt, &tend, err)) == IC_OK)
-      rc = dg_rule_sources(recs, n, ideal, rs.rt, rs.iq, rs.ms, rs.em, err);
-  }
+   * and IQ rules are edges only where they move their node, from where the
+   * one evaluation says (rec_eval.h), in the window's own times under
+   * `ideal` (sources before it at time 0) */
+  ic_rec_why *why = malloc(n * sizeof *why);
+  uint64_t tend;
+  if (!why) rc = ic_fail(err, IC_ERUN, "graph export: out of memory");
+  else rc = ic_graph_eval_why(recs, n, ideal, NULL, why, &tend, err);
   if (rc == IC_OK) {
     quiet q = quiet_begin();
-    rc = build(g, recs, n, ideal, &rs, err);
+    rc = build(g, recs, n, ideal, why, err);
     quiet_end(q);
   }
-  free(rs.rt);
-  free(rs.iq);
-  free(rs.ms);
-  free(rs.em);
+  free(why);
   return rc;
 }
 

@@ -15,7 +15,13 @@
  * graph_rec.h and graph.h say (parts of the masked categories are zeroed,
  * edges their rules drop are left out, win moves the CD source from i-w to
  * i-IC_WIN_FACTOR*w, and an IW edge whose condition fails in the window's
- * times under the mask is left out), with
+ * times under the mask is left out), and after each record's own edges its
+ * rules' where a rule moved its node in those times, from where the one
+ * evaluation says (model/rec_eval.h, ic_rec_why): an IQ edge (latency 0)
+ * into D, an MSHR edge (latency 0) and an IW edge (latency 1, bw) into E;
+ * so the longest path to every node is its time in ic_graph_eval, and
+ * its slack in the graph the slack pass's over the same records in one
+ * window (slack.h), with
  *   kind "EP", latency (cycles under the mask), dist (instructions back),
  *   parts ("dl1:2+dmiss:150+none:1", the baseline parts), mem (1 for a PR
  *   edge through memory), external (1 for an edge from "start").

@@ -56,6 +56,17 @@ static inline ic_status dg_check_rec(const ic_graph_rec *r, ic_err *err) { retur
 ic_status ic_graph_eval(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,
                         uint64_t *t_out, ic_err *err);
 
+struct ic_rec_why;
+
+/* ic_graph_eval that also writes, for every record recs[k], what bound its
+ * nodes beyond their in-edges and where each rule's edge comes from
+ * (model/rec_eval.h, ic_rec_why) to why[k] (n entries; node_t may be
+ * NULL): the graph's form of the rules, as slack's and the export's.
+ * Time complexity: O(n * edges) and the walks back to the rules'
+ * sources. */
+ic_status ic_graph_eval_why(const ic_graph_rec *recs, size_t n, ic_catmask ideal, uint64_t *node_t,
+                            struct ic_rec_why *why, uint64_t *t_out, ic_err *err);
+
 /* The rules under `ideal` (graph_rec.h): does the slot rule hold (not
  * under bw), the MSHR rule's count (give the record's rules mask,
  * ic_rec_rules_mask), the IQ rule's size, the slot rule's counts. */
@@ -65,34 +76,5 @@ static inline uint32_t dg_iq_rule(const ic_graph_rec *r, ic_catmask ideal) { ret
 static inline int dg_slot_counts(const ic_graph_rec *r, ic_catmask ideal, int *nw, int *np) {
   return ic_rec_slot_counts(r, ideal, nw, np);
 }
-
-/* Does IW edge `iw` of record recs[i] hold under `ideal`, given the node
- * times nt of recs[0..i] under it (ic_graph_eval's layout)? Its source's R
- * at most the E time of the record's other E in-edges. O(edges). */
-int dg_iw_holds(const ic_graph_rec *recs, size_t i, const ic_edge *iw, ic_catmask ideal,
-                const uint64_t *nt);
-
-/* The sources of the rules' exported forms (graph_rec.h), for every record
- * of recs under `ideal`, given their node times nt (ic_graph_eval's
- * layout), in one pass that keeps the rules' tables as ic_graph_eval does:
- *   iq[i]: where the IQ rule gave D(i), past its in-edges, the distance
- *          back to an instruction whose E is the rule's bound (an IQ edge
- *          from it, latency 0, gives D(i)); else 0;
- *   ms[i]: where the MSHR rule delayed E(i) past its other E in-edges, the
- *          distance back to the holder whose completion gave it (an edge
- *          from its P, latency 0); else 0;
- *   em[i]: E(i) from its E in-edges and the MSHR rule: where the slot rule
- *          starts (dg_slot_source).
- * O(n) but for the IQ source's scan back. IC_ERUN when out of memory. */
-ic_status dg_rule_sources(const ic_graph_rec *recs, size_t n, ic_catmask ideal, const uint64_t *nt,
-                          uint32_t *iq, uint32_t *ms, uint64_t *em, ic_err *err);
-
-/* Where the slot rule of recs[i] delayed E(i) past em, the time it starts
- * from (dg_rule_sources), the distance back to an instruction of the
- * rule's count that issued in the full cycle just before E(i), so that an
- * IW edge from its E, latency 1, gives E(i) (the exporter's and slack's
- * form of the rule); else 0. O(i) at worst. */
-uint64_t dg_slot_source(const ic_graph_rec *recs, size_t i, ic_catmask ideal, const uint64_t *nt,
-                        uint64_t em);
 
 #endif

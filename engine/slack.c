@@ -244,29 +244,23 @@ static ic_status compact(const ic_slack *s, const ic_graph_rec *r, crec *c, ic_e
   return IC_OK;
 }
 
-/* The latest record before seq, from oldest on, whose E is at cycle e
- * (UINT64_MAX: none). */
-static uint64_t issued_at(const ic_slack *s, uint64_t seq, uint64_t oldest, uint64_t e) {
-  for (uint64_t q = seq; q-- > oldest;)
-    if (s->arr[q & (s->acap - 1)][IC_NODE_E] == e) return q;
-  return UINT64_MAX;
-}
-
-/* Turns on rule edge j of c from the record at seq src. */
-static void rule_edge_on(crec *c, uint8_t j, uint64_t seq, uint64_t src) {
-  c->e[j].dist = (uint32_t)(seq - src);
-  c->iw_off &= ~(1u << j);
+/* Rule edge j of c (NO_EDGE: none) from the record `dist` back; off where
+ * dist is 0 (the rule did not move its node). */
+static void rule_edge(crec *c, uint8_t j, uint64_t dist) {
+  if (j == NO_EDGE) return;
+  if (dist) c->e[j].dist = (uint32_t)dist;
+  else c->iw_off |= 1u << j;
 }
 
 /* Forward pass of one record: its times (ic_rec_eval_why, over the
  * arrival ring) into the ring, and from what bound them the edges of c the
  * backward pass walks: the IW edges that did not hold are off; each rule's
  * edge is off where the rule did not move its node, else from where its
- * (last) move came: the IQ rule's from the E of an instruction whose issue
- * is the bound (latency 0), the MSHR rule's from the P of the holder whose
- * completion gave E (latency 0), the slot rule's from the E of an
- * instruction of the full cycle just before E (latency 1). A source the
- * ring no longer holds leaves the rule's edge off. */
+ * (last) move came (ic_rec_why's *_from): the IQ rule's from the E of an
+ * instruction whose issue is the bound (latency 0), the MSHR rule's from
+ * the P of the holder whose completion gave E (latency 0), the slot rule's
+ * from the E of an instruction of the full cycle just before (latency 1).
+ * A source the ring no longer holds leaves the rule's edge off. */
 static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
   uint64_t oldest = s->next_seq >= s->acap ? s->next_seq - s->acap + 1 : 0;
   if (oldest < s->first_seq) oldest = s->first_seq;
@@ -287,20 +281,9 @@ static void forward(ic_slack *s, crec *c, const ic_graph_rec *r) {
     const int j = __builtin_ctz(m);
     if (!(why.iw_held >> c->e[j].k & 1u)) c->iw_off |= 1u << j;
   }
-  if (c->iq_j != NO_EDGE) {
-    c->iw_off |= 1u << c->iq_j;
-    const uint64_t q = why.iq_bound ? issued_at(s, r->seq, oldest, why.iq_bound) : UINT64_MAX;
-    if (q != UINT64_MAX) rule_edge_on(c, c->iq_j, r->seq, q);
-  }
-  if (c->mshr_j != NO_EDGE) {
-    c->iw_off |= 1u << c->mshr_j;
-    if (why.mshr_src >= oldest && why.mshr_src < r->seq) rule_edge_on(c, c->mshr_j, r->seq, why.mshr_src);
-  }
-  if (c->slot_j != NO_EDGE) {
-    c->iw_off |= 1u << c->slot_j;
-    const uint64_t q = why.slot_at ? issued_at(s, r->seq, oldest, why.slot_at - 1) : UINT64_MAX;
-    if (q != UINT64_MAX) rule_edge_on(c, c->slot_j, r->seq, q);
-  }
+  rule_edge(c, c->iq_j, why.iq_from);
+  rule_edge(c, c->mshr_j, why.mshr_from);
+  rule_edge(c, c->slot_j, why.slot_from);
   if (!s->ideal) /* the stamps are the baseline's */
     for (int k = 0; k < IC_NODE_COUNT; k++)
       if (a[k] != r->t[k]) s->tot.stamp_mismatches++;

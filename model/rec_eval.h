@@ -25,13 +25,14 @@
  * before the tables take it.
  *
  * The scalar evaluators call it: the reference pass (engine/graph.c,
- * ic_graph_eval, and the exporter's helpers there through the parts
- * below), the model's check of its stamps (graph_check.c, with nothing
- * idealized), the stitcher solving a fragment's positions in the
- * baseline (engine/stitch.c) and slack's forward pass (engine/slack.c),
- * which asks ic_rec_eval_why what bound each node (the IW edges that
- * held, the rule that moved D or E and from where) to turn each rule into
- * the edge that gave its node. The solver's lanes
+ * ic_graph_eval), the model's check of its stamps (graph_check.c, with
+ * nothing idealized, through the parts below), the stitcher solving a
+ * fragment's positions in the baseline (engine/stitch.c), and slack's
+ * forward pass (engine/slack.c) and the export (engine/export.c, through
+ * ic_graph_eval_why), which ask ic_rec_eval_why what bound each node (the
+ * IW edges that held, the rule that moved D or E and the earlier record
+ * its time came from) to turn each rule into the edge that gave its node,
+ * so that the two build one graph. The solver's lanes
  * (engine/solver_kernels.c, solver_rules.c) follow the same order in their
  * own code: they evaluate every subset at once in vectors.
  *
@@ -179,17 +180,6 @@ static inline uint64_t ic_rec_in_iw(const ic_graph_rec *r, const ic_rec_in *in, 
   return v;
 }
 
-/* Node `node` of record r from its in-edges other than IW under `ideal`
- * (rules: r's rules mask), 0 where none counts, given r's times so far
- * (self). O(edges). */
-static inline uint64_t ic_rec_node_edges(const ic_graph_rec *r, int node, ic_catmask ideal,
-                                         ic_catmask rules, const ic_rec_past *past,
-                                         const uint64_t *self) {
-  ic_rec_in in;
-  ic_rec_in_gather(r, ideal, rules, past, &in);
-  return ic_rec_in_node(r, &in, node, ideal, self);
-}
-
 /* E of record r from its in-edges under `ideal`: E' from the others (to
  * *e_other if not NULL), then the IW edges that hold against E'. The time
  * the MSHR and slot rules start from. O(edges). */
@@ -204,26 +194,47 @@ static inline uint64_t ic_rec_e_edges(const ic_graph_rec *r, ic_catmask ideal, i
 
 /* What bound a record's nodes beyond their in-edges, as ic_rec_eval_why
  * found it: for a caller that turns each rule into the edge that gave its
- * node (slack). mshr_src and slot_at are ic_rules_time's src and
- * slot_at. */
+ * node (slack, the export). mshr_src and slot_at are ic_rules_time's src
+ * and slot_at. Each rule's edge comes from an earlier record, given as
+ * its distance back (*_from, 1..past->known; 0 where the rule did not move
+ * its node or no record the past knows gives the time):
+ *   IQ:   E(j) -> D, latency 0, j the latest record whose E is iq_bound
+ *         (ic_rec_issued);
+ *   MSHR: P(j) -> E, latency 0, j the holder mshr_src;
+ *   slot: E(j) -> E, latency 1, j the latest record whose E is the cycle
+ *         before slot_at (one of the full cycle's issues).
+ * Where both rules moved E, the edge of the one that moved it last gives
+ * E, the other's an earlier time. Tied sources (several records of that E
+ * or P) give one edge, the latest's. */
 typedef struct ic_rec_why {
   uint32_t iw_held;  /* bit k: edge k is an IW edge that held (against E') */
   uint64_t iq_bound; /* the IQ rule's bound where it moved D past D's in-edges (0: it did not) */
   uint64_t mshr_src; /* seq of the holder whose completion gave the MSHR rule's last move of E
                         (UINT64_MAX: it never moved E) */
   uint64_t slot_at;  /* cycle of the slot rule's last move of E (0: it never moved E) */
+  uint64_t iq_from, mshr_from, slot_from; /* where the rules' edges come from (above) */
 } ic_rec_why;
+
+/* The distance back (1..p->known) to the latest record before this one
+ * whose E is at cycle c; 0 where none the past knows is. O(distance). */
+static inline uint64_t ic_rec_issued(const ic_rec_past *p, uint64_t c) {
+  for (uint64_t d = 1; d <= p->known; d++)
+    if (ic_rec_past_time(p, d, IC_NODE_E) == c) return d;
+  return 0;
+}
 
 /* The five node times of record r under `ideal` into t, in the order above,
  * from the earlier records' times (past) and the rules' tables, whose
  * floors it raises (tabs; an IQ rule of another size than the table's
  * resets it). The tables do not count r until ic_rec_take. If fed is not
  * NULL, its bit n says node n has an in-edge the idealization keeps; if
- * why is not NULL, it says what bound the nodes beyond their in-edges
- * (ic_rec_why). IC_REC_EIQ where the IQ rule's table cannot take r's size
- * (t, why unset). t may be r's own stamps (written only at the end).
- * Always inlined, so that a caller passing NULL (ic_rec_eval) keeps none
- * of why's work. Time complexity: O(edges) and the rules' walks. */
+ * why is not NULL, it says what bound the nodes beyond their in-edges and
+ * from where (ic_rec_why). IC_REC_EIQ where the IQ rule's table cannot
+ * take r's size (t, why unset). t may be r's own stamps (written only at
+ * the end). Always inlined, so that a caller passing NULL (ic_rec_eval)
+ * keeps none of why's work. Time complexity: O(edges) and the rules'
+ * walks; with why, and the walks back to the IQ and slot rules' sources
+ * where they moved their node. */
 static inline __attribute__((always_inline)) ic_rec_status
 ic_rec_eval_why(const ic_graph_rec *r, ic_catmask ideal, const ic_rec_past *past, ic_rec_tabs *tabs,
                 uint64_t t_out[IC_NODE_COUNT], unsigned *fed, ic_rec_why *why) {
@@ -257,6 +268,11 @@ ic_rec_eval_why(const ic_graph_rec *r, ic_catmask ideal, const ic_rec_past *past
                                  t[IC_NODE_E], why ? &why->mshr_src : NULL, why ? &why->slot_at : NULL);
   t[IC_NODE_P] = ic_rec_in_node(r, &in, IC_NODE_P, ideal, t);
   t[IC_NODE_C] = ic_rec_in_node(r, &in, IC_NODE_C, ideal, t);
+  if (why) {
+    why->iq_from = why->iq_bound ? ic_rec_issued(past, why->iq_bound) : 0;
+    why->mshr_from = why->mshr_src < r->seq && r->seq - why->mshr_src <= past->known ? r->seq - why->mshr_src : 0;
+    why->slot_from = why->slot_at ? ic_rec_issued(past, why->slot_at - 1) : 0;
+  }
   memcpy(t_out, t, sizeof t);
   if (fed) *fed = in.fed;
   return IC_REC_OK;

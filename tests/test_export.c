@@ -2,8 +2,11 @@
  *
  * Counts of vertices and edges, idealization rules (longest path through the
  * exported graph, computed with igraph's topological order, equals a direct
- * evaluation of the records under the same mask), GraphML round trip,
- * DOT output, all-or-nothing file writes, and the recorder sink. */
+ * evaluation of the records under the same mask), the rules' edges as the
+ * one evaluation gives them (longest paths the reference pass's times, node
+ * slacks the slack pass's, on hand-built, random and real-model records),
+ * GraphML round trip, DOT output, all-or-nothing file writes, and the
+ * recorder sink. */
 #include <criterion/criterion.h>
 #include <igraph.h>
 #include <stdlib.h>
@@ -13,6 +16,9 @@
 
 #include "export.h"
 #include "graph.h"
+#include "inst.h"
+#include "ooo.h"
+#include "slack.h"
 #include "solver.h"
 #include "test_igraph_util.h"
 
@@ -563,4 +569,347 @@ Test(export, dot_ranks_and_critical_path) {
     free(t);
   }
   free(r);
+}
+
+/* Slack of every node of an exported graph g whose longest paths are a[]:
+ * the latest node time of the window less the longest path from the node
+ * to it, over the edges within the window (those from "start" left out),
+ * as the slack pass defines it (slack.h). Node ids are a topological order
+ * ("start" aside): the edges in decreasing destination order, each
+ * destination's required time is final before its in-edges relax. */
+static uint64_t *graph_slack(const igraph_t *g, const double *a) {
+  const igraph_integer_t nv = igraph_vcount(g), ne = igraph_ecount(g), start = nv - 1;
+  uint64_t T = 0, *req = malloc((size_t)nv * sizeof *req);
+  igraph_integer_t *first = calloc((size_t)nv + 1, sizeof *first), *ord = malloc((size_t)(ne + 1) * sizeof *ord);
+  cr_assert(req && first && ord);
+  for (igraph_integer_t v = 0; v < start; v++)
+    if ((uint64_t)a[v] > T) T = (uint64_t)a[v];
+  for (igraph_integer_t e = 0; e < ne; e++) first[IGRAPH_TO(g, e) + 1]++;
+  for (igraph_integer_t v = 0; v < nv; v++) first[v + 1] += first[v];
+  for (igraph_integer_t e = 0; e < ne; e++) ord[first[IGRAPH_TO(g, e)]++] = e;
+  for (igraph_integer_t v = 0; v < nv; v++) req[v] = T;
+  for (igraph_integer_t q = ne; q-- > 0;) {
+    const igraph_integer_t e = ord[q], u = IGRAPH_FROM(g, e), v = IGRAPH_TO(g, e);
+    const uint64_t lat = (uint64_t)EAN(g, "latency", e);
+    if (u != start && req[v] - lat < req[u]) req[u] = req[v] - lat;
+  }
+  for (igraph_integer_t v = 0; v < start; v++) req[v] -= (uint64_t)a[v];
+  free(first);
+  free(ord);
+  return req;
+}
+
+typedef struct slack_log {
+  uint64_t first;
+  uint64_t (*sl)[IC_NODE_COUNT];
+} slack_log;
+
+static void log_slack(void *ctx, uint64_t seq, uint64_t pc, const uint64_t arr[IC_NODE_COUNT],
+                      const uint64_t slack[IC_NODE_COUNT]) {
+  slack_log *l = ctx;
+  (void)pc;
+  (void)arr;
+  memcpy(l->sl[seq - l->first], slack, IC_NODE_COUNT * sizeof *slack);
+}
+
+/* The exported graph of recs under `ideal` is the one evaluation's: the
+ * longest path to every node is the reference pass's time (ic_graph_eval),
+ * and every node's slack in it is the slack pass's (ic_slack over the same
+ * records in one window: exact), node by node. Returns the edges the rules
+ * gave (IW, MSHR and IQ edges not among the records' own). */
+static size_t expect_export_is_evaluation(const ic_graph_rec *r, size_t n, ic_catmask ideal, const char *what) {
+  ic_err err;
+  uint64_t *nt = malloc(n * IC_NODE_COUNT * sizeof *nt), tend;
+  cr_assert(nt);
+  cr_assert_eq(ic_graph_eval(r, n, ideal, nt, &tend, &err), IC_OK, "%s", err.msg);
+  slack_log l = {r[0].seq, calloc(n, sizeof *l.sl)};
+  ic_slack *s;
+  cr_assert_eq(ic_slack_create(&s, (uint32_t)n + 1, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_slack_set_ideal(s, ideal, &err), IC_OK, "%s", err.msg);
+  ic_slack_set_observer(s, log_slack, &l);
+  cr_assert_eq(ic_slack_consume(s, r, n, &err), IC_OK, "%s", err.msg);
+  cr_assert_eq(ic_slack_finish(s, &err), IC_OK, "%s", err.msg);
+  ic_slack_destroy(s);
+  igraph_t g;
+  cr_assert_eq(ic_export_build(&g, r, n, ideal, &err), IC_OK, "%s", err.msg);
+  double *a = t_igraph_longest(&g);
+  uint64_t *gs = graph_slack(&g, a);
+  size_t own = 0, rules = 0;
+  for (size_t i = 0; i < n; i++)
+    for (int j = 0; j < r[i].nedges; j++) {
+      const int k = r[i].edge[j].kind;
+      own += k == IC_EDGE_IW || k == IC_EDGE_MSHR || k == IC_EDGE_IQ;
+    }
+  for (igraph_integer_t e = 0; e < igraph_ecount(&g); e++) {
+    const char *k = EAS(&g, "kind", e);
+    rules += !strcmp(k, "IW") || !strcmp(k, "MSHR") || !strcmp(k, "IQ");
+  }
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < IC_NODE_COUNT; k++) {
+      const size_t v = IC_NODE_COUNT * i + (size_t)k;
+      cr_assert_eq((uint64_t)a[v], nt[v], "%s, ideal %#x: %c%llu: longest path %.0f, reference %llu", what, ideal,
+                   ic_node_names[k], (unsigned long long)r[i].seq, a[v], (unsigned long long)nt[v]);
+      cr_assert_eq(gs[v], l.sl[i][k], "%s, ideal %#x: %c%llu: slack in the exported graph %llu, slack pass %llu",
+                   what, ideal, ic_node_names[k], (unsigned long long)r[i].seq, (unsigned long long)gs[v],
+                   (unsigned long long)l.sl[i][k]);
+    }
+  free(gs);
+  free(a);
+  igraph_destroy(&g);
+  free(l.sl);
+  free(nt);
+  return rules >= own ? rules - own : 0;
+}
+
+/* The index of the edge of g into node `dst` of kind `kind`, -1 if none. */
+static igraph_integer_t edge_into(const igraph_t *g, igraph_integer_t dst, const char *kind) {
+  for (igraph_integer_t e = 0; e < igraph_ecount(g); e++)
+    if (IGRAPH_TO(g, e) == dst && !strcmp(EAS(g, "kind", e), kind)) return e;
+  return -1;
+}
+
+/* A hand-built instruction: D from the one before (latency 0), R = D +
+ * ready, E from R through the rules, P = E + lat (tagged cat), C one after
+ * P and in order. */
+static void hand_rec(ic_graph_rec *r, size_t i, uint8_t opclass, uint32_t ready, uint32_t lat, int cat) {
+  memset(r, 0, sizeof *r);
+  r->seq = i;
+  r->pc = 0x4000 + 4 * i;
+  r->opclass = opclass;
+  if (i) add(r, IC_EDGE_DD, 1, 0, IC_CAT_NONE);
+  add(r, IC_EDGE_DR, 0, ready, IC_CAT_NONE);
+  add(r, IC_EDGE_RE, 0, 0, IC_CAT_NONE);
+  add(r, IC_EDGE_EP, 0, lat, cat);
+  add(r, IC_EDGE_PC, 0, 1, IC_CAT_NONE);
+  if (i) add(r, IC_EDGE_CC, 1, 0, IC_CAT_NONE);
+}
+
+static void stamp_reference(ic_graph_rec *r, size_t n) {
+  uint64_t *nt = malloc(n * IC_NODE_COUNT * sizeof *nt), t;
+  ic_err err;
+  cr_assert_eq(ic_graph_eval(r, n, 0, nt, &t, &err), IC_OK, "%s", err.msg);
+  for (size_t i = 0; i < n; i++) memcpy(r[i].t, &nt[i * IC_NODE_COUNT], sizeof r[i].t);
+  free(nt);
+}
+
+/* Both E rules on one load, the MSHR rule moving it last (model/rules.h):
+ * one MSHR, an issue width of 2.
+ *   i0 load  E 0, P 10 (a miss): holds the MSHR over [0, 10)
+ *   i1, i2   ALU ops ready at 10: both issue at 10, which is then full
+ *   i3 load  ready at 11, E 11 (i0's MSHR is free), P 40
+ *   i4 load  ready at 1: the MSHR rule moves it to 10 (i0's completion),
+ *            the slot rule to 11 (10 is full: its edge from i2, the latest
+ *            issue of 10, latency 1), the MSHR rule to 40 (i3's
+ *            completion: its edge from P3), where both hold: E4 40, P4 90.
+ * The slot rule's edge is not tight but it bounds E2's slack: 40 - 1 - 10
+ * = 29, not the 79 its commit leaves it (C4 = 91). */
+Test(export, rules_edges_are_the_evaluations_slot_then_mshr) {
+  ic_graph_rec r[5];
+  hand_rec(&r[0], 0, IC_OP_LOAD, 0, 10, IC_CAT_DMISS);
+  hand_rec(&r[1], 1, IC_OP_INT_ALU, 10, 1, IC_CAT_SHALU);
+  hand_rec(&r[2], 2, IC_OP_INT_ALU, 10, 1, IC_CAT_SHALU);
+  hand_rec(&r[3], 3, IC_OP_LOAD, 11, 29, IC_CAT_DMISS);
+  hand_rec(&r[4], 4, IC_OP_LOAD, 1, 50, IC_CAT_DMISS);
+  for (int i = 0; i < 5; i++) {
+    r[i].slot_w = i ? 2 : 0;
+    r[i].mshr_k = r[i].opclass == IC_OP_LOAD;
+  }
+  stamp_reference(r, 5);
+  static const uint64_t want_e[] = {0, 10, 10, 11, 40};
+  for (int i = 0; i < 5; i++) cr_assert_eq(r[i].t[IC_NODE_E], want_e[i], "E%d = %llu", i, (unsigned long long)r[i].t[IC_NODE_E]);
+  cr_assert_eq(r[4].t[IC_NODE_C], 91);
+  cr_assert_eq(expect_export_is_evaluation(r, 5, 0, "slot then MSHR"), 2);
+  igraph_t g;
+  ic_err err;
+  cr_assert_eq(ic_export_build(&g, r, 5, 0, &err), IC_OK, "%s", err.msg);
+  const igraph_integer_t e4 = 4 * IC_NODE_COUNT + IC_NODE_E;
+  const igraph_integer_t ms = edge_into(&g, e4, "MSHR"), iw = edge_into(&g, e4, "IW");
+  cr_assert_geq(ms, 0);
+  cr_assert_eq(IGRAPH_FROM(&g, ms), 3 * IC_NODE_COUNT + IC_NODE_P);
+  cr_assert_geq(iw, 0, "no slot rule edge into E4");
+  cr_assert_eq(IGRAPH_FROM(&g, iw), 2 * IC_NODE_COUNT + IC_NODE_E);
+  cr_assert_eq(EAN(&g, "latency", iw), 1);
+  cr_assert_eq(EAN(&g, "dist", iw), 2);
+  igraph_destroy(&g);
+  for (ic_catmask ideal = 1; ideal < IC_CATBIT(IC_CAT_COUNT); ideal++)
+    expect_export_is_evaluation(r, 5, ideal, "slot then MSHR");
+}
+
+/* Each rule binding on its own, with tied sources: the IQ rule (an IQ of
+ * 2: i2 dispatches when the second of i0, i1 issues, both at 4: one edge,
+ * from i1, the latest), the slot rule (width 1: i3 and i4 ready at 10, i4
+ * waits for i3's slot) and the MSHR rule (one MSHR: i6 waits for i5's
+ * miss). Longest paths and slacks are the evaluation's under each
+ * idealization. */
+Test(export, rules_edges_are_the_evaluations_each_rule) {
+  ic_graph_rec r[7];
+  hand_rec(&r[0], 0, IC_OP_INT_ALU, 4, 1, IC_CAT_SHALU);
+  hand_rec(&r[1], 1, IC_OP_INT_ALU, 4, 1, IC_CAT_SHALU);
+  hand_rec(&r[2], 2, IC_OP_INT_ALU, 1, 3, IC_CAT_LGALU);
+  hand_rec(&r[3], 3, IC_OP_INT_ALU, 6, 1, IC_CAT_SHALU);
+  hand_rec(&r[4], 4, IC_OP_INT_ALU, 6, 1, IC_CAT_SHALU);
+  hand_rec(&r[5], 5, IC_OP_LOAD, 0, 30, IC_CAT_DMISS);
+  hand_rec(&r[6], 6, IC_OP_LOAD, 0, 30, IC_CAT_DMISS);
+  for (int i = 0; i < 7; i++) {
+    r[i].iq = i < 3 ? 2 : 0;
+    r[i].slot_w = i == 4 ? 1 : 0;
+    r[i].mshr_k = r[i].opclass == IC_OP_LOAD;
+  }
+  stamp_reference(r, 7);
+  cr_assert_eq(r[2].t[IC_NODE_D], 4);
+  cr_assert_eq(r[4].t[IC_NODE_E], 11);
+  cr_assert_eq(r[6].t[IC_NODE_E], r[5].t[IC_NODE_P]);
+  igraph_t g;
+  ic_err err;
+  cr_assert_eq(ic_export_build(&g, r, 7, 0, &err), IC_OK, "%s", err.msg);
+  const igraph_integer_t iq = edge_into(&g, 2 * IC_NODE_COUNT + IC_NODE_D, "IQ");
+  const igraph_integer_t iw = edge_into(&g, 4 * IC_NODE_COUNT + IC_NODE_E, "IW");
+  const igraph_integer_t ms = edge_into(&g, 6 * IC_NODE_COUNT + IC_NODE_E, "MSHR");
+  cr_assert(iq >= 0 && iw >= 0 && ms >= 0);
+  cr_assert_eq(IGRAPH_FROM(&g, iq), 1 * IC_NODE_COUNT + IC_NODE_E);
+  cr_assert_eq(IGRAPH_FROM(&g, iw), 3 * IC_NODE_COUNT + IC_NODE_E);
+  cr_assert_eq(IGRAPH_FROM(&g, ms), 5 * IC_NODE_COUNT + IC_NODE_P);
+  igraph_destroy(&g);
+  for (ic_catmask ideal = 0; ideal < IC_CATBIT(IC_CAT_COUNT); ideal++)
+    expect_export_is_evaluation(r, 7, ideal, "each rule");
+}
+
+/* gen's records with the rules on top: the slot rule (width 2, one unit of
+ * the pool for some) past the first, the MSHR rule (mshrs) on the loads
+ * that miss, the IQ rule (iq) on all, now and then an IW edge that win or
+ * dmiss keep; stamps from the reference pass. */
+static ic_graph_rec *gen_rules(size_t n, uint64_t seed, uint32_t iq, uint8_t mshrs) {
+  ic_graph_rec *r = gen(n, seed);
+  static const uint8_t ops[] = {IC_OP_INT_ALU, IC_OP_STORE, IC_OP_INT_MUL, IC_OP_FP_ADD};
+  uint64_t x = seed * 77 + 3;
+  for (size_t i = 0; i < n; i++) {
+    ic_graph_rec *g = &r[i];
+    int miss = 0;
+    for (int k = 0; k < g->nedges; k++) miss |= g->edge[k].kind == IC_EDGE_EP && g->edge[k].nparts == 2;
+    if (g->opclass != IC_OP_LOAD) g->opclass = ops[rng(&x) % sizeof ops];
+    g->slot_w = i ? 2 : 0;
+    g->slot_p = i && rng(&x) % 3 == 0 ? 1 : 0;
+    g->mshr_k = miss ? mshrs : 0;
+    g->iq = iq;
+    if (i && rng(&x) % 5 == 0 && g->nedges < IC_MAX_EDGES) {
+      add(g, IC_EDGE_IW, 1 + (uint32_t)(rng(&x) % 3), 1, IC_CAT_BW);
+      g->edge[g->nedges - 1].keep = (uint8_t)(rng(&x) & (IC_CATBIT(IC_CAT_WIN) | IC_CATBIT(IC_CAT_DMISS)));
+    }
+  }
+  stamp_reference(r, n);
+  return r;
+}
+
+/* Random records with every rule, under every idealization of the eight
+ * categories, and a window that starts later (its sources before it at
+ * time 0 for both). */
+Test(export, rules_edges_are_the_evaluations_random) {
+  for (uint64_t seed = 1; seed <= 2; seed++) {
+    const size_t n = 300;
+    ic_graph_rec *r = gen_rules(n, seed, seed == 1 ? 5 : 0, (uint8_t)seed);
+    size_t rules = 0;
+    for (ic_catmask ideal = 0; ideal < IC_CATBIT(IC_CAT_COUNT); ideal++)
+      rules += expect_export_is_evaluation(r, n, ideal, seed == 1 ? "random, iq 5, 1 MSHR" : "random, 2 MSHRs");
+    rules += expect_export_is_evaluation(r + 100, 200, 0, "random, a later window");
+    cr_assert_gt(rules, 0);
+    free(r);
+  }
+}
+
+/* A loop at 0x1000 of 12 instructions: two loads striding over 8 MB (they
+ * miss), a chain of adds and multiplies on them, a store, a branch back
+ * taken 3 times in 4 (random), else 4 more and a jump back. */
+typedef struct synth {
+  uint64_t n, max, x, pc, addr;
+} synth;
+
+static size_t synth_fill(void *ctx, ic_inst *buf, size_t cap) {
+  synth *s = ctx;
+  size_t k = 0;
+  while (k < cap && s->n < s->max) {
+    ic_inst *in = &buf[k++];
+    memset(in, 0, sizeof *in);
+    memset(in->src, IC_REG_NONE, sizeof in->src);
+    memset(in->dst, IC_REG_NONE, sizeof in->dst);
+    in->pc = s->pc;
+    in->size = 4;
+    in->opclass = IC_OP_INT_ALU;
+    const uint64_t slot = (s->pc - 0x1000) / 4;
+    switch (slot) {
+    case 0:
+    case 5:
+      in->opclass = IC_OP_LOAD;
+      in->src[0] = 11;
+      in->dst[0] = 10 + (uint8_t)(slot / 5);
+      s->addr = (s->addr + 4160) % (8u << 20);
+      in->mem_addr = 0x10000000 + s->addr;
+      in->mem_size = 8;
+      break;
+    case 1: in->src[0] = 10; in->src[1] = 12; in->dst[0] = 12; break;
+    case 2: in->opclass = IC_OP_INT_MUL; in->src[0] = 12; in->src[1] = 13; in->dst[0] = 13; break;
+    case 3: in->src[0] = 11; in->dst[0] = 11; break;
+    case 7:
+      in->opclass = IC_OP_STORE;
+      in->src[0] = 11;
+      in->src[1] = 13;
+      in->mem_addr = 0x20000000 + (s->n % 512) * 8;
+      in->mem_size = 8;
+      break;
+    case 11: in->opclass = IC_OP_BRANCH; in->src[0] = 12; break;
+    case 15: in->opclass = IC_OP_JUMP; break;
+    default: in->src[0] = 14; in->dst[0] = 14 + (uint8_t)(slot % 3); break;
+    }
+    if (slot == 11) in->next_pc = rng(&s->x) % 4 ? 0x1000 : s->pc + 4;
+    else if (slot == 15) in->next_pc = 0x1000;
+    else in->next_pc = s->pc + 4;
+    s->pc = in->next_pc;
+    s->n++;
+  }
+  return k;
+}
+
+/* The timing model's records (a narrow machine: an IQ of 16 of a 64-entry
+ * ROB, 2 MSHRs, an issue width of 2, so that every rule binds), windows
+ * from the first instruction and later, nothing idealized and under
+ * several idealizations. */
+Test(export, rules_edges_are_the_evaluations_real_model) {
+  const uint64_t N = 6000;
+  ic_err err;
+  ooo_config *cfg;
+  cr_assert_eq(ooo_config_load(&cfg, NULL, &err), IC_OK, "%s", err.msg);
+  static const char *const sets[] = {"core.iq=16", "core.rob=64", "mem.mshrs=2", "core.issue_width=2"};
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++)
+    cr_assert_eq(ooo_config_set(cfg, sets[k], &err), IC_OK, "%s", err.msg);
+  ooo_core *core;
+  cr_assert_eq(ooo_create(&core, cfg, 0, &err), IC_OK, "%s", err.msg);
+  ic_export_recorder *rec;
+  cr_assert_eq(ic_export_recorder_create(&rec, 0, N, &err), IC_OK, "%s", err.msg);
+  ooo_set_graph_sink(core, ic_export_recorder_sink(rec));
+  synth sy = {.max = N, .x = 2024, .pc = 0x1000};
+  cr_assert_eq(ooo_run(core, (ic_inst_source){.ctx = &sy, .fill = synth_fill}, 0, &err), IC_OK, "%s", err.msg);
+  size_t n;
+  const ic_graph_rec *r = ic_export_recorder_records(rec, &n);
+  cr_assert_eq(n, N);
+  size_t iq = 0, mshr = 0, slot = 0;
+  for (size_t i = 0; i < n; i++) {
+    iq += r[i].iq != 0;
+    mshr += r[i].mshr_k != 0;
+    slot += r[i].slot_w != 0;
+  }
+  cr_assert(iq && mshr && slot, "rules: iq %zu, mshr %zu, slot %zu", iq, mshr, slot);
+  static const ic_catmask masks[] = {0,
+                                     IC_CATBIT(IC_CAT_WIN),
+                                     IC_CATBIT(IC_CAT_DL1) | IC_CATBIT(IC_CAT_SHALU),
+                                     IC_CATBIT(IC_CAT_BMISP),
+                                     IC_CATBIT(IC_CAT_DMISS),
+                                     IC_CATBIT(IC_CAT_BW) | IC_CATBIT(IC_CAT_LGALU)};
+  size_t rules = 0;
+  for (size_t q = 0; q < sizeof masks / sizeof *masks; q++) {
+    rules += expect_export_is_evaluation(r, 3000, masks[q], "model, window from 0");
+    rules += expect_export_is_evaluation(r + 2500, 3500, masks[q], "model, window from 2500");
+  }
+  cr_assert_gt(rules, 0);
+  ic_export_recorder_destroy(rec);
+  ooo_destroy(core);
+  ooo_config_destroy(cfg);
 }

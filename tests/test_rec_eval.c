@@ -2,7 +2,8 @@
  * and the model's check that goes through it (graph_check.c). The
  * evaluation over a ring of earlier times gives the reference pass's times
  * under every idealization; the MSHR and slot rules take turns until
- * neither moves E (a small graph whose times are known by hand); the check
+ * neither moves E (a small graph whose times are known by hand), and why
+ * says where each rule's edge comes from; the check
  * accepts the reference pass's stamps and names the edge, rule or node
  * that does not give back a stamp. */
 #include <criterion/criterion.h>
@@ -124,6 +125,44 @@ Test(rec_eval, rules_take_turns_and_the_check_agrees) {
   cr_assert_str_eq(check(&g, &err), "graph check: seq 3 pc 0x0: the slot rule demands E = 7 > stamp 5");
   g.r[3].t[IC_NODE_E] = 4;
   cr_assert_str_eq(check(&g, &err), "graph check: seq 3 pc 0x0: the MSHR rule demands E = 5 > stamp 4");
+  tg_free(&g);
+}
+
+/* What bound r3 of rules_in_turn and where each rule's edge comes from
+ * (ic_rec_why): the MSHR rule moved E last, to r2's completion at 9 (its
+ * edge from P of r2, one back), the slot rule before it to 7, past the
+ * issues at 5 and 6 (its edge from E of r2, the latest issue of 6); the IQ
+ * rule had nothing to do. Without why, the same times. */
+Test(rec_eval, why_says_where_each_rule_came_from) {
+  tg g = {0};
+  rules_in_turn(&g);
+  uint64_t t[4][IC_NODE_COUNT], u[IC_NODE_COUNT];
+  ic_rec_tabs tabs = {0}, plain = {0};
+  ic_rec_why why;
+  for (size_t i = 0; i < 4; i++) {
+    const ic_rec_past past = {(const char *)t, sizeof *t, i, UINT64_MAX, i};
+    cr_assert_eq(ic_rec_eval_why(&g.r[i], 0, &past, &tabs, t[i], NULL, &why), IC_REC_OK);
+    cr_assert_eq(ic_rec_eval(&g.r[i], 0, &past, &plain, u, NULL), IC_REC_OK);
+    cr_assert_eq(memcmp(u, t[i], sizeof u), 0, "record %zu: the times differ with why", i);
+    cr_assert_eq(ic_rec_take(&g.r[i], 0, &tabs, t[i]), IC_REC_OK);
+    cr_assert_eq(ic_rec_take(&g.r[i], 0, &plain, u), IC_REC_OK);
+  }
+  cr_assert_eq(t[3][IC_NODE_E], 9);
+  cr_assert_eq(why.mshr_src, 2);
+  cr_assert_eq(why.slot_at, 7);
+  cr_assert_eq(why.mshr_from, 1);
+  cr_assert_eq(why.slot_from, 1);
+  cr_assert_eq(why.iq_bound, 0);
+  cr_assert_eq(why.iq_from, 0);
+  /* the latest record of an issue cycle, 0 where none the past knows */
+  const ic_rec_past past = {(const char *)t, sizeof *t, 4, UINT64_MAX, 4};
+  cr_assert_eq(ic_rec_issued(&past, 5), 3);
+  cr_assert_eq(ic_rec_issued(&past, 9), 1);
+  cr_assert_eq(ic_rec_issued(&past, 8), 0);
+  const ic_rec_past near = {(const char *)t, sizeof *t, 4, UINT64_MAX, 2};
+  cr_assert_eq(ic_rec_issued(&near, 5), 0);
+  ic_rec_tabs_free(&tabs);
+  ic_rec_tabs_free(&plain);
   tg_free(&g);
 }
 
