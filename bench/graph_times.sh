@@ -8,7 +8,7 @@
 #
 #   bash bench/graph_times.sh save DIR [BUILD_DIR]    # the reference (e.g. main's build)
 #   bash bench/graph_times.sh check DIR [BUILD_DIR]   # the same runs, compared byte for byte
-#                                                     # (but the provenance rows: builds differ)
+#                                                     # (but the provenance and config path rows)
 #
 # TAGS (default "short full") picks the workloads; the short ones run whole,
 # the full ones with --skip $SKIP --warm $WARM --max $MAX (defaults 2M, 1M,
@@ -38,6 +38,10 @@ else
   mkdir -p "$DIR"
 fi
 
+# rows that name the build or where it lives, not the answers: the
+# provenance and the config file's path (the same config from another
+# checkout or worktree)
+SKIP_ROWS='^#,provenance\|^#,config,'
 pass=0 fail=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -57,11 +61,11 @@ for tag in $TAGS; do
       if [ "$mode" = save ]; then
         cp "$out" "$f"
         pass=$((pass + 1))
-      elif cmp -s <(grep -v '^#,provenance' "$out") <(grep -v '^#,provenance' "$f"); then
+      elif cmp -s <(grep -v "$SKIP_ROWS" "$out") <(grep -v "$SKIP_ROWS" "$f"); then
         pass=$((pass + 1))
       else
         echo "differs: $c $w ($f)"
-        diff <(grep -v '^#,provenance' "$f") <(grep -v '^#,provenance' "$out") | head -n 6 || true
+        diff <(grep -v "$SKIP_ROWS" "$f") <(grep -v "$SKIP_ROWS" "$out") | head -n 6 || true
         fail=$((fail + 1))
       fi
     done
