@@ -222,12 +222,14 @@ size_t ic_rec_pack(ic_rec_pack_state *s, const ic_graph_rec *r, uint8_t *out) {
   }
   const int64_t dpc = (int64_t)(r->pc - s->pc);
   const uint64_t dt0 = r->t[0] - s->t0;
-  int narrow = dpc >= INT16_MIN && dpc <= INT16_MAX && dt0 <= UINT16_MAX;
-  for (int k = 1; k < IC_NODE_COUNT; k++) narrow &= r->t[k] - r->t[k - 1] <= UINT8_MAX;
-  if (narrow) {
+  _Static_assert(IC_NODE_COUNT == 5, "a narrow record's four node gaps are one word");
+  const uint64_t g1 = r->t[1] - r->t[0], g2 = r->t[2] - r->t[1], g3 = r->t[3] - r->t[2], g4 = r->t[4] - r->t[3];
+  if (dpc >= INT16_MIN && dpc <= INT16_MAX && dt0 <= UINT16_MAX && (g1 | g2 | g3 | g4) <= UINT8_MAX) {
     p = put16(p, (uint16_t)dpc);
     p = put16(p, (uint16_t)dt0);
-    for (int k = 1; k < IC_NODE_COUNT; k++) *p++ = (uint8_t)(r->t[k] - r->t[k - 1]);
+    const uint8_t gaps[4] = {(uint8_t)g1, (uint8_t)g2, (uint8_t)g3, (uint8_t)g4};
+    memcpy(p, gaps, 4);
+    p += 4;
   } else {
     head |= 0x40;
     memcpy(p, &r->pc, 8);
