@@ -142,9 +142,9 @@
 #define PUBLISH_EVERY 16u
 #define WAKE_AT (QCAP / 4)
 /* The worker fetches the plan PLAN_AHEAD ahead: its first PLAN_FETCH_BYTES
- * (header and 16 entries). */
+ * (header and 16 sources). */
 #define PLAN_AHEAD 3u
-#define PLAN_FETCH_BYTES (offsetof(struct plan, e) + 16 * sizeof(struct pe))
+#define PLAN_FETCH_BYTES (offsetof(struct plan, src) + 16 * sizeof(const int32_t *))
 #define SPIN_PAUSE 500
 #define SPIN (SPIN_PAUSE + 200)
 
@@ -202,58 +202,67 @@ struct kind_info {
 #define CP_POS 0x7f
 #define CP_BAD 0x80
 
-/* One in-edge of a node as the kernels read it: the source vector and
- * either a latency vector (lat) or one latency in every lane it is
- * computed in (l). The edge is skipped in the lanes x with (x & skipm) ==
- * skipv; skipm is 0 or a bit >= 4 * LANES, so a block of 8, 32 or 64 lanes
- * (as the kernel needs) starting at s has it all set or all clear and is
- * skipped as a whole (skipm = 0, skipv = 1: never skipped). */
+/* One in-edge of a node as the kernels read it: the latency vector (lat)
+ * or one latency in every lane it is computed in (l); its source vector is
+ * the plan's src[] of the same index. The edge is skipped in the lanes x
+ * with (x & skipm) == skipv; skipm is 0 or a bit >= 4 * LANES, so a block
+ * of 8, 32 or 64 lanes (as the kernel needs) starting at s has it all set
+ * or all clear and is skipped as a whole (skipm = 0, skipv = 1: never
+ * skipped). */
 struct pe {
-  const int32_t *src;
   const int32_t *lat;
   int32_t l;
   uint32_t skipm, skipv;
 };
 
-/* The plan of one instruction: everything the kernels need to compute its
- * five vectors, with no reference to the record (the caller may reuse it)
- * and no decision left (the planning thread resolved every source and
- * latency). Per node, its entries start at e[off[node]]: nv vector-latency
- * edges (lat valid), then ns scalar edges (the same latency everywhere),
- * then nc conditional scalar edges (the same latency wherever not skipped),
- * then ni block edges (E sources, IW: only the node E has them), evaluated
+/* The entries of a plan but for their sources, the same for every record
+ * a memo repeats (kept in the memo, and read there by the kernels). Per
+ * node, its entries start at e[off[node]]: nv vector-latency edges (lat
+ * valid), then ns scalar edges (the same latency everywhere), then nc
+ * conditional scalar edges (the same latency wherever not skipped), then
+ * ni block edges (E sources, IW: only the node E has them), evaluated
  * after the others over the lanes [0, hi) where they can be alive (hi in
  * skipm, a multiple of 8; bhi the largest), with a latency vector (NEG in
- * the lanes that drop them) or one latency; cond_skip_min is the smallest skipm
- * of the conditional ones. A node with a scalar edge starts from it instead
- * of from time 0; the AVX2 kernel starts a node without one from its first
- * vector edge where that one has no NEG lane (vf: those come first). */
-/* What a plan takes from its memo as it is (one copy): per node where its
- * entries start and how many of each class, and the record's rules. */
+ * the lanes that drop them) or one latency; cond_skip_min is the smallest
+ * skipm of the conditional ones. A node with a scalar edge starts from it
+ * instead of from time 0; the AVX2 kernel starts a node without one from
+ * its first vector edge where that one has no NEG lane (vf: those come
+ * first). */
 struct plan_form {
   uint32_t bhi;
   uint32_t cond_skip_min[IC_NODE_COUNT];
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
   uint8_t ni[IC_NODE_COUNT];
   uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
-  uint8_t mk;                /* the MSHR rule's MSHRs (0: the record has no rule) */
-  uint8_t sw, sp;            /* the slot rule's counts (the record's slot_w, slot_p; 0: none) */
-  uint8_t mskip;             /* lane bit + 1 of a scoped dmiss that drops the record's
-                                MSHR rule (its sdrop), besides dmiss's lanes; 0: none */
+  struct pe e[2 * IC_MAX_EDGES];
 };
 
+/* A record's rules as the plan carries them (solver_rules.h reads them). */
+struct plan_rules {
+  uint8_t mk;    /* the MSHR rule's MSHRs (0: the record has no rule) */
+  uint8_t sw, sp; /* the slot rule's counts (the record's slot_w, slot_p; 0: none) */
+  uint8_t mskip; /* lane bit + 1 of a scoped dmiss that drops the record's
+                    MSHR rule (its sdrop), besides dmiss's lanes; 0: none */
+};
+
+/* The plan of one instruction: everything the kernels need to compute its
+ * five vectors, with no reference to the record (the caller may reuse it)
+ * and no decision left (the planning thread resolved every source). Its
+ * entries are its memo's (form); the memo is not rewritten while a plan
+ * that points to it waits in the pipeline (memo.busy). */
 struct plan {
   uint64_t seq;
   uint64_t t[IC_NODE_COUNT]; /* the record's stamps, for the baseline check */
   int32_t *out[IC_NODE_COUNT];
-  uint32_t lanes_live;              /* lanes evaluated: [0, lanes_live) (the solver's lanes_live) */
+  const struct plan_form *form;
+  uint32_t lanes_live;       /* lanes evaluated: [0, lanes_live) (the solver's lanes_live) */
   uint8_t compact;           /* the compact layout: no entry skips a lane */
-  const char *pf[3];         /* ring slots to fetch ahead (P, C, far C) or NULL */
-  uint32_t pf_from;          /* bytes of pf[2] not needed (lanes without win) */
-  struct plan_form f;
+  struct plan_rules f;
   uint8_t pool;              /* its FU pool (ooo_pool_of): the slot rule's pool count */
   uint32_t iq;               /* the IQ rule's size (the record's iq; 0: none) */
-  struct pe e[2 * IC_MAX_EDGES];
+  uint32_t pf_from;          /* bytes of pf[2] not needed (lanes without win) */
+  const char *pf[3];         /* ring slots to fetch ahead (P, C, far C) or NULL */
+  const int32_t *src[2 * IC_MAX_EDGES]; /* each entry's source vector */
 };
 
 /* Where an entry's source vector is: node srcnode of this instruction (dist
@@ -272,18 +281,29 @@ struct msrc {
  * sources are, so only the source vectors are looked up again. Valid while
  * gen equals the solver's mgen, which changes when the latency-vector store
  * is cleared or the window cap changes (growth alone keeps them valid: a
- * planned record's distances all fit its windows or their cap). */
+ * planned record's distances all fit its windows or their cap).
+ *
+ * The sources again, once every ring holds its whole window (ok_from):
+ * the entries at a fixed distance (not kind_info.vdist) are listed by ring
+ * (fix: entry | dist << 8, nfix[ring] of each, dist 0 for a node of the
+ * instruction itself, in its node's ring), the others by the record's edge
+ * (var: entry | edge << 8 | ring << 16). fast: every fixed distance is
+ * inside its ring's window (windows only grow while a memo is valid). */
 #define MEMO_SETS 1024u
 #define MEMO_WAYS 4u
 struct memo {
   uint64_t pc, gen;
   uint64_t shape; /* the shape id of the records it repeats (ic_graph_sink.consume_shaped), 0: none */
   uint64_t use;   /* when it was last planned or taken (s->mclock) */
+  uint64_t busy;  /* the pipeline's plans (struct pipe's tail) that must be evaluated before
+                     form may be rewritten: those made from it */
   uint64_t far_c; /* the far CD distance it sets, or 0 */
   int64_t grow;   /* sum of its edges' latencies */
   uint8_t nedges, nent;
   uint8_t sdrop[2]; /* the record's sdrop the plan was made for */
-  struct plan_form f; /* the plan's */
+  struct plan_rules f; /* the plan's */
+  uint8_t fast, nvar;
+  uint8_t nfix[RING_COUNT];
   /* the edges whose distance a record may change (kind_info.vdist), and
    * the ring each reads */
   uint8_t nvd, vd[IC_MAX_EDGES];
@@ -291,8 +311,10 @@ struct memo {
   ic_edge edge[IC_MAX_EDGES];
   /* the bytes of edge[] that a record must repeat (same_edges) */
   uint8_t emask[IC_MAX_EDGES * sizeof(ic_edge)];
-  struct pe e[2 * IC_MAX_EDGES];
+  uint64_t fix[2 * IC_MAX_EDGES];
+  uint32_t var[2 * IC_MAX_EDGES];
   struct msrc src[2 * IC_MAX_EDGES];
+  struct plan_form form;
 };
 _Static_assert(IC_MAX_EDGES * sizeof(ic_edge) % 32 == 0, "same_edges compares 32 bytes at a time");
 
@@ -475,6 +497,7 @@ void slv_pipe_drain(const ic_solver *s);
 void slv_pipe_stop(ic_solver *s);
 struct plan *slv_plan_slot(ic_solver *s);
 void slv_plan_done(ic_solver *s, struct plan *pl);
+void slv_pipe_wait(ic_solver *s, uint64_t tail);
 void slv_adapt_split(ic_solver *s);
 
 /* solver_layout.c: allocation, rings and lane layouts */

@@ -24,10 +24,10 @@
 
 /* ---- kernels ---------------------------------------------------------- */
 
-/* A node's block entries (IW: struct plan), after its vector, scalar and
- * conditional ones. */
-static inline const struct pe *block_entries(const struct plan *pl, int node) {
-  return pl->e + pl->f.off[node] + pl->f.nv[node] + pl->f.ns[node] + pl->f.nc[node];
+/* Where a node's block entries (IW: struct plan_form) start, after its
+ * vector, scalar and conditional ones. */
+static inline int block_entries(const struct plan_form *f, int node) {
+  return f->off[node] + f->nv[node] + f->ns[node] + f->nc[node];
 }
 
 /* One node's arrival vector from all its in-edges in a single pass, over
@@ -42,18 +42,20 @@ static inline const struct pe *block_entries(const struct plan *pl, int node) {
  * is >= 0: a node with a scalar edge starts from it instead of from zero. */
 static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan *pl, int node,
                            uint32_t lo, uint32_t hi) {
-  const struct pe *v = pl->e + pl->f.off[node], *c = v + pl->f.nv[node];
-  const int nv = pl->f.nv[node], nsc = pl->f.ns[node] + pl->f.nc[node], s0 = pl->f.ns[node] > 0;
+  const struct plan_form *f = pl->form;
+  const struct pe *v = f->e + f->off[node], *c = v + f->nv[node];
+  const int32_t *const *vs = pl->src + f->off[node], *const *cs = vs + f->nv[node];
+  const int nv = f->nv[node], nsc = f->ns[node] + f->nc[node], s0 = f->ns[node] > 0;
   for (uint32_t s = lo; s < hi; s += LANES) {
     v8si x;
     if (s0)
-      x = LD(c[0].src + s) + SPLAT(c[0].l);
+      x = LD(cs[0] + s) + SPLAT(c[0].l);
     else
       x = LD(zero + s);
     for (int e = 0; e < nv; e++)
-      if ((s & v[e].skipm) != v[e].skipv) x = VMAX(x, LD(v[e].src + s) + LD(v[e].lat + s));
+      if ((s & v[e].skipm) != v[e].skipv) x = VMAX(x, LD(vs[e] + s) + LD(v[e].lat + s));
     for (int e = s0; e < nsc; e++)
-      if ((s & c[e].skipm) != c[e].skipv) x = VMAX(x, LD(c[e].src + s) + SPLAT(c[e].l));
+      if ((s & c[e].skipm) != c[e].skipv) x = VMAX(x, LD(cs[e] + s) + SPLAT(c[e].l));
     ST(acc + s, x);
   }
 }
@@ -89,19 +91,21 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
       V_REGS(K, V_INITV_R); \
     else \
       V_REGS(K, V_INITS_R); \
-    for (const struct pe *e = vb; e != ve; e++) { \
+    for (int j = vb; j != ve; j++) { \
+      const struct pe *e = &pe[j]; \
       if (e->skipm >= V_W * (K) && ((s) & e->skipm) == e->skipv) continue; \
-      const int32_t *a = e->src + (s), *b = e->lat + (s); \
+      const int32_t *a = src[j] + (s), *b = e->lat + (s); \
       V_REGS(K, V_VSTEP_R); \
     } \
-    for (const struct pe *e = sb; e != se; e++) { \
-      const int32_t *a = e->src + (s); \
-      const V_T l = V_SET1(e->l); \
+    for (int j = sb; j != se; j++) { \
+      const int32_t *a = src[j] + (s); \
+      const V_T l = V_SET1(pe[j].l); \
       V_REGS(K, V_SSTEP_R); \
     } \
-    for (const struct pe *e = se; e != ce; e++) { \
+    for (int j = se; j != ce; j++) { \
+      const struct pe *e = &pe[j]; \
       if (((s) & e->skipm) == e->skipv) continue; \
-      const int32_t *a = e->src + (s); \
+      const int32_t *a = src[j] + (s); \
       const V_T l = V_SET1(e->l); \
       V_REGS(K, V_SSTEP_R); \
     } \
@@ -124,23 +128,26 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
 __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(int32_t *acc, const int32_t *zero,
                                                         const struct plan *pl, int node,
                                                         uint32_t lo, uint32_t hi) {
-  const struct pe *v = pl->e + pl->f.off[node], *c = v + pl->f.nv[node];
-  const int nv = pl->f.nv[node], ns = pl->f.ns[node], nsc = ns + pl->f.nc[node], s0 = ns > 0;
+  const struct plan_form *f = pl->form;
+  /* the node's entries are pe[j], j in [v, ce), with sources src[j] */
+  const struct pe *const pe = f->e;
+  const int32_t *const *const src = pl->src;
+  const int v = f->off[node], nv = f->nv[node], ns = f->ns[node], s0 = ns > 0, c = v + nv;
   /* with no scalar entry, a vector entry with no NEG lane starts the node
    * (its source is >= time 0 and its latencies >= 0) */
-  const int v0 = !s0 && pl->f.vf[node];
-  const __m256i l0 = _mm256_set1_epi32(s0 ? c[0].l : 0);
+  const int v0 = !s0 && f->vf[node];
+  const __m256i l0 = _mm256_set1_epi32(s0 ? pe[c].l : 0);
   /* the start: src + l0 (time 0: zero + 0), or src + lat */
-  const int32_t *i0 = s0 ? c[0].src : zero, *i1 = v0 ? v[0].lat : NULL;
+  const int32_t *i0 = s0 ? src[c] : zero, *i1 = v0 ? pe[v].lat : NULL;
   /* the start with a vector entry (iv: i0 where there is none), kept apart
    * from i0 so the compiler folds each start's load into its add */
-  const int32_t *iv = v0 ? v[0].src : i0;
-  const struct pe *vb = v + v0, *ve = v + nv, *sb = c + s0, *se = c + ns, *ce = c + nsc;
+  const int32_t *iv = v0 ? src[v] : i0;
+  const int vb = v + v0, ve = v + nv, sb = c + s0, se = c + ns, ce = se + f->nc[node];
   /* Blocks of 64 where every conditional edge skips whole blocks of 64,
    * else of 32 (every skip bit is >= 32), else of 8; [lo, hi) is cut into
    * whole blocks when both ends are multiples of the block size (always,
    * but for a two-thread split), so each loop has no other test. */
-  if (pl->f.cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
+  if (f->cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
     for (size_t s = lo; s < hi; s += 8 * LANES) V_BLOCK(8, s);
     return;
   }
@@ -162,11 +169,11 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
   }
   for (size_t s = lo; s < hi; s += LANES) {
     __m256i x = _mm256_add_epi32(AVX_LD(iv + s), i1 ? AVX_LD(i1 + s) : l0);
-    for (const struct pe *e = vb; e != ve; e++)
-      if ((s & e->skipm) != e->skipv) AVX_STEP(x, e->src + s, AVX_LD(e->lat + s));
-    for (const struct pe *e = sb; e != se; e++) AVX_STEP(x, e->src + s, _mm256_set1_epi32(e->l));
-    for (const struct pe *e = se; e != ce; e++)
-      if ((s & e->skipm) != e->skipv) AVX_STEP(x, e->src + s, _mm256_set1_epi32(e->l));
+    for (int j = vb; j != ve; j++)
+      if ((s & pe[j].skipm) != pe[j].skipv) AVX_STEP(x, src[j] + s, AVX_LD(pe[j].lat + s));
+    for (int j = sb; j != se; j++) AVX_STEP(x, src[j] + s, _mm256_set1_epi32(pe[j].l));
+    for (int j = se; j != ce; j++)
+      if ((s & pe[j].skipm) != pe[j].skipv) AVX_STEP(x, src[j] + s, _mm256_set1_epi32(pe[j].l));
     AVX_ST(acc + s, x);
   }
 }
@@ -178,27 +185,29 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
 __attribute__((target("avx2"), always_inline)) static inline void k_node8_avx2(int32_t *acc, const int32_t *zero,
                                                                                const struct plan *pl, int node,
                                                                                uint32_t s) {
-  const struct pe *v = pl->e + pl->f.off[node], *c = v + pl->f.nv[node];
-  const int nv = pl->f.nv[node], ns = pl->f.ns[node], nsc = ns + pl->f.nc[node];
-  __m256i x = ns ? _mm256_add_epi32(AVX_LD(c[0].src + s), _mm256_set1_epi32(c[0].l)) : AVX_LD(zero + s);
+  const struct plan_form *f = pl->form;
+  const struct pe *v = f->e + f->off[node], *c = v + f->nv[node];
+  const int32_t *const *vs = pl->src + f->off[node], *const *cs = vs + f->nv[node];
+  const int nv = f->nv[node], ns = f->ns[node], nsc = ns + f->nc[node];
+  __m256i x = ns ? _mm256_add_epi32(AVX_LD(cs[0] + s), _mm256_set1_epi32(c[0].l)) : AVX_LD(zero + s);
   for (int e = 0; e < nv; e++)
-    if ((s & v[e].skipm) != v[e].skipv) AVX_STEP(x, v[e].src + s, AVX_LD(v[e].lat + s));
-  for (int e = ns > 0; e < ns; e++) AVX_STEP(x, c[e].src + s, _mm256_set1_epi32(c[e].l));
+    if ((s & v[e].skipm) != v[e].skipv) AVX_STEP(x, vs[e] + s, AVX_LD(v[e].lat + s));
+  for (int e = ns > 0; e < ns; e++) AVX_STEP(x, cs[e] + s, _mm256_set1_epi32(c[e].l));
   for (int e = ns; e < nsc; e++)
-    if ((s & c[e].skipm) != c[e].skipv) AVX_STEP(x, c[e].src + s, _mm256_set1_epi32(c[e].l));
+    if ((s & c[e].skipm) != c[e].skipv) AVX_STEP(x, cs[e] + s, _mm256_set1_epi32(c[e].l));
   AVX_ST(acc + s, x);
 }
 
 /* k_block (below) with AVX2. */
 __attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(int32_t *acc, const struct pe *b,
-                                                         int ni, uint32_t lo, uint32_t hi) {
+                                                         const int32_t *const *bs, int ni, uint32_t lo, uint32_t hi) {
   for (uint32_t s = lo; s < hi; s += LANES) {
     __m256i x = AVX_LD(acc + s), r = x;
     for (int e = 0; e + 1 < ni; e += 2)
       if (s < b[e].skipm) {
-        __m256i c = _mm256_add_epi32(AVX_LD(b[e].src + s), b[e].lat ? AVX_LD(b[e].lat + s)
-                                                                      : _mm256_set1_epi32(b[e].l));
-        __m256i later = _mm256_cmpgt_epi32(AVX_LD(b[e + 1].src + s), r);
+        __m256i c = _mm256_add_epi32(AVX_LD(bs[e] + s), b[e].lat ? AVX_LD(b[e].lat + s)
+                                                                   : _mm256_set1_epi32(b[e].l));
+        __m256i later = _mm256_cmpgt_epi32(AVX_LD(bs[e + 1] + s), r);
         x = _mm256_max_epi32(x, _mm256_blendv_epi8(c, x, later));
       }
     AVX_ST(acc + s, x);
@@ -210,15 +219,16 @@ __attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(i
 __attribute__((target("avx2"))) static int k_nodes_avx2(const struct plan *pl, const int32_t *zero,
                                                         uint32_t lo, uint32_t hi, struct xenv *x) {
   int slots = 0;
-  const uint32_t bhi = hi < pl->f.bhi ? hi : pl->f.bhi;
+  const uint32_t bhi = hi < pl->form->bhi ? hi : pl->form->bhi;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     if (hi - lo == LANES) k_node8_avx2(pl->out[node], zero, pl, node, lo);
     else k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
     if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
     if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
-      if (pl->f.ni[node] && lo < bhi)
-        k_block_avx2(pl->out[node], block_entries(pl, node),
-                     pl->f.ni[node], lo, bhi);
+      if (pl->form->ni[node] && lo < bhi) {
+        const int b = block_entries(pl->form, node);
+        k_block_avx2(pl->out[node], pl->form->e + b, pl->src + b, pl->form->ni[node], lo, bhi);
+      }
       if (pl->f.mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
       slots = k_slots(pl->out[node], lo, hi, pl, x);
     }
@@ -251,14 +261,16 @@ __attribute__((target("avx512f"), always_inline)) static inline int k_node_avx51
                                                                                   const struct plan *pl,
                                                                                   int node, uint32_t lo,
                                                                                   uint32_t hi) {
-  const struct pe *v = pl->e + pl->f.off[node], *c = v + pl->f.nv[node];
-  const int nv = pl->f.nv[node], ns = pl->f.ns[node], nsc = ns + pl->f.nc[node], s0 = ns > 0;
-  const int v0 = !s0 && pl->f.vf[node]; /* as k_node_avx2 */
-  const __m512i l0 = _mm512_set1_epi32(s0 ? c[0].l : 0);
-  const int32_t *i0 = s0 ? c[0].src : zero, *i1 = v0 ? v[0].lat : NULL;
-  const int32_t *iv = v0 ? v[0].src : i0;
-  const struct pe *vb = v + v0, *ve = v + nv, *sb = c + s0, *se = c + ns, *ce = c + nsc;
-  if (pl->f.cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
+  const struct plan_form *f = pl->form; /* as k_node_avx2 */
+  const struct pe *const pe = f->e;
+  const int32_t *const *const src = pl->src;
+  const int v = f->off[node], nv = f->nv[node], ns = f->ns[node], s0 = ns > 0, c = v + nv;
+  const int v0 = !s0 && f->vf[node];
+  const __m512i l0 = _mm512_set1_epi32(s0 ? pe[c].l : 0);
+  const int32_t *i0 = s0 ? src[c] : zero, *i1 = v0 ? pe[v].lat : NULL;
+  const int32_t *iv = v0 ? src[v] : i0;
+  const int vb = v + v0, ve = v + nv, sb = c + s0, se = c + ns, ce = se + f->nc[node];
+  if (f->cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
     for (size_t s = lo; s < hi; s += 8 * LANES) V_BLOCK(4, s);
     return 1;
   }
@@ -278,15 +290,16 @@ __attribute__((target("avx512f"), always_inline)) static inline int k_node_avx51
 __attribute__((target("avx512f,avx2"))) static int k_nodes_avx512(const struct plan *pl, const int32_t *zero,
                                                                   uint32_t lo, uint32_t hi, struct xenv *x) {
   int slots = 0;
-  const uint32_t bhi = hi < pl->f.bhi ? hi : pl->f.bhi;
+  const uint32_t bhi = hi < pl->form->bhi ? hi : pl->form->bhi;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
     if (hi - lo == LANES) k_node8_avx2(pl->out[node], zero, pl, node, lo);
     else if (!k_node_avx512(pl->out[node], zero, pl, node, lo, hi)) k_node_avx2(pl->out[node], zero, pl, node, lo, hi);
     if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
     if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
-      if (pl->f.ni[node] && lo < bhi)
-        k_block_avx2(pl->out[node], block_entries(pl, node),
-                     pl->f.ni[node], lo, bhi);
+      if (pl->form->ni[node] && lo < bhi) {
+        const int b = block_entries(pl->form, node);
+        k_block_avx2(pl->out[node], pl->form->e + b, pl->src + b, pl->form->ni[node], lo, bhi);
+      }
       if (pl->f.mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
       slots = k_slots(pl->out[node], lo, hi, pl, x);
     }
@@ -302,13 +315,14 @@ __attribute__((target("avx512f,avx2"))) static int k_nodes_avx512(const struct p
  * acc[s] = max(acc[s], src[e][s] + lat[e][s] or l[e]) for the edges with
  * s < their skipm (their block) and where their source was ready by
  * acc[s] as the node's other edges left it: the IW condition (graph_rec.h). */
-static void k_block(int32_t *acc, const struct pe *b, int ni, uint32_t lo, uint32_t hi) {
+static void k_block(int32_t *acc, const struct pe *b, const int32_t *const *bs, int ni, uint32_t lo,
+                    uint32_t hi) {
   for (uint32_t s = lo; s < hi; s += LANES) {
     v8si x = LD(acc + s), r = x;
     for (int e = 0; e + 1 < ni; e += 2)
       if (s < b[e].skipm) {
-        v8si c = LD(b[e].src + s) + (b[e].lat ? LD(b[e].lat + s) : SPLAT(b[e].l));
-        v8si later = LD(b[e + 1].src + s) > r; /* -1 where the source was ready later */
+        v8si c = LD(bs[e] + s) + (b[e].lat ? LD(b[e].lat + s) : SPLAT(b[e].l));
+        v8si later = LD(bs[e + 1] + s) > r; /* -1 where the source was ready later */
         x = VMAX(x, (later & x) | (~later & c));
       }
     ST(acc + s, x);
@@ -333,14 +347,15 @@ static void exec_range(struct xenv *x, const struct plan *pl, uint32_t lo, uint3
   else
 #endif
   {
-    const uint32_t bhi = hi < pl->f.bhi ? hi : pl->f.bhi;
+    const uint32_t bhi = hi < pl->form->bhi ? hi : pl->form->bhi;
     for (int node = 0; node < IC_NODE_COUNT; node++) {
       k_node_generic(pl->out[node], x->zero, pl, node, lo, hi);
       if (node == IC_NODE_D && pl->iq) slv_k_iq(pl->out[node], lo, hi, pl, x);
       if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
-        if (pl->f.ni[node] && lo < bhi)
-          k_block(pl->out[node], block_entries(pl, node),
-                  pl->f.ni[node], lo, bhi);
+        if (pl->form->ni[node] && lo < bhi) {
+          const int b = block_entries(pl->form, node);
+          k_block(pl->out[node], pl->form->e + b, pl->src + b, pl->form->ni[node], lo, bhi);
+        }
         if (pl->f.mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
         slots = k_slots(pl->out[node], lo, hi, pl, x);
       }

@@ -180,6 +180,37 @@ static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_r
   return dists_fit(s, m, r);
 }
 
+/* The ring of each node of an instruction (its destination vectors). */
+static const int8_t out_ring[IC_NODE_COUNT] = {RING_D, RING_R, RING_E, RING_P, RING_C};
+
+/* Lists m's entries by how a memo hit finds their sources once every ring
+ * holds its whole window (struct memo: fix, var, fast). */
+static void memo_sources(const ic_solver *s, struct memo *m) {
+  uint8_t at[RING_COUNT] = {0};
+  int fast = 1;
+  m->nvar = 0;
+  memset(m->nfix, 0, sizeof m->nfix);
+  for (int k = 0; k < m->nent; k++) {
+    const struct msrc *ms = &m->src[k];
+    const int ring = ms->dist ? ms->ring : out_ring[ms->srcnode];
+    if (ring < 0) {
+      fast = 0;
+    } else if (ms->var) {
+      m->var[m->nvar++] = (uint32_t)k | (uint32_t)ms->edge << 8 | (uint32_t)ring << 16;
+    } else {
+      m->nfix[ring]++;
+      if (ms->dist >= s->w[ring]) fast = 0;
+    }
+  }
+  for (int ring = 1; ring < RING_COUNT; ring++) at[ring] = (uint8_t)(at[ring - 1] + m->nfix[ring - 1]);
+  for (int k = 0; k < m->nent; k++) {
+    const struct msrc *ms = &m->src[k];
+    const int ring = ms->dist ? ms->ring : out_ring[ms->srcnode];
+    if (ring >= 0 && !ms->var) m->fix[at[ring]++] = (uint64_t)k | ms->dist << 8;
+  }
+  m->fast = (uint8_t)fast;
+}
+
 /* The destination vectors of instruction seq. */
 static inline void plan_outputs(const ic_solver *s, struct plan *pl, uint64_t seq) {
   const size_t rs = s->rs;
@@ -260,11 +291,34 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
     m->use = ++s->mclock;
     s->mru[set] = (uint8_t)(m - ways);
     pl->f = m->f;
+    pl->form = &m->form;
     /* resolve_source with each ring's bounds taken once: a source d back
      * is in the ring if 0 < d <= ok[ring]; once every ring is full since
      * its last change (ok_from), that is d < w */
     uint64_t okb[RING_COUNT];
     const uint64_t *ok = s->okw;
+    const size_t rs = s->rs;
+    if (seq >= s->ok_from && m->fast) {
+      /* every ring full, and every fixed distance inside its window: no
+       * test but for the distances the record gives */
+      const uint64_t *f = m->fix;
+      for (int ring = 0; ring < RING_COUNT; ring++) {
+        const int32_t *const base = s->ring[ring];
+        const uint64_t mask = s->okw[ring];
+        for (const uint64_t *fe = f + m->nfix[ring]; f != fe; f++)
+          pl->src[*f & 0xff] = base + ((seq - (*f >> 8)) & mask) * rs;
+      }
+      for (int k = 0; k < m->nvar; k++) {
+        const uint32_t v = m->var[k];
+        const uint64_t d = r->edge[(v >> 8) & 0xff].dist;
+        const int ring = (int)(v >> 16);
+        const int32_t *src = s->zero;
+        if (d <= s->okw[ring]) src = s->ring[ring] + ((seq - d) & s->okw[ring]) * rs;
+        else oow += d <= idx;
+        pl->src[v & 0xff] = src;
+      }
+      goto hit;
+    }
     if (seq < s->ok_from) {
       int full = 1;
       for (int k = 0; k < RING_COUNT; k++) {
@@ -278,9 +332,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
       }
       ok = okb;
     }
-    const size_t rs = s->rs;
     for (int k = 0; k < m->nent; k++) {
-      pl->e[k] = m->e[k];
       const struct msrc *ms = &m->src[k];
       const uint64_t d = ms->var ? r->edge[ms->edge].dist : ms->dist;
       const int ring = ms->ring;
@@ -293,8 +345,9 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
         src = s->zero;
         oow += d <= idx;
       }
-      pl->e[k].src = src;
+      pl->src[k] = src;
     }
+  hit:
     grow = m->grow;
     if (m->far_c) s->far_c = m->far_c;
     s->st.memo_hits++;
@@ -316,7 +369,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   struct msrc tsrc[IC_NODE_COUNT][PE_CLASSES][2 * IC_MAX_EDGES];
   uint8_t cnt[IC_NODE_COUNT][PE_CLASSES];
   uint64_t far_c;
-  uint32_t bhi;
+  uint32_t bhi, cond_skip_min[IC_NODE_COUNT];
   int mk, mskip;
 #define ADD_ENTRY(node, cls, pe_, d_, ki_)                                         \
   do {                                                                             \
@@ -334,7 +387,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
     far_c = 0;
     bhi = 0;
     memset(cnt, 0, sizeof cnt);
-    for (int k = 0; k < IC_NODE_COUNT; k++) pl->f.cond_skip_min[k] = UINT32_MAX;
+    for (int k = 0; k < IC_NODE_COUNT; k++) cond_skip_min[k] = UINT32_MAX;
     for (int k = 0; k < nedges; k++) {
       const ic_edge *e = &r->edge[k];
       if (e->kind >= IC_EDGE_KIND_COUNT || e->nparts > IC_MAX_PARTS) return malformed(r, err);
@@ -404,26 +457,26 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
         if (s->lane_flags) hi = s->lanes_live; /* compact: lanes of any subset, everywhere */
         if (hi > bhi) bhi = hi;
         if (s->lane_flags ? !pbits && !dmask : !(pbits & ~dmask) && !(dmask & (hi - 1))) {
-          ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, NULL, (int32_t)total, hi, 0}), dist, ki);
+          ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, (int32_t)total, hi, 0}), dist, ki);
         } else {
           struct lat_key kb = {total | (uint64_t)nvp << 32 | 1ull << 40 | (uint64_t)dmask << 44,
                                parts[0] | parts[1] << 32, parts[2] | parts[3] << 32};
           const int32_t *lb = lat_vector(s, &kb);
           full |= !lb;
-          ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, lb, 0, hi, 0}), dist, ki);
+          ADD_ENTRY(node, PE_BLOCK, ((struct pe){lb, 0, hi, 0}), dist, ki);
         }
         /* its condition: R of the same source instruction, in the entry
          * right after it (k_block reads them in pairs) */
         {
           int n_ = cnt[node][PE_BLOCK]++;
-          tmp[node][PE_BLOCK][n_] = (struct pe){NULL, NULL, 0, hi, 0};
+          tmp[node][PE_BLOCK][n_] = (struct pe){NULL, 0, hi, 0};
           tsrc[node][PE_BLOCK][n_] = (struct msrc){dist, IC_NODE_R, RING_R, (uint8_t)k, 1};
           if (dist > need[RING_R]) need[RING_R] = dist;
         }
         continue;
       }
       if (!nvp && !dmask && !ki->two) { /* the same in every subset */
-        ADD_ENTRY(node, PE_SCALAR, ((struct pe){NULL, NULL, (int32_t)total, 0, 1}), dist, ki);
+        ADD_ENTRY(node, PE_SCALAR, ((struct pe){NULL, (int32_t)total, 0, 1}), dist, ki);
         continue;
       }
       /* A dropped edge whose parts in chosen categories are all of the
@@ -432,10 +485,10 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
        * subsets without it (skipm), it is a scalar edge. */
       if (skipm && (ki->two ? !pbits : !(pbits & ~(1u << drop)))) {
         if (far)
-          ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, skipm, 0}), far, ki);
-        ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, skipm, skipm}), dist,
+          ADD_ENTRY(node, PE_COND, ((struct pe){NULL, (int32_t)total, skipm, 0}), far, ki);
+        ADD_ENTRY(node, PE_COND, ((struct pe){NULL, (int32_t)total, skipm, skipm}), dist,
                   ki);
-        if (skipm < pl->f.cond_skip_min[node]) pl->f.cond_skip_min[node] = skipm;
+        if (skipm < cond_skip_min[node]) cond_skip_min[node] = skipm;
         continue;
       }
       /* dropped by several chosen categories: NEG where any is set */
@@ -449,12 +502,12 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
         key.a |= (uint64_t)1 << 29;
         const int32_t *lw = lat_vector(s, &kw);
         full |= !lw;
-        ADD_ENTRY(node, PE_VEC, ((struct pe){NULL, lw, 0, skipm, skipm ? 0 : 1}), far, ki);
+        ADD_ENTRY(node, PE_VEC, ((struct pe){lw, 0, skipm, skipm ? 0 : 1}), far, ki);
       }
       const int32_t *lv = lat_vector(s, &key);
       full |= !lv;
       ADD_ENTRY(node, !dmask && !far ? PE_FULL : PE_VEC,
-                ((struct pe){NULL, lv, 0, skipm, skipm ? skipm : 1}), dist, ki);
+                ((struct pe){lv, 0, skipm, skipm ? skipm : 1}), dist, ki);
     }
     int again = 0;
     /* the rules (graph_rec.h) and the categories that drop them: the IQ
@@ -501,6 +554,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
     }
     if (ways[w].use < m->use) m = &ways[w];
   }
+  /* plans in the pipeline may still read its entries */
+  if (m->busy) slv_pipe_wait(s, m->busy);
   m->use = ++s->mclock;
   s->mru[set] = (uint8_t)(m - ways);
 
@@ -512,7 +567,10 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   m->far_c = far_c;
   m->grow = grow;
   m->nedges = (uint8_t)nedges;
-  pl->f.bhi = bhi;
+  struct plan_form *form = &m->form;
+  form->bhi = bhi;
+  memcpy(form->cond_skip_min, cond_skip_min, sizeof cond_skip_min);
+  pl->form = form;
   pl->f.mk = (uint8_t)mk;
   pl->f.sw = r->slot_w;
   pl->f.sp = r->slot_p;
@@ -523,24 +581,25 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   memo_mask(s, m);
   uint8_t off = 0;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
-    pl->f.off[node] = off;
-    pl->f.nv[node] = (uint8_t)(cnt[node][PE_FULL] + cnt[node][PE_VEC]);
-    pl->f.vf[node] = cnt[node][PE_FULL] > 0;
-    pl->f.ns[node] = cnt[node][PE_SCALAR];
-    pl->f.nc[node] = cnt[node][PE_COND];
-    pl->f.ni[node] = cnt[node][PE_BLOCK];
+    form->off[node] = off;
+    form->nv[node] = (uint8_t)(cnt[node][PE_FULL] + cnt[node][PE_VEC]);
+    form->vf[node] = cnt[node][PE_FULL] > 0;
+    form->ns[node] = cnt[node][PE_SCALAR];
+    form->nc[node] = cnt[node][PE_COND];
+    form->ni[node] = cnt[node][PE_BLOCK];
     for (int c = 0; c < PE_CLASSES; c++)
       for (int k = 0; k < cnt[node][c]; k++, off++) {
-        m->e[off] = tmp[node][c][k];
+        form->e[off] = tmp[node][c][k];
         m->src[off] = tsrc[node][c][k];
-        pl->e[off] = tmp[node][c][k];
-        pl->e[off].src = resolve_source(s, pl, &m->src[off], seq, idx, &oow);
+        pl->src[off] = resolve_source(s, pl, &m->src[off], seq, idx, &oow);
       }
   }
   m->nent = off;
   m->f = pl->f;
+  memo_sources(s, m);
 
 planned:
+  if (s->pipe && pl != s->one) m->busy = s->pipe->planned + 1;
   pl->seq = seq;
   pl->lanes_live = s->lanes_live;
   pl->compact = s->lane_flags != NULL;
@@ -594,8 +653,9 @@ static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *sh
           __builtin_prefetch((const char *)m->emask + off, 0, 3);
         }
       }
-      for (size_t off = 0; off < ne * sizeof(struct pe); off += 64) __builtin_prefetch((const char *)m->e + off, 0, 3);
-      for (size_t off = 0; off < ne * sizeof(struct msrc); off += 64) __builtin_prefetch((const char *)m->src + off, 0, 3);
+      for (size_t off = 0; off < ne * sizeof(uint64_t); off += 64) __builtin_prefetch((const char *)m->fix + off, 0, 3);
+      for (size_t off = 0; off < offsetof(struct plan_form, e) + ne * sizeof(struct pe); off += 64)
+        __builtin_prefetch((const char *)&m->form + off, 0, 3);
     }
     struct plan *pl = slv_plan_slot(s);
     if ((st = plan_one(s, &recs[i], shapes ? shapes[i] : 0, edges ? edges[i] : NULL, pl, err)) != IC_OK)
