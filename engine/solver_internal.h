@@ -234,6 +234,10 @@ struct plan_form {
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
   uint8_t ni[IC_NODE_COUNT];
   uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
+  /* the same bounds as entry indices: a node's vector entries are
+   * [bound[0], bound[1]), scalar [bound[1], bound[2]), conditional
+   * [bound[2], bound[3]) (one load each where a kernel needs no more) */
+  uint8_t bound[IC_NODE_COUNT][4];
   struct pe e[2 * IC_MAX_EDGES];
 };
 
@@ -285,10 +289,16 @@ struct msrc {
  *
  * The sources again, once every ring holds its whole window (ok_from):
  * the entries at a fixed distance (not kind_info.vdist) are listed by ring
- * (fix: entry | dist << 8, nfix[ring] of each, dist 0 for a node of the
- * instruction itself, in its node's ring), the others by the record's edge
- * (var: entry | edge << 8 | ring << 16). fast: every fixed distance is
- * inside its ring's window (windows only grow while a memo is valid). */
+ * (fix, nfix[ring] of each, dist 0 for a node of the instruction itself, in
+ * its node's ring), the others with the record's edge that gives their
+ * distance (var). fast: every fixed distance is inside its ring's window
+ * (windows only grow while a memo is valid). */
+struct mfix {
+  uint32_t dist, entry;
+};
+struct mvar {
+  uint8_t entry, edge, ring;
+};
 #define MEMO_SETS 1024u
 #define MEMO_WAYS 4u
 struct memo {
@@ -311,8 +321,8 @@ struct memo {
   ic_edge edge[IC_MAX_EDGES];
   /* the bytes of edge[] that a record must repeat (same_edges) */
   uint8_t emask[IC_MAX_EDGES * sizeof(ic_edge)];
-  uint64_t fix[2 * IC_MAX_EDGES];
-  uint32_t var[2 * IC_MAX_EDGES];
+  struct mfix fix[2 * IC_MAX_EDGES];
+  struct mvar var[2 * IC_MAX_EDGES];
   struct msrc src[2 * IC_MAX_EDGES];
   struct plan_form form;
 };

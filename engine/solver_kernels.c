@@ -186,15 +186,15 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node8_avx2(i
                                                                                const struct plan *pl, int node,
                                                                                uint32_t s) {
   const struct plan_form *f = pl->form;
-  const struct pe *v = f->e + f->off[node], *c = v + f->nv[node];
-  const int32_t *const *vs = pl->src + f->off[node], *const *cs = vs + f->nv[node];
-  const int nv = f->nv[node], ns = f->ns[node], nsc = ns + f->nc[node];
-  __m256i x = ns ? _mm256_add_epi32(AVX_LD(cs[0] + s), _mm256_set1_epi32(c[0].l)) : AVX_LD(zero + s);
-  for (int e = 0; e < nv; e++)
-    if ((s & v[e].skipm) != v[e].skipv) AVX_STEP(x, vs[e] + s, AVX_LD(v[e].lat + s));
-  for (int e = ns > 0; e < ns; e++) AVX_STEP(x, cs[e] + s, _mm256_set1_epi32(c[e].l));
-  for (int e = ns; e < nsc; e++)
-    if ((s & c[e].skipm) != c[e].skipv) AVX_STEP(x, cs[e] + s, _mm256_set1_epi32(c[e].l));
+  const struct pe *const pe = f->e;
+  const int32_t *const *const src = pl->src;
+  const int vb = f->bound[node][0], sb = f->bound[node][1], cb = f->bound[node][2], ce = f->bound[node][3];
+  __m256i x = sb < cb ? _mm256_add_epi32(AVX_LD(src[sb] + s), _mm256_set1_epi32(pe[sb].l)) : AVX_LD(zero + s);
+  for (int j = vb; j < sb; j++)
+    if ((s & pe[j].skipm) != pe[j].skipv) AVX_STEP(x, src[j] + s, AVX_LD(pe[j].lat + s));
+  for (int j = sb + (sb < cb); j < cb; j++) AVX_STEP(x, src[j] + s, _mm256_set1_epi32(pe[j].l));
+  for (int j = cb; j < ce; j++)
+    if ((s & pe[j].skipm) != pe[j].skipv) AVX_STEP(x, src[j] + s, _mm256_set1_epi32(pe[j].l));
   AVX_ST(acc + s, x);
 }
 

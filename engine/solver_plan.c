@@ -196,17 +196,17 @@ static void memo_sources(const ic_solver *s, struct memo *m) {
     if (ring < 0) {
       fast = 0;
     } else if (ms->var) {
-      m->var[m->nvar++] = (uint32_t)k | (uint32_t)ms->edge << 8 | (uint32_t)ring << 16;
+      m->var[m->nvar++] = (struct mvar){(uint8_t)k, ms->edge, (uint8_t)ring};
     } else {
       m->nfix[ring]++;
-      if (ms->dist >= s->w[ring]) fast = 0;
+      if (ms->dist >= s->w[ring] || ms->dist > UINT32_MAX) fast = 0;
     }
   }
   for (int ring = 1; ring < RING_COUNT; ring++) at[ring] = (uint8_t)(at[ring - 1] + m->nfix[ring - 1]);
   for (int k = 0; k < m->nent; k++) {
     const struct msrc *ms = &m->src[k];
     const int ring = ms->dist ? ms->ring : out_ring[ms->srcnode];
-    if (ring >= 0 && !ms->var) m->fix[at[ring]++] = (uint64_t)k | ms->dist << 8;
+    if (ring >= 0 && !ms->var) m->fix[at[ring]++] = (struct mfix){(uint32_t)ms->dist, (uint32_t)k};
   }
   m->fast = (uint8_t)fast;
 }
@@ -233,10 +233,10 @@ static inline const ic_graph_rec *made_whole(ic_graph_rec *buf, const ic_graph_r
 
 /* Plans record r into *pl: checks it, resolves every edge's source vector
  * and latency, and advances the planner's state (seq, stats, rebase bound).
- * Vectors are not touched, except that a ring growth or a full
+ * set: memo_set(r->pc). Vectors are not touched, except that a ring growth or a full
  * latency-vector store drains the pipeline first. */
 static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, const ic_edge *lazy,
-                          struct plan *pl, ic_err *err) {
+                          uint32_t set, struct plan *pl, ic_err *err) {
   ic_graph_rec whole; /* r made whole (made_whole), where it came lazily */
   ic_status st;
   if (!s->started) {
@@ -260,7 +260,6 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   }
   uint64_t oow = 0;
   int64_t grow;
-  const uint32_t set = memo_set(r->pc);
   struct memo *const ways = s->memo + (size_t)set * MEMO_WAYS, *m = NULL;
   plan_outputs(s, pl, seq);
   /* A record of the memo's shape id has its edges but for the distances
@@ -301,21 +300,21 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
     if (seq >= s->ok_from && m->fast) {
       /* every ring full, and every fixed distance inside its window: no
        * test but for the distances the record gives */
-      const uint64_t *f = m->fix;
+      const struct mfix *f = m->fix;
       for (int ring = 0; ring < RING_COUNT; ring++) {
         const int32_t *const base = s->ring[ring];
         const uint64_t mask = s->okw[ring];
-        for (const uint64_t *fe = f + m->nfix[ring]; f != fe; f++)
-          pl->src[*f & 0xff] = base + ((seq - (*f >> 8)) & mask) * rs;
+        for (const struct mfix *fe = f + m->nfix[ring]; f != fe; f++)
+          pl->src[f->entry] = base + ((seq - f->dist) & mask) * rs;
       }
-      for (int k = 0; k < m->nvar; k++) {
-        const uint32_t v = m->var[k];
-        const uint64_t d = r->edge[(v >> 8) & 0xff].dist;
-        const int ring = (int)(v >> 16);
-        const int32_t *src = s->zero;
-        if (d <= s->okw[ring]) src = s->ring[ring] + ((seq - d) & s->okw[ring]) * rs;
-        else oow += d <= idx;
-        pl->src[v & 0xff] = src;
+      for (const struct mvar *v = m->var, *ve = v + m->nvar; v != ve; v++) {
+        const uint64_t d = r->edge[v->edge].dist, mask = s->okw[v->ring];
+        const int32_t *src = s->ring[v->ring] + ((seq - d) & mask) * rs;
+        if (d > mask) {
+          src = s->zero;
+          oow += d <= idx;
+        }
+        pl->src[v->entry] = src;
       }
       goto hit;
     }
@@ -587,6 +586,10 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
     form->ns[node] = cnt[node][PE_SCALAR];
     form->nc[node] = cnt[node][PE_COND];
     form->ni[node] = cnt[node][PE_BLOCK];
+    form->bound[node][0] = off;
+    form->bound[node][1] = (uint8_t)(off + form->nv[node]);
+    form->bound[node][2] = (uint8_t)(form->bound[node][1] + form->ns[node]);
+    form->bound[node][3] = (uint8_t)(form->bound[node][2] + form->nc[node]);
     for (int c = 0; c < PE_CLASSES; c++)
       for (int k = 0; k < cnt[node][c]; k++, off++) {
         form->e[off] = tmp[node][c][k];
@@ -628,6 +631,8 @@ planned:
 static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *shapes,
                       const ic_edge *const *edges, size_t n, ic_err *err) {
   ic_status st = IC_OK;
+  /* memo_set of records i, i + 1 (each hashed once) */
+  uint32_t set0 = n ? memo_set(recs[0].pc) : 0, set1 = n > 1 ? memo_set(recs[1].pc) : 0;
   for (size_t i = 0; i < n; i++) {
     /* Fetch ahead: the memo the plan of record i + 2 most likely comes
      * from (its first line), and for record i + 1 that memo's entries (as
@@ -635,15 +640,16 @@ static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *sh
      * shape id, its edges and mask for the comparison. Records streamed
      * from a large array (no shape ids: the record pipe's come from a
      * small buffer of its own, just written) are fetched two ahead. */
+    uint32_t set2 = 0;
     if (i + 2 < n) {
-      const uint32_t set = memo_set(recs[i + 2].pc);
+      const uint32_t set = set2 = memo_set(recs[i + 2].pc);
       __builtin_prefetch(&s->memo[(size_t)set * MEMO_WAYS + s->mru[set]], 0, 3);
       if (!shapes)
         for (size_t off = 0; off < sizeof *recs; off += 64)
           __builtin_prefetch((const char *)&recs[i + 2] + off, 0, 3);
     }
     if (i + 1 < n) {
-      const uint32_t set = memo_set(recs[i + 1].pc);
+      const uint32_t set = set1;
       const struct memo *m = &s->memo[(size_t)set * MEMO_WAYS + s->mru[set]];
       const size_t ne = m->nent;
       if (!shapes || !shapes[i + 1]) {
@@ -653,13 +659,15 @@ static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *sh
           __builtin_prefetch((const char *)m->emask + off, 0, 3);
         }
       }
-      for (size_t off = 0; off < ne * sizeof(uint64_t); off += 64) __builtin_prefetch((const char *)m->fix + off, 0, 3);
+      for (size_t off = 0; off < ne * sizeof(struct mfix); off += 64) __builtin_prefetch((const char *)m->fix + off, 0, 3);
       for (size_t off = 0; off < offsetof(struct plan_form, e) + ne * sizeof(struct pe); off += 64)
         __builtin_prefetch((const char *)&m->form + off, 0, 3);
     }
     struct plan *pl = slv_plan_slot(s);
-    if ((st = plan_one(s, &recs[i], shapes ? shapes[i] : 0, edges ? edges[i] : NULL, pl, err)) != IC_OK)
+    if ((st = plan_one(s, &recs[i], shapes ? shapes[i] : 0, edges ? edges[i] : NULL, set0, pl, err)) != IC_OK)
       break;
+    set0 = set1;
+    set1 = set2;
     slv_plan_done(s, pl);
     if (s->pipe && !s->split_fixed) slv_adapt_split(s);
     if (s->ubound > REBASE_AT) {
