@@ -298,6 +298,7 @@ struct mfix {
 };
 struct mvar {
   uint8_t entry, edge, ring;
+  uint8_t fring; /* the ring dists_fit checks the edge's distance against (memo.vring) */
 };
 #define MEMO_SETS 1024u
 #define MEMO_WAYS 4u

@@ -160,7 +160,8 @@ static int dists_fit(const ic_solver *s, const struct memo *m, const ic_graph_re
   return 1;
 }
 
-/* Does record r repeat memo m's edges (memo_mask), with dists_fit? */
+/* Does record r repeat memo m's edges (memo_mask)? (Its distances are
+ * checked after: dists_fit.) */
 static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_rec *r) {
   const size_t bytes = ((size_t)m->nedges * sizeof(ic_edge) + 31) / 32 * 32;
 #ifdef HAVE_AVX2_KERNEL
@@ -177,7 +178,7 @@ static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_r
       if ((x ^ y) & k) return 0;
     }
   }
-  return dists_fit(s, m, r);
+  return 1;
 }
 
 /* The ring of each node of an instruction (its destination vectors). */
@@ -193,10 +194,11 @@ static void memo_sources(const ic_solver *s, struct memo *m) {
   for (int k = 0; k < m->nent; k++) {
     const struct msrc *ms = &m->src[k];
     const int ring = ms->dist ? ms->ring : out_ring[ms->srcnode];
-    if (ring < 0) {
+    if (ring < 0 || (ms->var && s->kinfo[m->edge[ms->edge].kind].ring < 0)) {
       fast = 0;
     } else if (ms->var) {
-      m->var[m->nvar++] = (struct mvar){(uint8_t)k, ms->edge, (uint8_t)ring};
+      m->var[m->nvar++] = (struct mvar){(uint8_t)k, ms->edge, (uint8_t)ring,
+                                        (uint8_t)s->kinfo[m->edge[ms->edge].kind].ring};
     } else {
       m->nfix[ring]++;
       if (ms->dist >= s->w[ring] || ms->dist > UINT32_MAX) fast = 0;
@@ -271,7 +273,6 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
         c->f.mk != r->mshr_k || c->f.sw != r->slot_w || c->f.sp != r->slot_p)
       continue;
     if (shape && c->shape == shape) {
-      if (!dists_fit(s, c, r)) continue;
       m = c;
       break;
     }
@@ -286,29 +287,17 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   if (m) {
     /* The same edges as a record already planned (and checked), but for
      * the distances the memo ignores (the entries are the same; their
-     * sources are looked up by the record's distances). */
-    m->use = ++s->mclock;
-    s->mru[set] = (uint8_t)(m - ways);
-    pl->f = m->f;
-    pl->form = &m->form;
-    /* resolve_source with each ring's bounds taken once: a source d back
-     * is in the ring if 0 < d <= ok[ring]; once every ring is full since
-     * its last change (ok_from), that is d < w */
-    uint64_t okb[RING_COUNT];
-    const uint64_t *ok = s->okw;
+     * sources are looked up by the record's distances) if they fit
+     * (dists_fit; else no memo does: those of the same edges have the
+     * same distances to check, and the full pass grows the ring). */
     const size_t rs = s->rs;
     if (seq >= s->ok_from && m->fast) {
       /* every ring full, and every fixed distance inside its window: no
-       * test but for the distances the record gives */
-      const struct mfix *f = m->fix;
-      for (int ring = 0; ring < RING_COUNT; ring++) {
-        const int32_t *const base = s->ring[ring];
-        const uint64_t mask = s->okw[ring];
-        for (const struct mfix *fe = f + m->nfix[ring]; f != fe; f++)
-          pl->src[f->entry] = base + ((seq - f->dist) & mask) * rs;
-      }
+       * test but for the distances the record gives (dists_fit's, by
+       * entry: every edge it checks has one) */
       for (const struct mvar *v = m->var, *ve = v + m->nvar; v != ve; v++) {
-        const uint64_t d = r->edge[v->edge].dist, mask = s->okw[v->ring];
+        const uint64_t d = r->edge[v->edge].dist, mask = s->okw[v->ring], wf = s->w[v->fring];
+        if (d == 0 || (d >= wf && wf < s->wmax)) goto full;
         const int32_t *src = s->ring[v->ring] + ((seq - d) & mask) * rs;
         if (d > mask) {
           src = s->zero;
@@ -316,41 +305,60 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
         }
         pl->src[v->entry] = src;
       }
-      goto hit;
-    }
-    if (seq < s->ok_from) {
-      int full = 1;
-      for (int k = 0; k < RING_COUNT; k++) {
-        uint64_t o = idx < s->w[k] - 1 ? idx : s->w[k] - 1;
-        okb[k] = seq - s->valid_lo[k] < o ? seq - s->valid_lo[k] : o;
-        full &= okb[k] == s->w[k] - 1;
+      const struct mfix *f = m->fix;
+      for (int ring = 0; ring < RING_COUNT; ring++) {
+        const int32_t *const base = s->ring[ring];
+        const uint64_t mask = s->okw[ring];
+        for (const struct mfix *fe = f + m->nfix[ring]; f != fe; f++)
+          pl->src[f->entry] = base + ((seq - f->dist) & mask) * rs;
       }
-      if (full) {
-        s->ok_from = seq;
-        memcpy(s->okw, okb, sizeof okb);
+    } else {
+      if (!dists_fit(s, m, r)) goto full;
+      /* resolve_source with each ring's bounds taken once: a source d
+       * back is in the ring if 0 < d <= ok[ring]; once every ring is full
+       * since its last change (ok_from), that is d < w */
+      uint64_t okb[RING_COUNT];
+      const uint64_t *ok = s->okw;
+      if (seq < s->ok_from) {
+        int full = 1;
+        for (int k = 0; k < RING_COUNT; k++) {
+          uint64_t o = idx < s->w[k] - 1 ? idx : s->w[k] - 1;
+          okb[k] = seq - s->valid_lo[k] < o ? seq - s->valid_lo[k] : o;
+          full &= okb[k] == s->w[k] - 1;
+        }
+        if (full) {
+          s->ok_from = seq;
+          memcpy(s->okw, okb, sizeof okb);
+        }
+        ok = okb;
       }
-      ok = okb;
-    }
-    for (int k = 0; k < m->nent; k++) {
-      const struct msrc *ms = &m->src[k];
-      const uint64_t d = ms->var ? r->edge[ms->edge].dist : ms->dist;
-      const int ring = ms->ring;
-      const int32_t *src;
-      if (!d) {
-        src = pl->out[ms->srcnode];
-      } else if (d <= ok[ring]) {
-        src = s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * rs;
-      } else {
-        src = s->zero;
-        oow += d <= idx;
+      for (int k = 0; k < m->nent; k++) {
+        const struct msrc *ms = &m->src[k];
+        const uint64_t d = ms->var ? r->edge[ms->edge].dist : ms->dist;
+        const int ring = ms->ring;
+        const int32_t *src;
+        if (!d) {
+          src = pl->out[ms->srcnode];
+        } else if (d <= ok[ring]) {
+          src = s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * rs;
+        } else {
+          src = s->zero;
+          oow += d <= idx;
+        }
+        pl->src[k] = src;
       }
-      pl->src[k] = src;
     }
-  hit:
+    m->use = ++s->mclock;
+    s->mru[set] = (uint8_t)(m - ways);
+    pl->f = m->f;
+    pl->form = &m->form;
     grow = m->grow;
     if (m->far_c) s->far_c = m->far_c;
     s->st.memo_hits++;
     goto planned;
+  full:
+    m = NULL;
+    oow = 0;
   }
 
   r = made_whole(&whole, r, &lazy);
