@@ -145,6 +145,8 @@
  * (header and 16 sources). */
 #define PLAN_AHEAD 3u
 #define PLAN_FETCH_BYTES (offsetof(struct plan, src) + 16 * sizeof(const int32_t *))
+/* Plans fetch the P and C ring rows of the instruction this many ahead. */
+#define PF_AHEAD 4u
 #define SPIN_PAUSE 500
 #define SPIN (SPIN_PAUSE + 200)
 
@@ -264,8 +266,9 @@ struct plan {
   struct plan_rules f;
   uint8_t pool;              /* its FU pool (ooo_pool_of): the slot rule's pool count */
   uint32_t iq;               /* the IQ rule's size (the record's iq; 0: none) */
-  uint32_t pf_from;          /* bytes of pf[2] not needed (lanes without win) */
-  const char *pf[3];         /* ring slots to fetch ahead (P, C, far C) or NULL */
+  uint32_t pf_from;          /* bytes of pf_far not needed (lanes without win) */
+  const char *pf_far;        /* the far C ring slot to fetch ahead, or NULL (the P and C
+                                slots to fetch are out's, PF_AHEAD rows on) */
   const int32_t *src[2 * IC_MAX_EDGES]; /* each entry's source vector */
 };
 
@@ -311,7 +314,7 @@ struct memo {
   uint64_t far_c; /* the far CD distance it sets, or 0 */
   int64_t grow;   /* sum of its edges' latencies */
   uint8_t nedges, nent;
-  uint8_t sdrop[2]; /* the record's sdrop the plan was made for */
+  uint64_t rkey;    /* the record's sdrop and rules' counts the plan was made for (rec_key) */
   struct plan_rules f; /* the plan's */
   uint8_t fast, nvar;
   uint8_t nfix[RING_COUNT];

@@ -380,13 +380,18 @@ static void exec_range(struct xenv *x, const struct plan *pl, uint32_t lo, uint3
    * far source of a win-idealized CD edge, a window back (only the win
    * lanes when they form the upper half). */
   const size_t from = lo * sizeof(int32_t), to = hi * sizeof(int32_t);
+  /* PF_AHEAD rows on from this instruction's, in address arithmetic: past
+   * the ring's end (once a window) the fetch is of no use, and harmless */
+  const uintptr_t ahead = (uintptr_t)PF_AHEAD * pl->lanes_live * sizeof(int32_t);
+  const char *pf_p = (const char *)((uintptr_t)pl->out[IC_NODE_P] + ahead),
+             *pf_c = (const char *)((uintptr_t)pl->out[IC_NODE_C] + ahead);
   for (size_t off = from; off < to; off += 64) {
-    __builtin_prefetch(pl->pf[0] + off, 1, 3);
-    __builtin_prefetch(pl->pf[1] + off, 1, 3);
+    __builtin_prefetch(pf_p + off, 1, 3);
+    __builtin_prefetch(pf_c + off, 1, 3);
   }
-  if (pl->pf[2])
+  if (pl->pf_far)
     for (size_t off = from > pl->pf_from ? from : pl->pf_from; off < to; off += 64)
-      __builtin_prefetch(pl->pf[2] + off, 0, 3);
+      __builtin_prefetch(pl->pf_far + off, 0, 3);
 }
 
 /* exec_range over lanes [lo, hi) but those of inert categories. */

@@ -101,6 +101,19 @@ static inline const int32_t *resolve_source(const ic_solver *s, const struct pla
   return s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * s->rs;
 }
 
+/* A record's sdrop and rules' counts (slot_w, slot_p, mshr_k) in one word,
+ * for the memo's comparison. */
+_Static_assert(offsetof(ic_graph_rec, slot_p) == offsetof(ic_graph_rec, slot_w) + 1 &&
+                   offsetof(ic_graph_rec, mshr_k) == offsetof(ic_graph_rec, slot_w) + 2,
+               "rec_key: slot_w, slot_p, mshr_k are consecutive bytes");
+static inline uint64_t rec_key(const ic_graph_rec *r) {
+  uint16_t sd;
+  uint32_t rules;
+  memcpy(&sd, r->sdrop, sizeof sd);
+  memcpy(&rules, &r->slot_w, sizeof rules);
+  return sd | (uint64_t)(rules & 0xffffff) << 16;
+}
+
 static inline uint32_t memo_set(uint64_t pc) {
   return (uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 54) & (MEMO_SETS - 1);
 }
@@ -263,15 +276,14 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   uint64_t oow = 0;
   int64_t grow;
   struct memo *const ways = s->memo + (size_t)set * MEMO_WAYS, *m = NULL;
+  const uint64_t rkey = rec_key(r);
   plan_outputs(s, pl, seq);
   /* A record of the memo's shape id has its edges but for the distances
    * that vary (the memo's vd), so only those are looked at; another of the
    * same edges takes the memo and its id. */
   for (uint32_t w = 0; w < MEMO_WAYS; w++) {
     struct memo *c = &ways[(s->mru[set] + w) & (MEMO_WAYS - 1)];
-    if (c->pc != r->pc || c->gen != s->mgen || c->sdrop[0] != r->sdrop[0] || c->sdrop[1] != r->sdrop[1] ||
-        c->f.mk != r->mshr_k || c->f.sw != r->slot_w || c->f.sp != r->slot_p)
-      continue;
+    if (c->pc != r->pc || c->gen != s->mgen || c->rkey != rkey) continue;
     if (shape && c->shape == shape) {
       m = c;
       break;
@@ -582,8 +594,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   pl->f.sw = r->slot_w;
   pl->f.sp = r->slot_p;
   pl->f.mskip = (uint8_t)mskip;
-  m->sdrop[0] = r->sdrop[0];
-  m->sdrop[1] = r->sdrop[1];
+  m->rkey = rkey;
   memcpy(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge));
   memo_mask(s, m);
   uint8_t off = 0;
@@ -616,13 +627,10 @@ planned:
   pl->compact = s->lane_flags != NULL;
   memcpy(pl->t, r->t, sizeof pl->t);
   const uint32_t rs = s->rs;
-  const uint64_t ahead = seq + 4;
-  pl->pf[0] = (const char *)(s->ring[RING_P] + (ahead & (s->w[RING_P] - 1)) * rs);
-  pl->pf[1] = (const char *)(s->ring[RING_C] + (ahead & (s->w[RING_C] - 1)) * rs);
-  pl->pf[2] = s->far_c && s->far_c < s->w[RING_C]
-                  ? (const char *)(s->ring[RING_C] +
-                                   ((ahead - s->far_c) & (s->w[RING_C] - 1)) * rs)
-                  : NULL;
+  pl->pf_far = s->far_c && s->far_c < s->w[RING_C]
+                   ? (const char *)(s->ring[RING_C] +
+                                    ((seq + PF_AHEAD - s->far_c) & (s->w[RING_C] - 1)) * rs)
+                   : NULL;
   pl->pf_from = s->kinfo[IC_EDGE_CD].skipm ? s->lanes_acted / 2 * (uint32_t)sizeof(int32_t) : 0;
 
   s->st.out_of_window += oow;
