@@ -291,11 +291,14 @@ struct msrc {
  * planned record's distances all fit its windows or their cap).
  *
  * The sources again, once every ring holds its whole window (ok_from):
- * the entries at a fixed distance (not kind_info.vdist) are listed by ring
- * (fix, nfix[ring] of each, dist 0 for a node of the instruction itself, in
- * its node's ring), the others with the record's edge that gives their
- * distance (var). fast: every fixed distance is inside its ring's window
- * (windows only grow while a memo is valid). */
+ * the entries whose source is a node of the instruction itself (self: the
+ * plan's out), those at another fixed distance (not kind_info.vdist) by ring
+ * (fix, nfix[ring] of each), the others with the record's edge that gives
+ * their distance (var). fast: every fixed distance is inside its ring's
+ * window (windows only grow while a memo is valid). */
+struct mself {
+  uint8_t entry, node;
+};
 struct mfix {
   uint32_t dist, entry;
 };
@@ -316,7 +319,7 @@ struct memo {
   uint8_t nedges, nent;
   uint64_t rkey;    /* the record's sdrop and rules' counts the plan was made for (rec_key) */
   struct plan_rules f; /* the plan's */
-  uint8_t fast, nvar;
+  uint8_t fast, nvar, nself;
   uint8_t nfix[RING_COUNT];
   /* the edges whose distance a record may change (kind_info.vdist), and
    * the ring each reads */
@@ -327,6 +330,7 @@ struct memo {
   uint8_t emask[IC_MAX_EDGES * sizeof(ic_edge)];
   struct mfix fix[2 * IC_MAX_EDGES];
   struct mvar var[2 * IC_MAX_EDGES];
+  struct mself self[2 * IC_MAX_EDGES];
   struct msrc src[2 * IC_MAX_EDGES];
   struct plan_form form;
 };

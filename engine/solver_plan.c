@@ -194,20 +194,19 @@ static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_r
   return 1;
 }
 
-/* The ring of each node of an instruction (its destination vectors). */
-static const int8_t out_ring[IC_NODE_COUNT] = {RING_D, RING_R, RING_E, RING_P, RING_C};
-
 /* Lists m's entries by how a memo hit finds their sources once every ring
- * holds its whole window (struct memo: fix, var, fast). */
+ * holds its whole window (struct memo: self, fix, var, fast). */
 static void memo_sources(const ic_solver *s, struct memo *m) {
   uint8_t at[RING_COUNT] = {0};
   int fast = 1;
-  m->nvar = 0;
+  m->nvar = m->nself = 0;
   memset(m->nfix, 0, sizeof m->nfix);
   for (int k = 0; k < m->nent; k++) {
     const struct msrc *ms = &m->src[k];
-    const int ring = ms->dist ? ms->ring : out_ring[ms->srcnode];
-    if (ring < 0 || (ms->var && s->kinfo[m->edge[ms->edge].kind].ring < 0)) {
+    const int ring = ms->ring;
+    if (!ms->dist && !ms->var) {
+      m->self[m->nself++] = (struct mself){(uint8_t)k, ms->srcnode};
+    } else if (ring < 0 || (ms->var && s->kinfo[m->edge[ms->edge].kind].ring < 0)) {
       fast = 0;
     } else if (ms->var) {
       m->var[m->nvar++] = (struct mvar){(uint8_t)k, ms->edge, (uint8_t)ring,
@@ -220,8 +219,7 @@ static void memo_sources(const ic_solver *s, struct memo *m) {
   for (int ring = 1; ring < RING_COUNT; ring++) at[ring] = (uint8_t)(at[ring - 1] + m->nfix[ring - 1]);
   for (int k = 0; k < m->nent; k++) {
     const struct msrc *ms = &m->src[k];
-    const int ring = ms->dist ? ms->ring : out_ring[ms->srcnode];
-    if (ring >= 0 && !ms->var) m->fix[at[ring]++] = (struct mfix){(uint32_t)ms->dist, (uint32_t)k};
+    if (ms->dist && !ms->var && ms->ring >= 0) m->fix[at[ms->ring]++] = (struct mfix){(uint32_t)ms->dist, (uint32_t)k};
   }
   m->fast = (uint8_t)fast;
 }
@@ -317,6 +315,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
         }
         pl->src[v->entry] = src;
       }
+      for (const struct mself *v = m->self, *ve = v + m->nself; v != ve; v++) pl->src[v->entry] = pl->out[v->node];
       const struct mfix *f = m->fix;
       for (int ring = 0; ring < RING_COUNT; ring++) {
         const int32_t *const base = s->ring[ring];
