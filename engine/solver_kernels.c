@@ -366,14 +366,18 @@ static void exec_range(struct xenv *x, const struct plan *pl, uint32_t lo, uint3
   if (pl->f.mk) slv_mshr_note(x, pl, lo, hi);
   if (pl->iq) slv_iq_note(x, pl, lo, hi);
 
-  /* Baseline invariant: subset 0 idealizes nothing. */
-  if (lo == 0 && hi > 0)
-    for (int node = 0; node < IC_NODE_COUNT; node++)
-      if ((uint64_t)(x->base[0] + pl->out[node][0]) != pl->t[node]) {
-        if (!x->viol) x->first = pl->seq;
-        x->viol++;
-        break;
-      }
+  /* Baseline invariant: subset 0 idealizes nothing (one test for the five
+   * nodes: the bits where any differs). */
+  if (lo == 0 && hi > 0) {
+    const uint64_t b0 = (uint64_t)x->base[0];
+    uint64_t diff = 0;
+#pragma GCC unroll 5
+    for (int node = 0; node < IC_NODE_COUNT; node++) diff |= (b0 + (uint64_t)(int64_t)pl->out[node][0]) ^ pl->t[node];
+    if (diff) {
+      if (!x->viol) x->first = pl->seq;
+      x->viol++;
+    }
+  }
 
   /* The next instructions' ring slots are cold (last written a window
    * ago): fetch them ahead so their stores do not wait for memory; and the
