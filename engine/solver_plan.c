@@ -674,9 +674,13 @@ static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *sh
           __builtin_prefetch((const char *)m->emask + off, 0, 3);
         }
       }
-      for (size_t off = 0; off < ne * sizeof(struct mfix); off += 64) __builtin_prefetch((const char *)m->fix + off, 0, 3);
-      for (size_t off = 0; off < offsetof(struct plan_form, e) + ne * sizeof(struct pe); off += 64)
-        __builtin_prefetch((const char *)&m->form + off, 0, 3);
+      /* the lines most memos use, then those of a longer one */
+      const char *fx = (const char *)m->fix, *fm = (const char *)&m->form;
+      __builtin_prefetch(fx, 0, 3);
+      __builtin_prefetch(fx + 64, 0, 3);
+      for (size_t off = 0; off < 5 * 64; off += 64) __builtin_prefetch(fm + off, 0, 3);
+      for (size_t off = 5 * 64; off < offsetof(struct plan_form, e) + ne * sizeof(struct pe); off += 64)
+        __builtin_prefetch(fm + off, 0, 3);
     }
     struct plan *pl = slv_plan_slot(s);
     if ((st = plan_one(s, &recs[i], shapes ? shapes[i] : 0, edges ? edges[i] : NULL, set0, pl, err)) != IC_OK)
