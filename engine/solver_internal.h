@@ -240,7 +240,11 @@ struct plan_form {
    * [bound[0], bound[1]), scalar [bound[1], bound[2]), conditional
    * [bound[2], bound[3]) (one load each where a kernel needs no more) */
   uint8_t bound[IC_NODE_COUNT][4];
-  struct pe e[2 * IC_MAX_EDGES];
+  /* the entries (struct pe) field by field, so that a kernel's loop
+   * indexes each with one register */
+  const int32_t *lat[2 * IC_MAX_EDGES];
+  int32_t l[2 * IC_MAX_EDGES];
+  uint32_t skipm[2 * IC_MAX_EDGES], skipv[2 * IC_MAX_EDGES];
 };
 
 /* A record's rules as the plan carries them (solver_rules.h reads them). */

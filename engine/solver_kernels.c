@@ -43,19 +43,18 @@ static inline int block_entries(const struct plan_form *f, int node) {
 static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan *pl, int node,
                            uint32_t lo, uint32_t hi) {
   const struct plan_form *f = pl->form;
-  const struct pe *v = f->e + f->off[node], *c = v + f->nv[node];
-  const int32_t *const *vs = pl->src + f->off[node], *const *cs = vs + f->nv[node];
-  const int nv = f->nv[node], nsc = f->ns[node] + f->nc[node], s0 = f->ns[node] > 0;
+  const int32_t *const *src = pl->src;
+  const int vb = f->bound[node][0], sb = f->bound[node][1], ce = f->bound[node][3], s0 = sb < f->bound[node][2];
   for (uint32_t s = lo; s < hi; s += LANES) {
     v8si x;
     if (s0)
-      x = LD(cs[0] + s) + SPLAT(c[0].l);
+      x = LD(src[sb] + s) + SPLAT(f->l[sb]);
     else
       x = LD(zero + s);
-    for (int e = 0; e < nv; e++)
-      if ((s & v[e].skipm) != v[e].skipv) x = VMAX(x, LD(vs[e] + s) + LD(v[e].lat + s));
-    for (int e = s0; e < nsc; e++)
-      if ((s & c[e].skipm) != c[e].skipv) x = VMAX(x, LD(cs[e] + s) + SPLAT(c[e].l));
+    for (int j = vb; j < sb; j++)
+      if ((s & f->skipm[j]) != f->skipv[j]) x = VMAX(x, LD(src[j] + s) + LD(f->lat[j] + s));
+    for (int j = sb + s0; j < ce; j++)
+      if ((s & f->skipm[j]) != f->skipv[j]) x = VMAX(x, LD(src[j] + s) + SPLAT(f->l[j]));
     ST(acc + s, x);
   }
 }
@@ -92,21 +91,19 @@ static void k_node_generic(int32_t *acc, const int32_t *zero, const struct plan 
     else \
       V_REGS(K, V_INITS_R); \
     for (int j = vb; j != ve; j++) { \
-      const struct pe *e = &pe[j]; \
-      if (e->skipm >= V_W * (K) && ((s) & e->skipm) == e->skipv) continue; \
-      const int32_t *a = src[j] + (s), *b = e->lat + (s); \
+      if (f->skipm[j] >= V_W * (K) && ((s) & f->skipm[j]) == f->skipv[j]) continue; \
+      const int32_t *a = src[j] + (s), *b = f->lat[j] + (s); \
       V_REGS(K, V_VSTEP_R); \
     } \
     for (int j = sb; j != se; j++) { \
       const int32_t *a = src[j] + (s); \
-      const V_T l = V_SET1(pe[j].l); \
+      const V_T l = V_SET1(f->l[j]); \
       V_REGS(K, V_SSTEP_R); \
     } \
     for (int j = se; j != ce; j++) { \
-      const struct pe *e = &pe[j]; \
-      if (((s) & e->skipm) == e->skipv) continue; \
+      if (((s) & f->skipm[j]) == f->skipv[j]) continue; \
       const int32_t *a = src[j] + (s); \
-      const V_T l = V_SET1(e->l); \
+      const V_T l = V_SET1(f->l[j]); \
       V_REGS(K, V_SSTEP_R); \
     } \
     V_REGS(K, V_ST_R); \
@@ -129,16 +126,15 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
                                                         const struct plan *pl, int node,
                                                         uint32_t lo, uint32_t hi) {
   const struct plan_form *f = pl->form;
-  /* the node's entries are pe[j], j in [v, ce), with sources src[j] */
-  const struct pe *const pe = f->e;
+  /* the node's entries are j in [v, ce), with sources src[j] */
   const int32_t *const *const src = pl->src;
   const int v = f->off[node], nv = f->nv[node], ns = f->ns[node], s0 = ns > 0, c = v + nv;
   /* with no scalar entry, a vector entry with no NEG lane starts the node
    * (its source is >= time 0 and its latencies >= 0) */
   const int v0 = !s0 && f->vf[node];
-  const __m256i l0 = _mm256_set1_epi32(s0 ? pe[c].l : 0);
+  const __m256i l0 = _mm256_set1_epi32(s0 ? f->l[c] : 0);
   /* the start: src + l0 (time 0: zero + 0), or src + lat */
-  const int32_t *i0 = s0 ? src[c] : zero, *i1 = v0 ? pe[v].lat : NULL;
+  const int32_t *i0 = s0 ? src[c] : zero, *i1 = v0 ? f->lat[v] : NULL;
   /* the start with a vector entry (iv: i0 where there is none), kept apart
    * from i0 so the compiler folds each start's load into its add */
   const int32_t *iv = v0 ? src[v] : i0;
@@ -170,10 +166,10 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
   for (size_t s = lo; s < hi; s += LANES) {
     __m256i x = _mm256_add_epi32(AVX_LD(iv + s), i1 ? AVX_LD(i1 + s) : l0);
     for (int j = vb; j != ve; j++)
-      if ((s & pe[j].skipm) != pe[j].skipv) AVX_STEP(x, src[j] + s, AVX_LD(pe[j].lat + s));
-    for (int j = sb; j != se; j++) AVX_STEP(x, src[j] + s, _mm256_set1_epi32(pe[j].l));
+      if ((s & f->skipm[j]) != f->skipv[j]) AVX_STEP(x, src[j] + s, AVX_LD(f->lat[j] + s));
+    for (int j = sb; j != se; j++) AVX_STEP(x, src[j] + s, _mm256_set1_epi32(f->l[j]));
     for (int j = se; j != ce; j++)
-      if ((s & pe[j].skipm) != pe[j].skipv) AVX_STEP(x, src[j] + s, _mm256_set1_epi32(pe[j].l));
+      if ((s & f->skipm[j]) != f->skipv[j]) AVX_STEP(x, src[j] + s, _mm256_set1_epi32(f->l[j]));
     AVX_ST(acc + s, x);
   }
 }
@@ -186,28 +182,27 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node8_avx2(i
                                                                                const struct plan *pl, int node,
                                                                                uint32_t s) {
   const struct plan_form *f = pl->form;
-  const struct pe *const pe = f->e;
   const int32_t *const *const src = pl->src;
   const int vb = f->bound[node][0], sb = f->bound[node][1], cb = f->bound[node][2], ce = f->bound[node][3];
-  __m256i x = sb < cb ? _mm256_add_epi32(AVX_LD(src[sb] + s), _mm256_set1_epi32(pe[sb].l)) : AVX_LD(zero + s);
+  __m256i x = sb < cb ? _mm256_add_epi32(AVX_LD(src[sb] + s), _mm256_set1_epi32(f->l[sb])) : AVX_LD(zero + s);
   for (int j = vb; j < sb; j++)
-    if ((s & pe[j].skipm) != pe[j].skipv) AVX_STEP(x, src[j] + s, AVX_LD(pe[j].lat + s));
-  for (int j = sb + (sb < cb); j < cb; j++) AVX_STEP(x, src[j] + s, _mm256_set1_epi32(pe[j].l));
+    if ((s & f->skipm[j]) != f->skipv[j]) AVX_STEP(x, src[j] + s, AVX_LD(f->lat[j] + s));
+  for (int j = sb + (sb < cb); j < cb; j++) AVX_STEP(x, src[j] + s, _mm256_set1_epi32(f->l[j]));
   for (int j = cb; j < ce; j++)
-    if ((s & pe[j].skipm) != pe[j].skipv) AVX_STEP(x, src[j] + s, _mm256_set1_epi32(pe[j].l));
+    if ((s & f->skipm[j]) != f->skipv[j]) AVX_STEP(x, src[j] + s, _mm256_set1_epi32(f->l[j]));
   AVX_ST(acc + s, x);
 }
 
 /* k_block (below) with AVX2. */
-__attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(int32_t *acc, const struct pe *b,
-                                                         const int32_t *const *bs, int ni, uint32_t lo, uint32_t hi) {
+__attribute__((target("avx2"), always_inline)) static inline void k_block_avx2(int32_t *acc, const struct plan_form *f,
+                                                         const int32_t *const *src, int b, int ni, uint32_t lo, uint32_t hi) {
   for (uint32_t s = lo; s < hi; s += LANES) {
     __m256i x = AVX_LD(acc + s), r = x;
-    for (int e = 0; e + 1 < ni; e += 2)
-      if (s < b[e].skipm) {
-        __m256i c = _mm256_add_epi32(AVX_LD(bs[e] + s), b[e].lat ? AVX_LD(b[e].lat + s)
-                                                                   : _mm256_set1_epi32(b[e].l));
-        __m256i later = _mm256_cmpgt_epi32(AVX_LD(bs[e + 1] + s), r);
+    for (int e = b; e + 1 < b + ni; e += 2)
+      if (s < f->skipm[e]) {
+        __m256i c = _mm256_add_epi32(AVX_LD(src[e] + s), f->lat[e] ? AVX_LD(f->lat[e] + s)
+                                                                    : _mm256_set1_epi32(f->l[e]));
+        __m256i later = _mm256_cmpgt_epi32(AVX_LD(src[e + 1] + s), r);
         x = _mm256_max_epi32(x, _mm256_blendv_epi8(c, x, later));
       }
     AVX_ST(acc + s, x);
@@ -227,7 +222,7 @@ __attribute__((target("avx2"))) static int k_nodes_avx2(const struct plan *pl, c
     if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
       if (pl->form->ni[node] && lo < bhi) {
         const int b = block_entries(pl->form, node);
-        k_block_avx2(pl->out[node], pl->form->e + b, pl->src + b, pl->form->ni[node], lo, bhi);
+        k_block_avx2(pl->out[node], pl->form, pl->src, b, pl->form->ni[node], lo, bhi);
       }
       if (pl->f.mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
       slots = k_slots(pl->out[node], lo, hi, pl, x);
@@ -262,12 +257,11 @@ __attribute__((target("avx512f"), always_inline)) static inline int k_node_avx51
                                                                                   int node, uint32_t lo,
                                                                                   uint32_t hi) {
   const struct plan_form *f = pl->form; /* as k_node_avx2 */
-  const struct pe *const pe = f->e;
   const int32_t *const *const src = pl->src;
   const int v = f->off[node], nv = f->nv[node], ns = f->ns[node], s0 = ns > 0, c = v + nv;
   const int v0 = !s0 && f->vf[node];
-  const __m512i l0 = _mm512_set1_epi32(s0 ? pe[c].l : 0);
-  const int32_t *i0 = s0 ? src[c] : zero, *i1 = v0 ? pe[v].lat : NULL;
+  const __m512i l0 = _mm512_set1_epi32(s0 ? f->l[c] : 0);
+  const int32_t *i0 = s0 ? src[c] : zero, *i1 = v0 ? f->lat[v] : NULL;
   const int32_t *iv = v0 ? src[v] : i0;
   const int vb = v + v0, ve = v + nv, sb = c + s0, se = c + ns, ce = se + f->nc[node];
   if (f->cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
@@ -298,7 +292,7 @@ __attribute__((target("avx512f,avx2"))) static int k_nodes_avx512(const struct p
     if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
       if (pl->form->ni[node] && lo < bhi) {
         const int b = block_entries(pl->form, node);
-        k_block_avx2(pl->out[node], pl->form->e + b, pl->src + b, pl->form->ni[node], lo, bhi);
+        k_block_avx2(pl->out[node], pl->form, pl->src, b, pl->form->ni[node], lo, bhi);
       }
       if (pl->f.mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
       slots = k_slots(pl->out[node], lo, hi, pl, x);
@@ -315,14 +309,14 @@ __attribute__((target("avx512f,avx2"))) static int k_nodes_avx512(const struct p
  * acc[s] = max(acc[s], src[e][s] + lat[e][s] or l[e]) for the edges with
  * s < their skipm (their block) and where their source was ready by
  * acc[s] as the node's other edges left it: the IW condition (graph_rec.h). */
-static void k_block(int32_t *acc, const struct pe *b, const int32_t *const *bs, int ni, uint32_t lo,
-                    uint32_t hi) {
+static void k_block(int32_t *acc, const struct plan_form *f, const int32_t *const *src, int b, int ni,
+                    uint32_t lo, uint32_t hi) {
   for (uint32_t s = lo; s < hi; s += LANES) {
     v8si x = LD(acc + s), r = x;
-    for (int e = 0; e + 1 < ni; e += 2)
-      if (s < b[e].skipm) {
-        v8si c = LD(bs[e] + s) + (b[e].lat ? LD(b[e].lat + s) : SPLAT(b[e].l));
-        v8si later = LD(bs[e + 1] + s) > r; /* -1 where the source was ready later */
+    for (int e = b; e + 1 < b + ni; e += 2)
+      if (s < f->skipm[e]) {
+        v8si c = LD(src[e] + s) + (f->lat[e] ? LD(f->lat[e] + s) : SPLAT(f->l[e]));
+        v8si later = LD(src[e + 1] + s) > r; /* -1 where the source was ready later */
         x = VMAX(x, (later & x) | (~later & c));
       }
     ST(acc + s, x);
@@ -354,7 +348,7 @@ static void exec_range(struct xenv *x, const struct plan *pl, uint32_t lo, uint3
       if (node == IC_NODE_E) { /* IW edges, then the MSHR rule and the slot rule */
         if (pl->form->ni[node] && lo < bhi) {
           const int b = block_entries(pl->form, node);
-          k_block(pl->out[node], pl->form->e + b, pl->src + b, pl->form->ni[node], lo, bhi);
+          k_block(pl->out[node], pl->form, pl->src, b, pl->form->ni[node], lo, bhi);
         }
         if (pl->f.mk) slv_k_mshr(pl->out[node], lo, hi, pl, x);
         slots = k_slots(pl->out[node], lo, hi, pl, x);

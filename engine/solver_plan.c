@@ -610,7 +610,10 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
     form->bound[node][3] = (uint8_t)(form->bound[node][2] + form->nc[node]);
     for (int c = 0; c < PE_CLASSES; c++)
       for (int k = 0; k < cnt[node][c]; k++, off++) {
-        form->e[off] = tmp[node][c][k];
+        form->lat[off] = tmp[node][c][k].lat;
+        form->l[off] = tmp[node][c][k].l;
+        form->skipm[off] = tmp[node][c][k].skipm;
+        form->skipv[off] = tmp[node][c][k].skipv;
         m->src[off] = tsrc[node][c][k];
         pl->src[off] = resolve_source(s, pl, &m->src[off], seq, idx, &oow);
       }
@@ -650,8 +653,9 @@ static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *sh
   uint32_t set0 = n ? memo_set(recs[0].pc) : 0, set1 = n > 1 ? memo_set(recs[1].pc) : 0;
   for (size_t i = 0; i < n; i++) {
     /* Fetch ahead: the memo the plan of record i + 2 most likely comes
-     * from (its first line), and for record i + 1 that memo's entries (as
-     * many as it has: its first line came a record ago) and, without a
+     * from (its first line), and for record i + 1 that memo's sources and
+     * form (the lines most memos use: its first line came a record ago)
+     * and, without a
      * shape id, its edges and mask for the comparison. Records streamed
      * from a large array (no shape ids: the record pipe's come from a
      * small buffer of its own, just written) are fetched two ahead. */
@@ -666,7 +670,6 @@ static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *sh
     if (i + 1 < n) {
       const uint32_t set = set1;
       const struct memo *m = &s->memo[(size_t)set * MEMO_WAYS + s->mru[set]];
-      const size_t ne = m->nent;
       if (!shapes || !shapes[i + 1]) {
         const size_t eb = (recs[i + 1].nedges < IC_MAX_EDGES ? recs[i + 1].nedges : IC_MAX_EDGES) * sizeof(ic_edge);
         for (size_t off = 0; off < eb; off += 64) {
@@ -674,13 +677,17 @@ static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *sh
           __builtin_prefetch((const char *)m->emask + off, 0, 3);
         }
       }
-      /* the lines most memos use, then those of a longer one */
-      const char *fx = (const char *)m->fix, *fm = (const char *)&m->form;
+      /* the lines most memos use: two of fixed sources, and of the form
+       * its header and the first entries of each field */
+      const char *fx = (const char *)m->fix;
       __builtin_prefetch(fx, 0, 3);
       __builtin_prefetch(fx + 64, 0, 3);
-      for (size_t off = 0; off < 5 * 64; off += 64) __builtin_prefetch(fm + off, 0, 3);
-      for (size_t off = 5 * 64; off < offsetof(struct plan_form, e) + ne * sizeof(struct pe); off += 64)
-        __builtin_prefetch(fm + off, 0, 3);
+      __builtin_prefetch(&m->form, 0, 3);
+      __builtin_prefetch(&m->form.lat[0], 0, 3);
+      __builtin_prefetch(&m->form.lat[8], 0, 3);
+      __builtin_prefetch(&m->form.l[0], 0, 3);
+      __builtin_prefetch(&m->form.skipm[0], 0, 3);
+      __builtin_prefetch(&m->form.skipv[0], 0, 3);
     }
     struct plan *pl = slv_plan_slot(s);
     if ((st = plan_one(s, &recs[i], shapes ? shapes[i] : 0, edges ? edges[i] : NULL, set0, pl, err)) != IC_OK)
