@@ -76,7 +76,9 @@
  *
  * Per instruction, two steps. Planning (plan_one, solver_plan.c) resolves
  * a record's edges into a plan: per node, entries of source vector and
- * latency vector or scalar, with no reference to the record. Evaluating
+ * latency vector or scalar, with no reference to the record (the entries
+ * but for their sources are the memo's, which the plan points to: a
+ * record that repeats one costs only its sources). Evaluating
  * (exec_plan, solver_kernels.c) computes each node's vector in one fused
  * pass over the lanes and compares lane 0 (subset {}) with the record's
  * stamps. A plan holds everything its evaluation needs, and lanes are
@@ -204,9 +206,10 @@ struct kind_info {
 #define CP_POS 0x7f
 #define CP_BAD 0x80
 
-/* One in-edge of a node as the kernels read it: the latency vector (lat)
- * or one latency in every lane it is computed in (l); its source vector is
- * the plan's src[] of the same index. The edge is skipped in the lanes x
+/* One in-edge of a node as planning builds it (the form keeps its fields
+ * in arrays): the latency vector (lat) or one latency in every lane it is
+ * computed in (l); its source vector is the plan's src[] of the same
+ * index. The edge is skipped in the lanes x
  * with (x & skipm) == skipv; skipm is 0 or a bit >= 4 * LANES, so a block
  * of 8, 32 or 64 lanes (as the kernel needs) starting at s has it all set
  * or all clear and is skipped as a whole (skipm = 0, skipv = 1: never
@@ -219,7 +222,7 @@ struct pe {
 
 /* The entries of a plan but for their sources, the same for every record
  * a memo repeats (kept in the memo, and read there by the kernels). Per
- * node, its entries start at e[off[node]]: nv vector-latency edges (lat
+ * node, its entries start at index off[node]: nv vector-latency edges (lat
  * valid), then ns scalar edges (the same latency everywhere), then nc
  * conditional scalar edges (the same latency wherever not skipped), then
  * ni block edges (E sources, IW: only the node E has them), evaluated
