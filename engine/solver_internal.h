@@ -76,7 +76,9 @@
  *
  * Per instruction, two steps. Planning (plan_one, solver_plan.c) resolves
  * a record's edges into a plan: per node, entries of source vector and
- * latency vector or scalar, with no reference to the record. Evaluating
+ * latency vector or scalar, with no reference to the record (the entries
+ * but for their sources are the memo's, which the plan points to: a
+ * record that repeats one costs only its sources). Evaluating
  * (exec_plan, solver_kernels.c) computes each node's vector in one fused
  * pass over the lanes and compares lane 0 (subset {}) with the record's
  * stamps. A plan holds everything its evaluation needs, and lanes are
@@ -142,9 +144,11 @@
 #define PUBLISH_EVERY 16u
 #define WAKE_AT (QCAP / 4)
 /* The worker fetches the plan PLAN_AHEAD ahead: its first PLAN_FETCH_BYTES
- * (header and 16 entries). */
+ * (header and 16 sources). */
 #define PLAN_AHEAD 3u
-#define PLAN_FETCH_BYTES (offsetof(struct plan, e) + 16 * sizeof(struct pe))
+#define PLAN_FETCH_BYTES (offsetof(struct plan, src) + 16 * sizeof(const int32_t *))
+/* Plans fetch the P and C ring rows of the instruction this many ahead. */
+#define PF_AHEAD 4u
 #define SPIN_PAUSE 500
 #define SPIN (SPIN_PAUSE + 200)
 
@@ -202,58 +206,77 @@ struct kind_info {
 #define CP_POS 0x7f
 #define CP_BAD 0x80
 
-/* One in-edge of a node as the kernels read it: the source vector and
- * either a latency vector (lat) or one latency in every lane it is
- * computed in (l). The edge is skipped in the lanes x with (x & skipm) ==
- * skipv; skipm is 0 or a bit >= 4 * LANES, so a block of 8, 32 or 64 lanes
- * (as the kernel needs) starting at s has it all set or all clear and is
- * skipped as a whole (skipm = 0, skipv = 1: never skipped). */
+/* One in-edge of a node as planning builds it (the form keeps its fields
+ * in arrays): the latency vector (lat) or one latency in every lane it is
+ * computed in (l); its source vector is the plan's src[] of the same
+ * index. The edge is skipped in the lanes x
+ * with (x & skipm) == skipv; skipm is 0 or a bit >= 4 * LANES, so a block
+ * of 8, 32 or 64 lanes (as the kernel needs) starting at s has it all set
+ * or all clear and is skipped as a whole (skipm = 0, skipv = 1: never
+ * skipped). */
 struct pe {
-  const int32_t *src;
   const int32_t *lat;
   int32_t l;
   uint32_t skipm, skipv;
 };
 
-/* The plan of one instruction: everything the kernels need to compute its
- * five vectors, with no reference to the record (the caller may reuse it)
- * and no decision left (the planning thread resolved every source and
- * latency). Per node, its entries start at e[off[node]]: nv vector-latency
- * edges (lat valid), then ns scalar edges (the same latency everywhere),
- * then nc conditional scalar edges (the same latency wherever not skipped),
- * then ni block edges (E sources, IW: only the node E has them), evaluated
+/* The entries of a plan but for their sources, the same for every record
+ * a memo repeats (kept in the memo, and read there by the kernels). Per
+ * node, its entries start at index off[node]: nv vector-latency edges (lat
+ * valid), then ns scalar edges (the same latency everywhere), then nc
+ * conditional scalar edges (the same latency wherever not skipped), then
+ * ni block edges (E sources, IW: only the node E has them), evaluated
  * after the others over the lanes [0, hi) where they can be alive (hi in
  * skipm, a multiple of 8; bhi the largest), with a latency vector (NEG in
- * the lanes that drop them) or one latency; cond_skip_min is the smallest skipm
- * of the conditional ones. A node with a scalar edge starts from it instead
- * of from time 0; the AVX2 kernel starts a node without one from its first
- * vector edge where that one has no NEG lane (vf: those come first). */
-/* What a plan takes from its memo as it is (one copy): per node where its
- * entries start and how many of each class, and the record's rules. */
+ * the lanes that drop them) or one latency; cond_skip_min is the smallest
+ * skipm of the conditional ones. A node with a scalar edge starts from it
+ * instead of from time 0; the AVX2 kernel starts a node without one from
+ * its first vector edge where that one has no NEG lane (vf: those come
+ * first). */
 struct plan_form {
   uint32_t bhi;
   uint32_t cond_skip_min[IC_NODE_COUNT];
   uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
   uint8_t ni[IC_NODE_COUNT];
   uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
-  uint8_t mk;                /* the MSHR rule's MSHRs (0: the record has no rule) */
-  uint8_t sw, sp;            /* the slot rule's counts (the record's slot_w, slot_p; 0: none) */
-  uint8_t mskip;             /* lane bit + 1 of a scoped dmiss that drops the record's
-                                MSHR rule (its sdrop), besides dmiss's lanes; 0: none */
+  /* the same bounds as entry indices: a node's vector entries are
+   * [bound[0], bound[1]), scalar [bound[1], bound[2]), conditional
+   * [bound[2], bound[3]) (one load each where a kernel needs no more) */
+  uint8_t bound[IC_NODE_COUNT][4];
+  /* the entries (struct pe) field by field, so that a kernel's loop
+   * indexes each with one register */
+  const int32_t *lat[2 * IC_MAX_EDGES];
+  int32_t l[2 * IC_MAX_EDGES];
+  uint32_t skipm[2 * IC_MAX_EDGES], skipv[2 * IC_MAX_EDGES];
 };
 
+/* A record's rules as the plan carries them (solver_rules.h reads them). */
+struct plan_rules {
+  uint8_t mk;    /* the MSHR rule's MSHRs (0: the record has no rule) */
+  uint8_t sw, sp; /* the slot rule's counts (the record's slot_w, slot_p; 0: none) */
+  uint8_t mskip; /* lane bit + 1 of a scoped dmiss that drops the record's
+                    MSHR rule (its sdrop), besides dmiss's lanes; 0: none */
+};
+
+/* The plan of one instruction: everything the kernels need to compute its
+ * five vectors, with no reference to the record (the caller may reuse it)
+ * and no decision left (the planning thread resolved every source). Its
+ * entries are its memo's (form); the memo is not rewritten while a plan
+ * that points to it waits in the pipeline (memo.busy). */
 struct plan {
   uint64_t seq;
   uint64_t t[IC_NODE_COUNT]; /* the record's stamps, for the baseline check */
   int32_t *out[IC_NODE_COUNT];
-  uint32_t lanes_live;              /* lanes evaluated: [0, lanes_live) (the solver's lanes_live) */
+  const struct plan_form *form;
+  uint32_t lanes_live;       /* lanes evaluated: [0, lanes_live) (the solver's lanes_live) */
   uint8_t compact;           /* the compact layout: no entry skips a lane */
-  const char *pf[3];         /* ring slots to fetch ahead (P, C, far C) or NULL */
-  uint32_t pf_from;          /* bytes of pf[2] not needed (lanes without win) */
-  struct plan_form f;
+  struct plan_rules f;
   uint8_t pool;              /* its FU pool (ooo_pool_of): the slot rule's pool count */
   uint32_t iq;               /* the IQ rule's size (the record's iq; 0: none) */
-  struct pe e[2 * IC_MAX_EDGES];
+  uint32_t pf_from;          /* bytes of pf_far not needed (lanes without win) */
+  const char *pf_far;        /* the far C ring slot to fetch ahead, or NULL (the P and C
+                                slots to fetch are out's, PF_AHEAD rows on) */
+  const int32_t *src[2 * IC_MAX_EDGES]; /* each entry's source vector */
 };
 
 /* Where an entry's source vector is: node srcnode of this instruction (dist
@@ -272,18 +295,39 @@ struct msrc {
  * sources are, so only the source vectors are looked up again. Valid while
  * gen equals the solver's mgen, which changes when the latency-vector store
  * is cleared or the window cap changes (growth alone keeps them valid: a
- * planned record's distances all fit its windows or their cap). */
+ * planned record's distances all fit its windows or their cap).
+ *
+ * The sources again, once every ring holds its whole window (ok_from):
+ * the entries whose source is a node of the instruction itself (self: the
+ * plan's out), those at another fixed distance (not kind_info.vdist) by ring
+ * (fix, nfix[ring] of each), the others with the record's edge that gives
+ * their distance (var). fast: every fixed distance is inside its ring's
+ * window (windows only grow while a memo is valid). */
+struct mself {
+  uint8_t entry, node;
+};
+struct mfix {
+  uint32_t dist, entry;
+};
+struct mvar {
+  uint8_t entry, edge, ring;
+  uint8_t fring; /* the ring dists_fit checks the edge's distance against (memo.vring) */
+};
 #define MEMO_SETS 1024u
 #define MEMO_WAYS 4u
 struct memo {
   uint64_t pc, gen;
   uint64_t shape; /* the shape id of the records it repeats (ic_graph_sink.consume_shaped), 0: none */
   uint64_t use;   /* when it was last planned or taken (s->mclock) */
+  uint64_t busy;  /* the pipeline's plans (struct pipe's tail) that must be evaluated before
+                     form may be rewritten: those made from it */
   uint64_t far_c; /* the far CD distance it sets, or 0 */
   int64_t grow;   /* sum of its edges' latencies */
   uint8_t nedges, nent;
-  uint8_t sdrop[2]; /* the record's sdrop the plan was made for */
-  struct plan_form f; /* the plan's */
+  uint64_t rkey;    /* the record's sdrop and rules' counts the plan was made for (rec_key) */
+  struct plan_rules f; /* the plan's */
+  uint8_t fast, nvar, nself;
+  uint8_t nfix[RING_COUNT];
   /* the edges whose distance a record may change (kind_info.vdist), and
    * the ring each reads */
   uint8_t nvd, vd[IC_MAX_EDGES];
@@ -291,8 +335,11 @@ struct memo {
   ic_edge edge[IC_MAX_EDGES];
   /* the bytes of edge[] that a record must repeat (same_edges) */
   uint8_t emask[IC_MAX_EDGES * sizeof(ic_edge)];
-  struct pe e[2 * IC_MAX_EDGES];
+  struct mfix fix[2 * IC_MAX_EDGES];
+  struct mvar var[2 * IC_MAX_EDGES];
+  struct mself self[2 * IC_MAX_EDGES];
   struct msrc src[2 * IC_MAX_EDGES];
+  struct plan_form form;
 };
 _Static_assert(IC_MAX_EDGES * sizeof(ic_edge) % 32 == 0, "same_edges compares 32 bytes at a time");
 
@@ -475,6 +522,7 @@ void slv_pipe_drain(const ic_solver *s);
 void slv_pipe_stop(ic_solver *s);
 struct plan *slv_plan_slot(ic_solver *s);
 void slv_plan_done(ic_solver *s, struct plan *pl);
+void slv_pipe_wait(ic_solver *s, uint64_t tail);
 void slv_adapt_split(ic_solver *s);
 
 /* solver_layout.c: allocation, rings and lane layouts */

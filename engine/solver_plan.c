@@ -101,6 +101,19 @@ static inline const int32_t *resolve_source(const ic_solver *s, const struct pla
   return s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * s->rs;
 }
 
+/* A record's sdrop and rules' counts (slot_w, slot_p, mshr_k) in one word,
+ * for the memo's comparison. */
+_Static_assert(offsetof(ic_graph_rec, slot_p) == offsetof(ic_graph_rec, slot_w) + 1 &&
+                   offsetof(ic_graph_rec, mshr_k) == offsetof(ic_graph_rec, slot_w) + 2,
+               "rec_key: slot_w, slot_p, mshr_k are consecutive bytes");
+static inline uint64_t rec_key(const ic_graph_rec *r) {
+  uint16_t sd;
+  uint32_t rules;
+  memcpy(&sd, r->sdrop, sizeof sd);
+  memcpy(&rules, &r->slot_w, sizeof rules);
+  return sd | (uint64_t)(rules & 0xffffff) << 16;
+}
+
 static inline uint32_t memo_set(uint64_t pc) {
   return (uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 54) & (MEMO_SETS - 1);
 }
@@ -160,7 +173,8 @@ static int dists_fit(const ic_solver *s, const struct memo *m, const ic_graph_re
   return 1;
 }
 
-/* Does record r repeat memo m's edges (memo_mask), with dists_fit? */
+/* Does record r repeat memo m's edges (memo_mask)? (Its distances are
+ * checked after: dists_fit.) */
 static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_rec *r) {
   const size_t bytes = ((size_t)m->nedges * sizeof(ic_edge) + 31) / 32 * 32;
 #ifdef HAVE_AVX2_KERNEL
@@ -177,7 +191,37 @@ static int same_edges(const ic_solver *s, const struct memo *m, const ic_graph_r
       if ((x ^ y) & k) return 0;
     }
   }
-  return dists_fit(s, m, r);
+  return 1;
+}
+
+/* Lists m's entries by how a memo hit finds their sources once every ring
+ * holds its whole window (struct memo: self, fix, var, fast). */
+static void memo_sources(const ic_solver *s, struct memo *m) {
+  uint8_t at[RING_COUNT] = {0};
+  int fast = 1;
+  m->nvar = m->nself = 0;
+  memset(m->nfix, 0, sizeof m->nfix);
+  for (int k = 0; k < m->nent; k++) {
+    const struct msrc *ms = &m->src[k];
+    const int ring = ms->ring;
+    if (!ms->dist && !ms->var) {
+      m->self[m->nself++] = (struct mself){(uint8_t)k, ms->srcnode};
+    } else if (ring < 0 || (ms->var && s->kinfo[m->edge[ms->edge].kind].ring < 0)) {
+      fast = 0;
+    } else if (ms->var) {
+      m->var[m->nvar++] = (struct mvar){(uint8_t)k, ms->edge, (uint8_t)ring,
+                                        (uint8_t)s->kinfo[m->edge[ms->edge].kind].ring};
+    } else {
+      m->nfix[ring]++;
+      if (ms->dist >= s->w[ring] || ms->dist > UINT32_MAX) fast = 0;
+    }
+  }
+  for (int ring = 1; ring < RING_COUNT; ring++) at[ring] = (uint8_t)(at[ring - 1] + m->nfix[ring - 1]);
+  for (int k = 0; k < m->nent; k++) {
+    const struct msrc *ms = &m->src[k];
+    if (ms->dist && !ms->var && ms->ring >= 0) m->fix[at[ms->ring]++] = (struct mfix){(uint32_t)ms->dist, (uint32_t)k};
+  }
+  m->fast = (uint8_t)fast;
 }
 
 /* The destination vectors of instruction seq. */
@@ -202,10 +246,10 @@ static inline const ic_graph_rec *made_whole(ic_graph_rec *buf, const ic_graph_r
 
 /* Plans record r into *pl: checks it, resolves every edge's source vector
  * and latency, and advances the planner's state (seq, stats, rebase bound).
- * Vectors are not touched, except that a ring growth or a full
+ * set: memo_set(r->pc). Vectors are not touched, except that a ring growth or a full
  * latency-vector store drains the pipeline first. */
 static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, const ic_edge *lazy,
-                          struct plan *pl, ic_err *err) {
+                          uint32_t set, struct plan *pl, ic_err *err) {
   ic_graph_rec whole; /* r made whole (made_whole), where it came lazily */
   ic_status st;
   if (!s->started) {
@@ -229,19 +273,16 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   }
   uint64_t oow = 0;
   int64_t grow;
-  const uint32_t set = memo_set(r->pc);
   struct memo *const ways = s->memo + (size_t)set * MEMO_WAYS, *m = NULL;
+  const uint64_t rkey = rec_key(r);
   plan_outputs(s, pl, seq);
   /* A record of the memo's shape id has its edges but for the distances
    * that vary (the memo's vd), so only those are looked at; another of the
    * same edges takes the memo and its id. */
   for (uint32_t w = 0; w < MEMO_WAYS; w++) {
     struct memo *c = &ways[(s->mru[set] + w) & (MEMO_WAYS - 1)];
-    if (c->pc != r->pc || c->gen != s->mgen || c->sdrop[0] != r->sdrop[0] || c->sdrop[1] != r->sdrop[1] ||
-        c->f.mk != r->mshr_k || c->f.sw != r->slot_w || c->f.sp != r->slot_p)
-      continue;
+    if (c->pc != r->pc || c->gen != s->mgen || c->rkey != rkey) continue;
     if (shape && c->shape == shape) {
-      if (!dists_fit(s, c, r)) continue;
       m = c;
       break;
     }
@@ -256,49 +297,79 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   if (m) {
     /* The same edges as a record already planned (and checked), but for
      * the distances the memo ignores (the entries are the same; their
-     * sources are looked up by the record's distances). */
+     * sources are looked up by the record's distances) if they fit
+     * (dists_fit; else no memo does: those of the same edges have the
+     * same distances to check, and the full pass grows the ring). */
+    const size_t rs = s->rs;
+    if (seq >= s->ok_from && m->fast) {
+      /* every ring full, and every fixed distance inside its window: no
+       * test but for the distances the record gives (dists_fit's, by
+       * entry: every edge it checks has one) */
+      for (const struct mvar *v = m->var, *ve = v + m->nvar; v != ve; v++) {
+        const uint64_t d = r->edge[v->edge].dist, mask = s->okw[v->ring], wf = s->w[v->fring];
+        if (d == 0 || (d >= wf && wf < s->wmax)) goto full;
+        const int32_t *src = s->ring[v->ring] + ((seq - d) & mask) * rs;
+        if (d > mask) {
+          src = s->zero;
+          oow += d <= idx;
+        }
+        pl->src[v->entry] = src;
+      }
+      for (const struct mself *v = m->self, *ve = v + m->nself; v != ve; v++) pl->src[v->entry] = pl->out[v->node];
+      const struct mfix *f = m->fix;
+      for (int ring = 0; ring < RING_COUNT; ring++) {
+        const int32_t *const base = s->ring[ring];
+        const uint64_t mask = s->okw[ring];
+        for (const struct mfix *fe = f + m->nfix[ring]; f != fe; f++)
+          pl->src[f->entry] = base + ((seq - f->dist) & mask) * rs;
+      }
+    } else {
+      if (!dists_fit(s, m, r)) goto full;
+      /* resolve_source with each ring's bounds taken once: a source d
+       * back is in the ring if 0 < d <= ok[ring]; once every ring is full
+       * since its last change (ok_from), that is d < w */
+      uint64_t okb[RING_COUNT];
+      const uint64_t *ok = s->okw;
+      if (seq < s->ok_from) {
+        int full = 1;
+        for (int k = 0; k < RING_COUNT; k++) {
+          uint64_t o = idx < s->w[k] - 1 ? idx : s->w[k] - 1;
+          okb[k] = seq - s->valid_lo[k] < o ? seq - s->valid_lo[k] : o;
+          full &= okb[k] == s->w[k] - 1;
+        }
+        if (full) {
+          s->ok_from = seq;
+          memcpy(s->okw, okb, sizeof okb);
+        }
+        ok = okb;
+      }
+      for (int k = 0; k < m->nent; k++) {
+        const struct msrc *ms = &m->src[k];
+        const uint64_t d = ms->var ? r->edge[ms->edge].dist : ms->dist;
+        const int ring = ms->ring;
+        const int32_t *src;
+        if (!d) {
+          src = pl->out[ms->srcnode];
+        } else if (d <= ok[ring]) {
+          src = s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * rs;
+        } else {
+          src = s->zero;
+          oow += d <= idx;
+        }
+        pl->src[k] = src;
+      }
+    }
     m->use = ++s->mclock;
     s->mru[set] = (uint8_t)(m - ways);
     pl->f = m->f;
-    /* resolve_source with each ring's bounds taken once: a source d back
-     * is in the ring if 0 < d <= ok[ring]; once every ring is full since
-     * its last change (ok_from), that is d < w */
-    uint64_t okb[RING_COUNT];
-    const uint64_t *ok = s->okw;
-    if (seq < s->ok_from) {
-      int full = 1;
-      for (int k = 0; k < RING_COUNT; k++) {
-        uint64_t o = idx < s->w[k] - 1 ? idx : s->w[k] - 1;
-        okb[k] = seq - s->valid_lo[k] < o ? seq - s->valid_lo[k] : o;
-        full &= okb[k] == s->w[k] - 1;
-      }
-      if (full) {
-        s->ok_from = seq;
-        memcpy(s->okw, okb, sizeof okb);
-      }
-      ok = okb;
-    }
-    const size_t rs = s->rs;
-    for (int k = 0; k < m->nent; k++) {
-      pl->e[k] = m->e[k];
-      const struct msrc *ms = &m->src[k];
-      const uint64_t d = ms->var ? r->edge[ms->edge].dist : ms->dist;
-      const int ring = ms->ring;
-      const int32_t *src;
-      if (!d) {
-        src = pl->out[ms->srcnode];
-      } else if (d <= ok[ring]) {
-        src = s->ring[ring] + ((seq - d) & (s->w[ring] - 1)) * rs;
-      } else {
-        src = s->zero;
-        oow += d <= idx;
-      }
-      pl->e[k].src = src;
-    }
+    pl->form = &m->form;
     grow = m->grow;
     if (m->far_c) s->far_c = m->far_c;
     s->st.memo_hits++;
     goto planned;
+  full:
+    m = NULL;
+    oow = 0;
   }
 
   r = made_whole(&whole, r, &lazy);
@@ -316,7 +387,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   struct msrc tsrc[IC_NODE_COUNT][PE_CLASSES][2 * IC_MAX_EDGES];
   uint8_t cnt[IC_NODE_COUNT][PE_CLASSES];
   uint64_t far_c;
-  uint32_t bhi;
+  uint32_t bhi, cond_skip_min[IC_NODE_COUNT];
   int mk, mskip;
 #define ADD_ENTRY(node, cls, pe_, d_, ki_)                                         \
   do {                                                                             \
@@ -334,7 +405,7 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
     far_c = 0;
     bhi = 0;
     memset(cnt, 0, sizeof cnt);
-    for (int k = 0; k < IC_NODE_COUNT; k++) pl->f.cond_skip_min[k] = UINT32_MAX;
+    for (int k = 0; k < IC_NODE_COUNT; k++) cond_skip_min[k] = UINT32_MAX;
     for (int k = 0; k < nedges; k++) {
       const ic_edge *e = &r->edge[k];
       if (e->kind >= IC_EDGE_KIND_COUNT || e->nparts > IC_MAX_PARTS) return malformed(r, err);
@@ -404,26 +475,26 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
         if (s->lane_flags) hi = s->lanes_live; /* compact: lanes of any subset, everywhere */
         if (hi > bhi) bhi = hi;
         if (s->lane_flags ? !pbits && !dmask : !(pbits & ~dmask) && !(dmask & (hi - 1))) {
-          ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, NULL, (int32_t)total, hi, 0}), dist, ki);
+          ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, (int32_t)total, hi, 0}), dist, ki);
         } else {
           struct lat_key kb = {total | (uint64_t)nvp << 32 | 1ull << 40 | (uint64_t)dmask << 44,
                                parts[0] | parts[1] << 32, parts[2] | parts[3] << 32};
           const int32_t *lb = lat_vector(s, &kb);
           full |= !lb;
-          ADD_ENTRY(node, PE_BLOCK, ((struct pe){NULL, lb, 0, hi, 0}), dist, ki);
+          ADD_ENTRY(node, PE_BLOCK, ((struct pe){lb, 0, hi, 0}), dist, ki);
         }
         /* its condition: R of the same source instruction, in the entry
          * right after it (k_block reads them in pairs) */
         {
           int n_ = cnt[node][PE_BLOCK]++;
-          tmp[node][PE_BLOCK][n_] = (struct pe){NULL, NULL, 0, hi, 0};
+          tmp[node][PE_BLOCK][n_] = (struct pe){NULL, 0, hi, 0};
           tsrc[node][PE_BLOCK][n_] = (struct msrc){dist, IC_NODE_R, RING_R, (uint8_t)k, 1};
           if (dist > need[RING_R]) need[RING_R] = dist;
         }
         continue;
       }
       if (!nvp && !dmask && !ki->two) { /* the same in every subset */
-        ADD_ENTRY(node, PE_SCALAR, ((struct pe){NULL, NULL, (int32_t)total, 0, 1}), dist, ki);
+        ADD_ENTRY(node, PE_SCALAR, ((struct pe){NULL, (int32_t)total, 0, 1}), dist, ki);
         continue;
       }
       /* A dropped edge whose parts in chosen categories are all of the
@@ -432,10 +503,10 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
        * subsets without it (skipm), it is a scalar edge. */
       if (skipm && (ki->two ? !pbits : !(pbits & ~(1u << drop)))) {
         if (far)
-          ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, skipm, 0}), far, ki);
-        ADD_ENTRY(node, PE_COND, ((struct pe){NULL, NULL, (int32_t)total, skipm, skipm}), dist,
+          ADD_ENTRY(node, PE_COND, ((struct pe){NULL, (int32_t)total, skipm, 0}), far, ki);
+        ADD_ENTRY(node, PE_COND, ((struct pe){NULL, (int32_t)total, skipm, skipm}), dist,
                   ki);
-        if (skipm < pl->f.cond_skip_min[node]) pl->f.cond_skip_min[node] = skipm;
+        if (skipm < cond_skip_min[node]) cond_skip_min[node] = skipm;
         continue;
       }
       /* dropped by several chosen categories: NEG where any is set */
@@ -449,12 +520,12 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
         key.a |= (uint64_t)1 << 29;
         const int32_t *lw = lat_vector(s, &kw);
         full |= !lw;
-        ADD_ENTRY(node, PE_VEC, ((struct pe){NULL, lw, 0, skipm, skipm ? 0 : 1}), far, ki);
+        ADD_ENTRY(node, PE_VEC, ((struct pe){lw, 0, skipm, skipm ? 0 : 1}), far, ki);
       }
       const int32_t *lv = lat_vector(s, &key);
       full |= !lv;
       ADD_ENTRY(node, !dmask && !far ? PE_FULL : PE_VEC,
-                ((struct pe){NULL, lv, 0, skipm, skipm ? skipm : 1}), dist, ki);
+                ((struct pe){lv, 0, skipm, skipm ? skipm : 1}), dist, ki);
     }
     int again = 0;
     /* the rules (graph_rec.h) and the categories that drop them: the IQ
@@ -501,6 +572,8 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
     }
     if (ways[w].use < m->use) m = &ways[w];
   }
+  /* plans in the pipeline may still read its entries */
+  if (m->busy) slv_pipe_wait(s, m->busy);
   m->use = ++s->mclock;
   s->mru[set] = (uint8_t)(m - ways);
 
@@ -512,47 +585,54 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   m->far_c = far_c;
   m->grow = grow;
   m->nedges = (uint8_t)nedges;
-  pl->f.bhi = bhi;
+  struct plan_form *form = &m->form;
+  form->bhi = bhi;
+  memcpy(form->cond_skip_min, cond_skip_min, sizeof cond_skip_min);
+  pl->form = form;
   pl->f.mk = (uint8_t)mk;
   pl->f.sw = r->slot_w;
   pl->f.sp = r->slot_p;
   pl->f.mskip = (uint8_t)mskip;
-  m->sdrop[0] = r->sdrop[0];
-  m->sdrop[1] = r->sdrop[1];
+  m->rkey = rkey;
   memcpy(m->edge, r->edge, (size_t)nedges * sizeof(ic_edge));
   memo_mask(s, m);
   uint8_t off = 0;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
-    pl->f.off[node] = off;
-    pl->f.nv[node] = (uint8_t)(cnt[node][PE_FULL] + cnt[node][PE_VEC]);
-    pl->f.vf[node] = cnt[node][PE_FULL] > 0;
-    pl->f.ns[node] = cnt[node][PE_SCALAR];
-    pl->f.nc[node] = cnt[node][PE_COND];
-    pl->f.ni[node] = cnt[node][PE_BLOCK];
+    form->off[node] = off;
+    form->nv[node] = (uint8_t)(cnt[node][PE_FULL] + cnt[node][PE_VEC]);
+    form->vf[node] = cnt[node][PE_FULL] > 0;
+    form->ns[node] = cnt[node][PE_SCALAR];
+    form->nc[node] = cnt[node][PE_COND];
+    form->ni[node] = cnt[node][PE_BLOCK];
+    form->bound[node][0] = off;
+    form->bound[node][1] = (uint8_t)(off + form->nv[node]);
+    form->bound[node][2] = (uint8_t)(form->bound[node][1] + form->ns[node]);
+    form->bound[node][3] = (uint8_t)(form->bound[node][2] + form->nc[node]);
     for (int c = 0; c < PE_CLASSES; c++)
       for (int k = 0; k < cnt[node][c]; k++, off++) {
-        m->e[off] = tmp[node][c][k];
+        form->lat[off] = tmp[node][c][k].lat;
+        form->l[off] = tmp[node][c][k].l;
+        form->skipm[off] = tmp[node][c][k].skipm;
+        form->skipv[off] = tmp[node][c][k].skipv;
         m->src[off] = tsrc[node][c][k];
-        pl->e[off] = tmp[node][c][k];
-        pl->e[off].src = resolve_source(s, pl, &m->src[off], seq, idx, &oow);
+        pl->src[off] = resolve_source(s, pl, &m->src[off], seq, idx, &oow);
       }
   }
   m->nent = off;
   m->f = pl->f;
+  memo_sources(s, m);
 
 planned:
+  if (s->pipe && pl != s->one) m->busy = s->pipe->planned + 1;
   pl->seq = seq;
   pl->lanes_live = s->lanes_live;
   pl->compact = s->lane_flags != NULL;
   memcpy(pl->t, r->t, sizeof pl->t);
   const uint32_t rs = s->rs;
-  const uint64_t ahead = seq + 4;
-  pl->pf[0] = (const char *)(s->ring[RING_P] + (ahead & (s->w[RING_P] - 1)) * rs);
-  pl->pf[1] = (const char *)(s->ring[RING_C] + (ahead & (s->w[RING_C] - 1)) * rs);
-  pl->pf[2] = s->far_c && s->far_c < s->w[RING_C]
-                  ? (const char *)(s->ring[RING_C] +
-                                   ((ahead - s->far_c) & (s->w[RING_C] - 1)) * rs)
-                  : NULL;
+  pl->pf_far = s->far_c && s->far_c < s->w[RING_C]
+                   ? (const char *)(s->ring[RING_C] +
+                                    ((seq + PF_AHEAD - s->far_c) & (s->w[RING_C] - 1)) * rs)
+                   : NULL;
   pl->pf_from = s->kinfo[IC_EDGE_CD].skipm ? s->lanes_acted / 2 * (uint32_t)sizeof(int32_t) : 0;
 
   s->st.out_of_window += oow;
@@ -569,24 +649,27 @@ planned:
 static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *shapes,
                       const ic_edge *const *edges, size_t n, ic_err *err) {
   ic_status st = IC_OK;
+  /* memo_set of records i, i + 1 (each hashed once) */
+  uint32_t set0 = n ? memo_set(recs[0].pc) : 0, set1 = n > 1 ? memo_set(recs[1].pc) : 0;
   for (size_t i = 0; i < n; i++) {
     /* Fetch ahead: the memo the plan of record i + 2 most likely comes
-     * from (its first line), and for record i + 1 that memo's entries (as
-     * many as it has: its first line came a record ago) and, without a
+     * from (its first line), and for record i + 1 that memo's sources and
+     * form (the lines most memos use: its first line came a record ago)
+     * and, without a
      * shape id, its edges and mask for the comparison. Records streamed
      * from a large array (no shape ids: the record pipe's come from a
      * small buffer of its own, just written) are fetched two ahead. */
+    uint32_t set2 = 0;
     if (i + 2 < n) {
-      const uint32_t set = memo_set(recs[i + 2].pc);
+      const uint32_t set = set2 = memo_set(recs[i + 2].pc);
       __builtin_prefetch(&s->memo[(size_t)set * MEMO_WAYS + s->mru[set]], 0, 3);
       if (!shapes)
         for (size_t off = 0; off < sizeof *recs; off += 64)
           __builtin_prefetch((const char *)&recs[i + 2] + off, 0, 3);
     }
     if (i + 1 < n) {
-      const uint32_t set = memo_set(recs[i + 1].pc);
+      const uint32_t set = set1;
       const struct memo *m = &s->memo[(size_t)set * MEMO_WAYS + s->mru[set]];
-      const size_t ne = m->nent;
       if (!shapes || !shapes[i + 1]) {
         const size_t eb = (recs[i + 1].nedges < IC_MAX_EDGES ? recs[i + 1].nedges : IC_MAX_EDGES) * sizeof(ic_edge);
         for (size_t off = 0; off < eb; off += 64) {
@@ -594,12 +677,23 @@ static ic_status feed(ic_solver *s, const ic_graph_rec *recs, const uint64_t *sh
           __builtin_prefetch((const char *)m->emask + off, 0, 3);
         }
       }
-      for (size_t off = 0; off < ne * sizeof(struct pe); off += 64) __builtin_prefetch((const char *)m->e + off, 0, 3);
-      for (size_t off = 0; off < ne * sizeof(struct msrc); off += 64) __builtin_prefetch((const char *)m->src + off, 0, 3);
+      /* the lines most memos use: two of fixed sources, and of the form
+       * its header and the first entries of each field */
+      const char *fx = (const char *)m->fix;
+      __builtin_prefetch(fx, 0, 3);
+      __builtin_prefetch(fx + 64, 0, 3);
+      __builtin_prefetch(&m->form, 0, 3);
+      __builtin_prefetch(&m->form.lat[0], 0, 3);
+      __builtin_prefetch(&m->form.lat[8], 0, 3);
+      __builtin_prefetch(&m->form.l[0], 0, 3);
+      __builtin_prefetch(&m->form.skipm[0], 0, 3);
+      __builtin_prefetch(&m->form.skipv[0], 0, 3);
     }
     struct plan *pl = slv_plan_slot(s);
-    if ((st = plan_one(s, &recs[i], shapes ? shapes[i] : 0, edges ? edges[i] : NULL, pl, err)) != IC_OK)
+    if ((st = plan_one(s, &recs[i], shapes ? shapes[i] : 0, edges ? edges[i] : NULL, set0, pl, err)) != IC_OK)
       break;
+    set0 = set1;
+    set1 = set2;
     slv_plan_done(s, pl);
     if (s->pipe && !s->split_fixed) slv_adapt_split(s);
     if (s->ubound > REBASE_AT) {

@@ -118,6 +118,19 @@ void slv_pipe_drain(const ic_solver *s) {
   p->tail_seen = p->planned;
 }
 
+/* Waits until the worker has evaluated the first `tail` plans (<= those
+ * written): a memo that plans in the pipeline point to may then be
+ * rewritten (memo.busy). */
+void slv_pipe_wait(ic_solver *s, uint64_t tail) {
+  struct pipe *p = s->pipe;
+  if (!p || p->tail_seen >= tail) return;
+  p->tail_seen = atomic_load_explicit(&p->tail, memory_order_acquire);
+  if (p->tail_seen >= tail) return;
+  slv_pipe_publish(p, 1);
+  pipe_wait_tail(p, tail, tail);
+  p->tail_seen = atomic_load_explicit(&p->tail, memory_order_acquire);
+}
+
 /* The plan slot for the next instruction. */
 struct plan *slv_plan_slot(ic_solver *s) {
   struct pipe *p = s->pipe;
@@ -187,6 +200,8 @@ static int pipe_start(ic_solver *s) {
   int mi = ok && pthread_mutex_init(&p->m, NULL) == 0;
   int c1 = mi && pthread_cond_init(&p->cv_work, NULL) == 0;
   int c2 = c1 && pthread_cond_init(&p->cv_done, NULL) == 0;
+  /* the plan counts start again at 0 (memo.busy) */
+  for (size_t k = 0; k < (size_t)MEMO_SETS * MEMO_WAYS; k++) s->memo[k].busy = 0;
   s->pipe = p;
   if (c2 && pthread_create(&p->th, NULL, pipe_worker, s) == 0) return 1;
   s->pipe = NULL;

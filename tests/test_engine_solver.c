@@ -738,6 +738,27 @@ Test(solver_threads, memo_survives_store_flush_exact) {
   tg_free(&g);
 }
 
+/* A plan in the pipeline points to its memo's entries, so a memo must not
+ * be rewritten until the plans made from it are evaluated. Seven pcs of
+ * one memo set (solver_plan.c's memo_set, copied here) taking turns in its
+ * four ways: each record replaces the memo of the record four back, whose
+ * plan may still wait for the worker. */
+static uint32_t t_memo_set(uint64_t pc) {
+  return (uint32_t)((pc >> 1) * 0x9E3779B97F4A7C15ull >> 54) & 1023u;
+}
+Test(solver_threads, memo_rewritten_under_queued_plans_exact) {
+  uint64_t pcs[7];
+  int found = 0;
+  for (uint64_t pc = 0x10000; found < 7; pc += 4)
+    if (t_memo_set(pc) == t_memo_set(0x10000)) pcs[found++] = pc;
+  tg g = {0};
+  tg_loop(&g, 2000, 710, 50, 4, 0);
+  for (size_t i = 0; i < g.n; i++) g.r[i].pc = pcs[i % 7];
+  tg_stamp(&g);
+  for (int threads = 1; threads <= 2; threads++) check_mode(&g, 710, all8, 8, threads, 256, 0, 256);
+  tg_free(&g);
+}
+
 /* The default split adapts while the run goes on: it tries each candidate
  * for an epoch of 8192 records (draining the queue at each change), so a
  * run of 4 epochs changes it at least twice. Checked on a sample of the
