@@ -85,10 +85,10 @@ Test(slot_tab, equals_the_list_while_growing) {
 }
 
 /* A narrow machine's crowd: most issues want one of a few cycles ahead of
- * the floor, so walks pass long runs of full cycles (the hints jump over
- * them), mixed with walks of another width (which neither use nor leave
- * hints), pool-only walks and issues counted without a rule; against the
- * list throughout. */
+ * the floor, so walks pass long runs of full cycles (the maps' bit scan
+ * passes them), mixed with walks of another width (which neither use nor
+ * set the width's map), pool-only walks and issues counted without a rule;
+ * against the list throughout. */
 Test(slot_tab, a_crowd_walks_as_the_list_says) {
   enum { N = 5000 };
   static uint64_t cyc[N];
