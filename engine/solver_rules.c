@@ -1,8 +1,9 @@
 /* solver_rules.c: the per-lane loops of the solver's structural rules
  * (solver_rules.h says what each rule is): the slot counts' walk
- * (lanes_take) and upkeep (slots_note), the IQ rule (k_iq, iq_note) and the
- * MSHR rule (k_mshr, mshr_note). Scalar work a lane, called from the node
- * kernels (solver_kernels.c) and exec_plan in the rules' fixed places. */
+ * (lanes_take, and lanes_take_mshr with the MSHR rule) and upkeep
+ * (slots_note), the IQ rule (k_iq, iq_note) and the MSHR rule (k_mshr,
+ * mshr_note). Scalar work a lane, called from the node kernels
+ * (solver_kernels.c) and exec_plan in the rules' fixed places. */
 #include "solver_rules.h"
 
 /* lane_take over the lanes [lo, hi) without bw, with the same thresholds
@@ -50,6 +51,50 @@ __attribute__((noinline)) void slv_lanes_take(struct xenv *x, const struct plan 
       continue;
     }
     acc[lane] += (int32_t)(c - (uint64_t)c0);
+  }
+}
+
+/* One lane's slot counts for the planned record: the floor takes its D
+ * (b0 + d: absolute), then the rule from cycle b0 + e (thresholds tw, tp:
+ * ic_slot_tab_take_th) and the issue counted there. With m (the lane's
+ * MSHR holders, for a record with the MSHR rule in a lane that keeps it;
+ * else NULL), the slot rule and the MSHR rule in turn until neither moves
+ * E (rules.h; k_mshr has applied the MSHR rule once already), then the
+ * issue counted in the cycle they give. Returns the cycles E moves on; 0
+ * where E lies below the floor (before time 0 too), or where the counts
+ * could not grow (then counted as a violation, and in oom). */
+static inline uint32_t lane_take(struct xenv *x, const struct plan *pl, uint32_t lane, int32_t d, int32_t e,
+                                 unsigned tw, unsigned tp, const ic_mshr_tab *m) {
+  ic_slot_tab *t = &x->sv->stab[lane];
+  const int64_t b0 = x->base[lane], dt = b0 + d, c0 = b0 + e;
+  if (dt > (int64_t)t->floor) ic_slot_tab_floor(t, (uint64_t)dt);
+  if (c0 < (int64_t)t->floor) return 0; /* below the floor (and time 0): free */
+  const uint64_t from = m ? ic_rules_time(m, pl->f.mk, t, 1, tw < 256u ? (int)tw : 0,
+                                          tp < 256u ? (int)tp : 0, pl->pool, (uint64_t)c0, NULL, NULL)
+                          : (uint64_t)c0;
+  uint64_t c;
+  if (ic_slot_tab_take_th(t, from, tw, tp, pl->pool, &c) != 0) {
+    if (!x->viol) x->first = pl->seq;
+    x->viol++;
+    x->oom++;
+    return 0;
+  }
+  return (uint32_t)(c - (uint64_t)c0);
+}
+
+/* k_slots for a record with the MSHR rule: lane_take in each lane that
+ * keeps the slot rule, with the lane's MSHR holders where it keeps that
+ * rule too. */
+void slv_lanes_take_mshr(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi, int32_t *acc,
+                         unsigned tw, unsigned tp) {
+  const int32_t *const slotm = x->sv->slotm, *const d = pl->out[IC_NODE_D];
+  for (uint32_t lane = lo, end = rule_hi(x->sv, hi); lane < end; lane++) {
+    if (!slotm[lane]) continue;
+    const ic_mshr_tab *m = lane_next(lane, x->sv->mshr_off, x->sv->nxt[LR_MSHR]) == lane &&
+                                   !mshr_scoped_off(x->sv, pl, lane)
+                               ? &x->sv->mtab[lane]
+                               : NULL;
+    acc[lane] += (int32_t)lane_take(x, pl, lane, d[lane], acc[lane], tw, tp, m);
   }
 }
 

@@ -34,36 +34,6 @@
 
 #include "rules.h"
 
-/* One lane's slot counts for the planned record: the floor takes its D
- * (b0 + d: absolute), then the rule from cycle b0 + e (thresholds tw, tp:
- * ic_slot_tab_take_th) and the issue counted there. With m (the lane's
- * MSHR holders, for a record with the MSHR rule in a lane that keeps it;
- * else NULL), the slot rule and the MSHR rule in turn until neither moves
- * E (rules.h; k_mshr has applied the MSHR rule once already), then the
- * issue counted in the cycle they give. Returns the cycles E moves on; 0
- * where E lies below the floor (before time 0 too), or where the counts
- * could not grow (then counted as a violation, and in oom). */
-static inline __attribute__((always_inline)) uint32_t lane_take(struct xenv *x, const struct plan *pl,
-                                                                 uint32_t lane, int32_t d, int32_t e,
-                                                                 unsigned tw, unsigned tp,
-                                                                 const ic_mshr_tab *m) {
-  ic_slot_tab *t = &x->sv->stab[lane];
-  const int64_t b0 = x->base[lane], dt = b0 + d, c0 = b0 + e;
-  if (dt > (int64_t)t->floor) ic_slot_tab_floor(t, (uint64_t)dt);
-  if (c0 < (int64_t)t->floor) return 0; /* below the floor (and time 0): free */
-  const uint64_t from = m ? ic_rules_time(m, pl->f.mk, t, 1, tw < 256u ? (int)tw : 0,
-                                          tp < 256u ? (int)tp : 0, pl->pool, (uint64_t)c0, NULL, NULL)
-                          : (uint64_t)c0;
-  uint64_t c;
-  if (ic_slot_tab_take_th(t, from, tw, tp, pl->pool, &c) != 0) {
-    if (!x->viol) x->first = pl->seq;
-    x->viol++;
-    x->oom++;
-    return 0;
-  }
-  return (uint32_t)(c - (uint64_t)c0);
-}
-
 /* The first lane from `lane` on without the category whose lane bit is
  * off (0: none): its lanes come in runs of off, skipped a run at a time. */
 static inline uint32_t lane_from(uint32_t lane, uint32_t off) {
@@ -92,6 +62,11 @@ static inline int mshr_scoped_off(const struct ic_solver *sv, const struct plan 
   return pl->f.mskip && sv->bitm[(size_t)(pl->f.mskip - 1) * sv->lanes_padded + lane];
 }
 
+/* The slot rule with the MSHR rule (rules.h) over lanes [lo, hi) without
+ * bw, for a record with both (solver_rules.c). */
+void slv_lanes_take_mshr(struct xenv *x, const struct plan *pl, uint32_t lo, uint32_t hi, int32_t *acc,
+                         unsigned tw, unsigned tp);
+
 /* The slot rule (graph_rec.h, SLOT RULE: plan.sw, sp) on node E over lanes
  * [lo, hi), after its edges and the MSHR rule, and the slot counts' upkeep:
  * in the lanes without bw E moves to the first cycle with a free slot in
@@ -99,25 +74,17 @@ static inline int mshr_scoped_off(const struct ic_solver *sv, const struct plan 
  * record's D, and the counts take the E (ic_slot_tab_take: one walk for
  * both). Where the record has the MSHR rule, in each lane that keeps it
  * both rules together (rules.h). Returns 0 where the record has no slot
- * rule (slots_note keeps the counts then). */
+ * rule (slots_note keeps the counts then). The lanes' loops are calls (in
+ * solver_rules.c): inlined, their walks would crowd the kernels'
+ * registers. */
 static inline __attribute__((always_inline)) int k_slots(int32_t *acc, uint32_t lo, uint32_t hi,
                                                          const struct plan *pl, struct xenv *x) {
   if (!(pl->f.sw | pl->f.sp)) return 0;
   const unsigned tw = pl->f.sw ? pl->f.sw : 256u, tp = pl->f.sp ? pl->f.sp : 256u;
-  const int32_t *d = pl->out[IC_NODE_D];
-  if (!pl->f.mk) {
-    slv_lanes_take(x, pl, lo, hi, d, acc, tw, tp);
-    return 1;
-  }
-  const int32_t *const slotm = x->sv->slotm;
-  for (uint32_t lane = lo, end = rule_hi(x->sv, hi); lane < end; lane++) {
-    if (!slotm[lane]) continue;
-    const ic_mshr_tab *m = lane_next(lane, x->sv->mshr_off, x->sv->nxt[LR_MSHR]) == lane &&
-                                   !mshr_scoped_off(x->sv, pl, lane)
-                               ? &x->sv->mtab[lane]
-                               : NULL;
-    acc[lane] += (int32_t)lane_take(x, pl, lane, d[lane], acc[lane], tw, tp, m);
-  }
+  if (!pl->f.mk)
+    slv_lanes_take(x, pl, lo, hi, pl->out[IC_NODE_D], acc, tw, tp);
+  else
+    slv_lanes_take_mshr(x, pl, lo, hi, acc, tw, tp);
   return 1;
 }
 
