@@ -21,6 +21,7 @@
 #include "slack.h"
 #include "solver.h"
 #include "test_igraph_util.h"
+#include "test_synth_loop.h"
 
 static uint64_t rng(uint64_t *x) {
   *x ^= *x << 13;
@@ -816,57 +817,6 @@ Test(export, rules_edges_are_the_evaluations_random) {
   }
 }
 
-/* A loop at 0x1000 of 12 instructions: two loads striding over 8 MB (they
- * miss), a chain of adds and multiplies on them, a store, a branch back
- * taken 3 times in 4 (random), else 4 more and a jump back. */
-typedef struct synth {
-  uint64_t n, max, x, pc, addr;
-} synth;
-
-static size_t synth_fill(void *ctx, ic_inst *buf, size_t cap) {
-  synth *s = ctx;
-  size_t k = 0;
-  while (k < cap && s->n < s->max) {
-    ic_inst *in = &buf[k++];
-    memset(in, 0, sizeof *in);
-    memset(in->src, IC_REG_NONE, sizeof in->src);
-    memset(in->dst, IC_REG_NONE, sizeof in->dst);
-    in->pc = s->pc;
-    in->size = 4;
-    in->opclass = IC_OP_INT_ALU;
-    const uint64_t slot = (s->pc - 0x1000) / 4;
-    switch (slot) {
-    case 0:
-    case 5:
-      in->opclass = IC_OP_LOAD;
-      in->src[0] = 11;
-      in->dst[0] = 10 + (uint8_t)(slot / 5);
-      s->addr = (s->addr + 4160) % (8u << 20);
-      in->mem_addr = 0x10000000 + s->addr;
-      in->mem_size = 8;
-      break;
-    case 1: in->src[0] = 10; in->src[1] = 12; in->dst[0] = 12; break;
-    case 2: in->opclass = IC_OP_INT_MUL; in->src[0] = 12; in->src[1] = 13; in->dst[0] = 13; break;
-    case 3: in->src[0] = 11; in->dst[0] = 11; break;
-    case 7:
-      in->opclass = IC_OP_STORE;
-      in->src[0] = 11;
-      in->src[1] = 13;
-      in->mem_addr = 0x20000000 + (s->n % 512) * 8;
-      in->mem_size = 8;
-      break;
-    case 11: in->opclass = IC_OP_BRANCH; in->src[0] = 12; break;
-    case 15: in->opclass = IC_OP_JUMP; break;
-    default: in->src[0] = 14; in->dst[0] = 14 + (uint8_t)(slot % 3); break;
-    }
-    if (slot == 11) in->next_pc = rng(&s->x) % 4 ? 0x1000 : s->pc + 4;
-    else if (slot == 15) in->next_pc = 0x1000;
-    else in->next_pc = s->pc + 4;
-    s->pc = in->next_pc;
-    s->n++;
-  }
-  return k;
-}
 
 /* The timing model's records (a narrow machine: an IQ of 16 of a 64-entry
  * ROB, 2 MSHRs, an issue width of 2, so that every rule binds), windows
