@@ -15,9 +15,11 @@
  * compare. A prototype for measurement: times are 32-bit (records of a
  * run whose cycles pass 2^31 are refused) and it needs AVX2. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "graph_rec.h"
 #include "rec_eval.h"
@@ -167,23 +169,38 @@ int main(int argc, char **argv) {
     return 2;
   }
   FILE *f = fopen(argv[1], "rb");
-  if (!f || fseek(f, 0, SEEK_END) != 0) {
-    fprintf(stderr, "bench_direct: %s: cannot read\n", argv[1]);
+  struct stat st;
+  if (!f || fstat(fileno(f), &st) != 0) {
+    fprintf(stderr, "bench_direct: %s: %s\n", argv[1], strerror(errno));
+    if (f) fclose(f);
     return 2;
   }
-  size_t n = (size_t)ftell(f) / sizeof(ic_graph_rec);
+  const long long bytes = (long long)st.st_size;
+  if (!S_ISREG(st.st_mode) || bytes % (long long)sizeof(ic_graph_rec) != 0) {
+    if (!S_ISREG(st.st_mode)) fprintf(stderr, "bench_direct: %s: not a regular file\n", argv[1]);
+    else
+      fprintf(stderr, "bench_direct: %s: not whole records of this build (%lld bytes, %zu a record)\n", argv[1],
+              bytes, sizeof(ic_graph_rec));
+    fclose(f);
+    return 2;
+  }
+  size_t n = (size_t)bytes / sizeof(ic_graph_rec);
   if (argc > 3 && strtoull(argv[3], NULL, 10) < n) n = strtoull(argv[3], NULL, 10);
   ic_graph_rec *recs = malloc((n ? n : 1) * sizeof *recs);
-  rewind(f);
   if (!recs || !n || fread(recs, sizeof *recs, n, f) != n) {
-    fprintf(stderr, "bench_direct: %s: cannot read records\n", argv[1]);
+    fprintf(stderr, "bench_direct: %s: %s\n", argv[1], n ? "cannot read records" : "no records");
+    fclose(f);
     return 2;
   }
   fclose(f);
   uint64_t maxd = 1;
   for (size_t i = 0; i < n; i++) {
-    if (recs[i].t[IC_NODE_C] >= (1u << 31) || ic_graph_rec_check(&recs[i], &err) != IC_OK) {
-      fprintf(stderr, "bench_direct: record %zu: %s\n", i, recs[i].t[IC_NODE_C] >= (1u << 31) ? "times past 2^31" : err.msg);
+    if (ic_graph_rec_check(&recs[i], &err) != IC_OK) {
+      fprintf(stderr, "bench_direct: %s: record %zu: %s\n", argv[1], i, err.msg);
+      return 2;
+    }
+    if (recs[i].t[IC_NODE_C] >= (1u << 31)) {
+      fprintf(stderr, "bench_direct: %s: record %zu: times past 2^31 (the prototype's 32-bit lanes)\n", argv[1], i);
       return 2;
     }
     for (int k = 0; k < recs[i].nedges; k++) {
@@ -195,7 +212,10 @@ int main(int argc, char **argv) {
   for (d.w = 1; d.w <= maxd; d.w *= 2) {
   }
   d.ring = aligned_alloc(32, d.w * IC_NODE_COUNT * sizeof(v8));
-  if (!d.ring) return 2;
+  if (!d.ring) {
+    fprintf(stderr, "bench_direct: out of memory for a ring of %llu records\n", (unsigned long long)d.w);
+    return 2;
+  }
   for (int l = 0; l < LANES; l++)
     for (int k = 0; k < ncat; k++)
       if (l >> k & 1) d.ideal[l] |= IC_CATBIT(cats[k]);
@@ -207,7 +227,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   ic_solver *s;
-  if (ic_solver_create(&s, cats, ncat, &err) != IC_OK) return 2;
+  if (ic_solver_create(&s, cats, ncat, &err) != IC_OK) {
+    fprintf(stderr, "bench_direct: solver: %s\n", err.msg);
+    return 2;
+  }
   ic_solver_set_threads(s, 1);
   if (ic_solver_feed(s, recs, n, &err) != IC_OK) {
     fprintf(stderr, "bench_direct: solver: %s\n", err.msg);
