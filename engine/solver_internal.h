@@ -222,10 +222,9 @@ struct pe {
 
 /* The entries of a plan but for their sources, the same for every record
  * a memo repeats (kept in the memo, and read there by the kernels). Per
- * node, its entries start at index off[node]: nv vector-latency edges (lat
- * valid), then ns scalar edges (the same latency everywhere), then nc
- * conditional scalar edges (the same latency wherever not skipped), then
- * ni block edges (E sources, IW: only the node E has them), evaluated
+ * node (bound): its vector-latency edges (lat valid), then its scalar
+ * edges (the same latency everywhere), then its conditional scalar edges
+ * (the same latency wherever not skipped), then ni block edges (E sources, IW: only the node E has them), evaluated
  * after the others over the lanes [0, hi) where they can be alive (hi in
  * skipm, a multiple of 8; bhi the largest), with a latency vector (NEG in
  * the lanes that drop them) or one latency; cond_skip_min is the smallest
@@ -236,12 +235,11 @@ struct pe {
 struct plan_form {
   uint32_t bhi;
   uint32_t cond_skip_min[IC_NODE_COUNT];
-  uint8_t off[IC_NODE_COUNT], nv[IC_NODE_COUNT], ns[IC_NODE_COUNT], nc[IC_NODE_COUNT];
   uint8_t ni[IC_NODE_COUNT];
   uint8_t vf[IC_NODE_COUNT]; /* the first vector entry has no NEG lane */
-  /* the same bounds as entry indices: a node's vector entries are
-   * [bound[0], bound[1]), scalar [bound[1], bound[2]), conditional
-   * [bound[2], bound[3]) (one load each where a kernel needs no more) */
+  /* a node's entries by index: vector [bound[0], bound[1]), scalar
+   * [bound[1], bound[2]), conditional [bound[2], bound[3]), then its ni
+   * block entries */
   uint8_t bound[IC_NODE_COUNT][4];
   /* the entries (struct pe) field by field, so that a kernel's loop
    * indexes each with one register */

@@ -27,7 +27,7 @@
 /* Where a node's block entries (IW: struct plan_form) start, after its
  * vector, scalar and conditional ones. */
 static inline int block_entries(const struct plan_form *f, int node) {
-  return f->off[node] + f->nv[node] + f->ns[node] + f->nc[node];
+  return f->bound[node][3];
 }
 
 /* One node's arrival vector from all its in-edges in a single pass, over
@@ -128,7 +128,7 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
   const struct plan_form *f = pl->form;
   /* the node's entries are j in [v, ce), with sources src[j] */
   const int32_t *const *const src = pl->src;
-  const int v = f->off[node], nv = f->nv[node], ns = f->ns[node], s0 = ns > 0, c = v + nv;
+  const int v = f->bound[node][0], c = f->bound[node][1], se = f->bound[node][2], s0 = se > c;
   /* with no scalar entry, a vector entry with no NEG lane starts the node
    * (its source is >= time 0 and its latencies >= 0) */
   const int v0 = !s0 && f->vf[node];
@@ -138,7 +138,7 @@ __attribute__((target("avx2"), always_inline)) static inline void k_node_avx2(in
   /* the start with a vector entry (iv: i0 where there is none), kept apart
    * from i0 so the compiler folds each start's load into its add */
   const int32_t *iv = v0 ? src[v] : i0;
-  const int vb = v + v0, ve = v + nv, sb = c + s0, se = c + ns, ce = se + f->nc[node];
+  const int vb = v + v0, ve = c, sb = c + s0, ce = f->bound[node][3];
   /* Blocks of 64 where every conditional edge skips whole blocks of 64,
    * else of 32 (every skip bit is >= 32), else of 8; [lo, hi) is cut into
    * whole blocks when both ends are multiples of the block size (always,
@@ -258,12 +258,12 @@ __attribute__((target("avx512f"), always_inline)) static inline int k_node_avx51
                                                                                   uint32_t hi) {
   const struct plan_form *f = pl->form; /* as k_node_avx2 */
   const int32_t *const *const src = pl->src;
-  const int v = f->off[node], nv = f->nv[node], ns = f->ns[node], s0 = ns > 0, c = v + nv;
+  const int v = f->bound[node][0], c = f->bound[node][1], se = f->bound[node][2], s0 = se > c;
   const int v0 = !s0 && f->vf[node];
   const __m512i l0 = _mm512_set1_epi32(s0 ? f->l[c] : 0);
   const int32_t *i0 = s0 ? src[c] : zero, *i1 = v0 ? f->lat[v] : NULL;
   const int32_t *iv = v0 ? src[v] : i0;
-  const int vb = v + v0, ve = v + nv, sb = c + s0, se = c + ns, ce = se + f->nc[node];
+  const int vb = v + v0, ve = c, sb = c + s0, ce = f->bound[node][3];
   if (f->cond_skip_min[node] >= 8 * LANES && !((lo | hi) & (8 * LANES - 1))) {
     for (size_t s = lo; s < hi; s += 8 * LANES) V_BLOCK(4, s);
     return 1;

@@ -598,16 +598,12 @@ static ic_status plan_one(ic_solver *s, const ic_graph_rec *r, uint64_t shape, c
   memo_mask(s, m);
   uint8_t off = 0;
   for (int node = 0; node < IC_NODE_COUNT; node++) {
-    form->off[node] = off;
-    form->nv[node] = (uint8_t)(cnt[node][PE_FULL] + cnt[node][PE_VEC]);
     form->vf[node] = cnt[node][PE_FULL] > 0;
-    form->ns[node] = cnt[node][PE_SCALAR];
-    form->nc[node] = cnt[node][PE_COND];
     form->ni[node] = cnt[node][PE_BLOCK];
     form->bound[node][0] = off;
-    form->bound[node][1] = (uint8_t)(off + form->nv[node]);
-    form->bound[node][2] = (uint8_t)(form->bound[node][1] + form->ns[node]);
-    form->bound[node][3] = (uint8_t)(form->bound[node][2] + form->nc[node]);
+    form->bound[node][1] = (uint8_t)(off + cnt[node][PE_FULL] + cnt[node][PE_VEC]);
+    form->bound[node][2] = (uint8_t)(form->bound[node][1] + cnt[node][PE_SCALAR]);
+    form->bound[node][3] = (uint8_t)(form->bound[node][2] + cnt[node][PE_COND]);
     for (int c = 0; c < PE_CLASSES; c++)
       for (int k = 0; k < cnt[node][c]; k++, off++) {
         form->lat[off] = tmp[node][c][k].lat;
